@@ -1,0 +1,13 @@
+/**
+ * A JUnit 5 harness that runs real {@code redis-server} processes on free loopback ports.
+ * <p>
+ * The binary is the system {@code redis-server} when one is on the {@code PATH} (or named by the
+ * {@code WARDEN_REDIS_SERVER} environment variable), otherwise the one shipped inside the
+ * {@code com.github.codemonstur:embedded-redis} jar. Every server writes its log and data under
+ * {@code target/redis-harness/}; servers are stopped by the test that started them, by a JVM
+ * shutdown hook, and, when the JVM is killed, by a small reaper process that outlives it.
+ */
+@NullMarked
+package dev.warden.test.redis;
+
+import org.jspecify.annotations.NullMarked;
