@@ -1,0 +1,237 @@
+package dev.warden;
+
+import java.time.Duration;
+import java.util.UUID;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+import dev.warden.lock.DistributedLock;
+import dev.warden.lock.LockListener;
+import dev.warden.lock.LockOwner;
+import dev.warden.lock.redis.LeaseRenewal;
+import dev.warden.lock.redis.RedisDistributedLock;
+import dev.warden.redis.RedisEngine;
+import io.lettuce.core.RedisClient;
+
+/**
+ * A Warden client: the entry point to distributed locks on one Redis.
+ * <p>
+ * A client has its own id (a UUID), opens two connections of its own on the application's
+ * {@link RedisClient} (one for commands, shared by all callers, and one for pub/sub) and one
+ * scheduler thread for lease renewals. Two clients in one JVM behave as two services. Closing the
+ * client stops its renewals and closes its connections; the {@code RedisClient} stays the
+ * application's. Locks it still holds expire when their lease runs out.
+ *
+ * <pre>{@code
+ * RedisClient redis = RedisClient.create("redis://localhost:6379");
+ * try (Warden warden = Warden.create(redis)) {
+ *     DistributedLock lock = warden.getLock("inventory:sku-1");
+ *     lock.lock();
+ *     try {
+ *         // one holder at a time, across every service on this Redis
+ *     } finally {
+ *         lock.unlock();
+ *     }
+ * }
+ * }</pre>
+ */
+public final class Warden implements AutoCloseable {
+
+	/** The default watchdog timeout: the lease of locks acquired without one. */
+	public static final Duration DEFAULT_WATCHDOG_TIMEOUT = Duration.ofSeconds(30);
+
+	/** The default time a blocking call waits for Redis to answer. */
+	public static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(10);
+
+	private final String clientId;
+
+	private final RedisEngine engine;
+
+	private final ScheduledExecutorService scheduler;
+
+	private final LeaseRenewal leaseRenewal;
+
+	private final AtomicLong detachedOwners = new AtomicLong();
+
+	private final AtomicBoolean closed = new AtomicBoolean();
+
+	private Warden(Builder builder, RedisEngine engine) {
+		this.clientId = builder.clientId;
+		this.engine = engine;
+		this.scheduler = newScheduler(clientId);
+		this.leaseRenewal = new LeaseRenewal(engine, scheduler, builder.watchdogTimeout.toMillis(),
+				builder.lockListener);
+	}
+
+	/**
+	 * Creates a client with the default options.
+	 * @param client the application's Lettuce client
+	 * @return a connected client
+	 * @throws RedisUnavailableException when Redis cannot be reached
+	 */
+	public static Warden create(RedisClient client) {
+		return builder(client).build();
+	}
+
+	/**
+	 * Starts building a client.
+	 * @param client the application's Lettuce client
+	 * @return a builder
+	 */
+	public static Builder builder(RedisClient client) {
+		return new Builder(client);
+	}
+
+	/** This client's id: the {@code <clientId>} of every owner id it creates. */
+	public String getClientId() {
+		return clientId;
+	}
+
+	/**
+	 * Returns the reentrant lock of that name. The name is the lock's Redis key.
+	 * @param name the lock name; must not be blank
+	 * @return a lightweight view of the lock
+	 */
+	public DistributedLock getLock(String name) {
+		return new RedisDistributedLock(name, engine, leaseRenewal, this::currentThreadOwner);
+	}
+
+	/**
+	 * A new owner that belongs to no thread, for a hold acquired on one thread and released on
+	 * another. Each call returns a different owner.
+	 * @return the owner
+	 */
+	public LockOwner newOwner() {
+		return new LockOwner(clientId + ":" + -detachedOwners.incrementAndGet());
+	}
+
+	/** The owner the thread-bound lock methods use for the calling thread. */
+	@SuppressWarnings("deprecation") // Thread.threadId() needs Java 19; the id is the same.
+	public LockOwner currentThreadOwner() {
+		return new LockOwner(clientId + ":" + Thread.currentThread().getId());
+	}
+
+	/** How many lock holds this client's watchdog is renewing. */
+	public int activeLeaseRenewals() {
+		return leaseRenewal.activeRenewals();
+	}
+
+	/** How many pub/sub channels this client is subscribed to for its waiters. */
+	public int subscribedChannels() {
+		return engine.subscriptions().subscribedChannels();
+	}
+
+	/**
+	 * Stops lease renewals and closes the connections this client opened. Locks it holds expire
+	 * when their lease runs out.
+	 */
+	@Override
+	public void close() {
+		if (!closed.compareAndSet(false, true)) {
+			return;
+		}
+		leaseRenewal.close();
+		scheduler.shutdownNow();
+		engine.close();
+	}
+
+	private static ScheduledExecutorService newScheduler(String clientId) {
+		ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, runnable -> {
+			Thread thread = Executors.defaultThreadFactory().newThread(runnable);
+			thread.setName("warden-" + clientId.substring(0, Math.min(8, clientId.length())));
+			thread.setDaemon(true);
+			return thread;
+		});
+		executor.setRemoveOnCancelPolicy(true);
+		return executor;
+	}
+
+	/** Options of a {@link Warden} client. */
+	public static final class Builder {
+
+		private final RedisClient client;
+
+		private String clientId = UUID.randomUUID().toString();
+
+		private Duration watchdogTimeout = DEFAULT_WATCHDOG_TIMEOUT;
+
+		private Duration commandTimeout = DEFAULT_COMMAND_TIMEOUT;
+
+		private LockListener lockListener = LockListener.NONE;
+
+		private Builder(RedisClient client) {
+			if (client == null) {
+				throw new IllegalArgumentException("The RedisClient must not be null");
+			}
+			this.client = client;
+		}
+
+		/**
+		 * The client's id, a fresh UUID by default. Two live clients must never share one.
+		 * @param clientId the id; must not be blank nor contain ':'
+		 * @return this builder
+		 */
+		public Builder clientId(String clientId) {
+			if (clientId == null || clientId.isBlank() || clientId.contains(":")) {
+				throw new IllegalArgumentException("The client id must not be blank nor contain ':': " + clientId);
+			}
+			this.clientId = clientId;
+			return this;
+		}
+
+		/**
+		 * The lease of locks acquired without one, renewed every third of it (30 seconds by
+		 * default).
+		 * @param watchdogTimeout the lease; at least 3 milliseconds
+		 * @return this builder
+		 */
+		public Builder watchdogTimeout(Duration watchdogTimeout) {
+			if (watchdogTimeout == null || watchdogTimeout.toMillis() < 3) {
+				throw new IllegalArgumentException("The watchdog timeout must be at least 3 ms: " + watchdogTimeout);
+			}
+			this.watchdogTimeout = watchdogTimeout;
+			return this;
+		}
+
+		/**
+		 * How long a blocking call waits for Redis before throwing
+		 * {@link RedisUnavailableException} (10 seconds by default).
+		 * @param commandTimeout the timeout; positive
+		 * @return this builder
+		 */
+		public Builder commandTimeout(Duration commandTimeout) {
+			if (commandTimeout == null || commandTimeout.isNegative() || commandTimeout.isZero()) {
+				throw new IllegalArgumentException("The command timeout must be positive: " + commandTimeout);
+			}
+			this.commandTimeout = commandTimeout;
+			return this;
+		}
+
+		/**
+		 * Told about lost leases, for logging and metrics.
+		 * @param lockListener the listener
+		 * @return this builder
+		 */
+		public Builder lockListener(LockListener lockListener) {
+			if (lockListener == null) {
+				throw new IllegalArgumentException("The lock listener must not be null");
+			}
+			this.lockListener = lockListener;
+			return this;
+		}
+
+		/**
+		 * Connects and returns the client.
+		 * @return the client
+		 * @throws RedisUnavailableException when Redis cannot be reached
+		 */
+		public Warden build() {
+			return new Warden(this, RedisEngine.connect(client, commandTimeout));
+		}
+
+	}
+
+}

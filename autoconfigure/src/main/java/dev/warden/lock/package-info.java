@@ -1,0 +1,8 @@
+/**
+ * Distributed locks: {@link dev.warden.lock.DistributedLock}, the owners that hold them, and the
+ * listener told when a lease is lost.
+ */
+@NullMarked
+package dev.warden.lock;
+
+import org.jspecify.annotations.NullMarked;

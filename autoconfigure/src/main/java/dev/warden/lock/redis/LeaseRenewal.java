@@ -1,0 +1,201 @@
+package dev.warden.lock.redis;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+import dev.warden.lock.LockListener;
+import dev.warden.lock.LockOwner;
+import dev.warden.redis.RedisEngine;
+import io.lettuce.core.ScriptOutputType;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The watchdog of one client: renews the lease of every lock held without an explicit lease,
+ * every third of the watchdog timeout, on one shared scheduler.
+ * <p>
+ * A renewal is keyed by lock and owner. It runs from the owner's first watchdog acquisition until
+ * the release that frees the lock, a force unlock, or the discovery that the lock is no longer
+ * the owner's. Stopping and sending are serialized on the renewal, and every command goes over
+ * one connection, so a renewal stopped before a release is sent can never reach Redis after it:
+ * a stopped renewal never refreshes the key again.
+ */
+public final class LeaseRenewal implements AutoCloseable {
+
+	private static final Logger logger = LoggerFactory.getLogger(LeaseRenewal.class);
+
+	private final RedisEngine engine;
+
+	private final ScheduledExecutorService scheduler;
+
+	private final long leaseMillis;
+
+	private final LockListener listener;
+
+	private final Map<String, Renewal> renewals = new ConcurrentHashMap<>();
+
+	/**
+	 * @param engine the client's engine
+	 * @param scheduler the client's scheduler, shared by all its renewals
+	 * @param leaseMillis the watchdog timeout: each renewal extends the lease to this
+	 * @param listener told when a lease is lost
+	 */
+	public LeaseRenewal(RedisEngine engine, ScheduledExecutorService scheduler, long leaseMillis,
+			LockListener listener) {
+		this.engine = engine;
+		this.scheduler = scheduler;
+		this.leaseMillis = leaseMillis;
+		this.listener = listener;
+	}
+
+	/** The lease a watchdog-held lock is acquired with and renewed to. */
+	long leaseMillis() {
+		return leaseMillis;
+	}
+
+	/** Starts renewing the owner's hold of the lock, unless it is renewed already. */
+	void start(String lockName, String ownerId) {
+		renewals.computeIfAbsent(key(lockName, ownerId), key -> new Renewal(key, lockName, ownerId).schedule());
+	}
+
+	/** Stops renewing the owner's hold; any renewal not yet sent is never sent. */
+	void stop(String lockName, String ownerId) {
+		Renewal renewal = renewals.remove(key(lockName, ownerId));
+		if (renewal != null) {
+			renewal.cancel();
+		}
+	}
+
+	/** Stops the renewals of every owner of the lock (after a force unlock). */
+	void stopAll(String lockName) {
+		renewals.values().removeIf(renewal -> {
+			if (renewal.lockName.equals(lockName)) {
+				renewal.cancel();
+				return true;
+			}
+			return false;
+		});
+	}
+
+	/** How many holds are being renewed. */
+	public int activeRenewals() {
+		return renewals.size();
+	}
+
+	/** Stops every renewal; the locks expire when their current lease runs out. */
+	@Override
+	public void close() {
+		renewals.values().removeIf(renewal -> {
+			renewal.cancel();
+			return true;
+		});
+	}
+
+	private static String key(String lockName, String ownerId) {
+		return ownerId + '\n' + lockName;
+	}
+
+	private final class Renewal {
+
+		private final String key;
+
+		private final String lockName;
+
+		private final String ownerId;
+
+		private final String[] keys;
+
+		private final String[] args;
+
+		// Guarded by this.
+		private boolean cancelled;
+
+		private @Nullable ScheduledFuture<?> next;
+
+		private long lastRenewedNanos = System.nanoTime();
+
+		Renewal(String key, String lockName, String ownerId) {
+			this.key = key;
+			this.lockName = lockName;
+			this.ownerId = ownerId;
+			this.keys = new String[] { lockName };
+			this.args = new String[] { Long.toString(leaseMillis), ownerId };
+		}
+
+		synchronized Renewal schedule() {
+			if (!cancelled) {
+				next = scheduler.schedule(this::renew, Math.max(1, leaseMillis / 3), TimeUnit.MILLISECONDS);
+			}
+			return this;
+		}
+
+		synchronized void cancel() {
+			cancelled = true;
+			if (next != null) {
+				next.cancel(false);
+			}
+		}
+
+		private void renew() {
+			synchronized (this) {
+				if (cancelled) {
+					return;
+				}
+				// Sent while holding the monitor: once cancel() has returned, nothing more is sent.
+				engine.<Long>eval(LockScripts.RENEW, ScriptOutputType.INTEGER, keys, args)
+					.whenComplete(this::renewed);
+			}
+		}
+
+		private void renewed(@Nullable Long reply, @Nullable Throwable failure) {
+			synchronized (this) {
+				if (cancelled) {
+					return;
+				}
+			}
+			if (failure == null && reply != null && reply == 1L) {
+				lastRenewedNanos = System.nanoTime();
+				schedule();
+				return;
+			}
+			if (failure == null) {
+				lost(null);
+				return;
+			}
+			long sinceRenewed = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - lastRenewedNanos);
+			if (sinceRenewed >= leaseMillis) {
+				lost(failure);
+				return;
+			}
+			logger.debug("Renewing the lease of lock '{}' for {} failed; retrying", lockName, ownerId, failure);
+			schedule();
+		}
+
+		private void lost(@Nullable Throwable failure) {
+			if (!renewals.remove(key, this)) {
+				return;
+			}
+			cancel();
+			if (failure == null) {
+				logger.warn("Lock '{}' is no longer held by {}: its lease expired or it was force-unlocked; "
+						+ "renewal stopped", lockName, ownerId);
+			}
+			else {
+				logger.warn("Lock '{}' held by {} is lost: its lease could not be renewed for {} ms", lockName,
+						ownerId, leaseMillis, failure);
+			}
+			try {
+				listener.onLeaseLost(lockName, new LockOwner(ownerId), failure);
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Lock listener failed on the lost lease of '{}'", lockName, ex);
+			}
+		}
+
+	}
+
+}

@@ -1,0 +1,328 @@
+package dev.warden.lock.redis;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
+
+import dev.warden.RedisUnavailableException;
+import dev.warden.lock.DistributedLock;
+import dev.warden.lock.LockOwner;
+import dev.warden.redis.ChannelSubscriptions.Membership;
+import dev.warden.redis.RedisEngine;
+import io.lettuce.core.ScriptOutputType;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * {@link DistributedLock} on Redis, with Redisson's {@code RLock} layout.
+ * <p>
+ * Instances are cheap views of one lock name; every state lives in Redis, in the client's
+ * {@link LeaseRenewal} and in the client's channel subscriptions.
+ */
+public final class RedisDistributedLock implements DistributedLock {
+
+	/** The prefix of every lock's release channel, Redisson's. */
+	public static final String CHANNEL_PREFIX = "redisson_lock__channel";
+
+	private static final long WATCHDOG = -1;
+
+	private final String name;
+
+	private final String channel;
+
+	private final String[] keys;
+
+	private final RedisEngine engine;
+
+	private final LeaseRenewal renewal;
+
+	private final Supplier<LockOwner> currentThreadOwner;
+
+	/**
+	 * @param name the lock's name and Redis key
+	 * @param engine the client's engine
+	 * @param renewal the client's watchdog
+	 * @param currentThreadOwner the owner of the calling thread
+	 */
+	public RedisDistributedLock(String name, RedisEngine engine, LeaseRenewal renewal,
+			Supplier<LockOwner> currentThreadOwner) {
+		if (name == null || name.isBlank()) {
+			throw new IllegalArgumentException("A lock name must not be null or blank");
+		}
+		this.name = name;
+		this.channel = CHANNEL_PREFIX + ":{" + name + "}";
+		this.keys = new String[] { name };
+		this.engine = engine;
+		this.renewal = renewal;
+		this.currentThreadOwner = currentThreadOwner;
+	}
+
+	@Override
+	public String getName() {
+		return name;
+	}
+
+	@Override
+	public void lock() {
+		acquireUninterruptibly(WATCHDOG);
+	}
+
+	@Override
+	public void lock(long leaseTime, TimeUnit unit) {
+		acquireUninterruptibly(leaseMillis(leaseTime, unit));
+	}
+
+	@Override
+	public void lockInterruptibly() throws InterruptedException {
+		acquire(currentThreadOwner.get(), Long.MAX_VALUE, WATCHDOG);
+	}
+
+	@Override
+	public boolean tryLock() {
+		return attempt(currentThreadOwner.get(), WATCHDOG) == null;
+	}
+
+	@Override
+	public boolean tryLock(long waitTime, TimeUnit unit) throws InterruptedException {
+		return acquire(currentThreadOwner.get(), waitNanos(waitTime, unit), WATCHDOG);
+	}
+
+	@Override
+	public boolean tryLock(long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException {
+		return acquire(currentThreadOwner.get(), waitNanos(waitTime, unit), leaseMillis(leaseTime, unit));
+	}
+
+	@Override
+	public boolean tryLock(LockOwner owner, long waitTime, TimeUnit unit) throws InterruptedException {
+		return acquire(requireOwner(owner), waitNanos(waitTime, unit), WATCHDOG);
+	}
+
+	@Override
+	public boolean tryLock(LockOwner owner, long waitTime, long leaseTime, TimeUnit unit)
+			throws InterruptedException {
+		return acquire(requireOwner(owner), waitNanos(waitTime, unit), leaseMillis(leaseTime, unit));
+	}
+
+	@Override
+	public void unlock() {
+		unlock(currentThreadOwner.get());
+	}
+
+	@Override
+	public void unlock(LockOwner owner) {
+		engine.await(unlockAsync(owner), "unlock of '" + name + "'");
+	}
+
+	@Override
+	public CompletableFuture<Void> unlockAsync(LockOwner owner) {
+		String ownerId = requireOwner(owner).id();
+		return engine.<Long>eval(LockScripts.RELEASE, ScriptOutputType.INTEGER, keys, ownerId, channel)
+			.thenApply(released -> {
+				if (released == null) {
+					throw new IllegalMonitorStateException(
+							"Cannot unlock '" + name + "': not held by " + ownerId + " (never acquired, "
+									+ "lease expired, or force-unlocked)");
+				}
+				if (released == 1L) {
+					// On the reply's own thread, before any later reply (a renewal's) is handled.
+					renewal.stop(name, ownerId);
+				}
+				return null;
+			});
+	}
+
+	@Override
+	public boolean forceUnlock() {
+		Long released = engine.await(engine.<Long>eval(LockScripts.FORCE_RELEASE, ScriptOutputType.INTEGER, keys,
+				channel).thenApply(reply -> {
+					renewal.stopAll(name);
+					return reply;
+				}), "force unlock of '" + name + "'");
+		return released != null && released == 1L;
+	}
+
+	@Override
+	public boolean isLocked() {
+		Long exists = engine.await(engine.commands().exists(name), "lock state of '" + name + "'");
+		return exists != null && exists > 0;
+	}
+
+	@Override
+	public boolean isHeldByCurrentThread() {
+		return isHeldBy(currentThreadOwner.get());
+	}
+
+	@Override
+	public boolean isHeldBy(LockOwner owner) {
+		String ownerId = requireOwner(owner).id();
+		return Boolean.TRUE.equals(engine.await(engine.commands().hexists(name, ownerId),
+				"lock state of '" + name + "'"));
+	}
+
+	@Override
+	public int getHoldCount() {
+		return getHoldCount(currentThreadOwner.get());
+	}
+
+	@Override
+	public int getHoldCount(LockOwner owner) {
+		String ownerId = requireOwner(owner).id();
+		String count = engine.await(engine.commands().hget(name, ownerId), "hold count of '" + name + "'");
+		return (count != null) ? Integer.parseInt(count) : 0;
+	}
+
+	@Override
+	public long remainingTimeToLive() {
+		Long ttl = engine.await(engine.commands().pttl(name), "time to live of '" + name + "'");
+		return (ttl != null) ? ttl : -2;
+	}
+
+	@Override
+	public String toString() {
+		return "RedisDistributedLock[" + name + "]";
+	}
+
+	private void acquireUninterruptibly(long leaseMillis) {
+		LockOwner owner = currentThreadOwner.get();
+		boolean interrupted = false;
+		try {
+			while (true) {
+				try {
+					acquire(owner, Long.MAX_VALUE, leaseMillis);
+					return;
+				}
+				catch (InterruptedException ex) {
+					interrupted = true;
+				}
+			}
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
+		}
+	}
+
+	/**
+	 * Tries, then waits for release messages (or the holder's lease running out) and tries again,
+	 * until acquired or the wait is over.
+	 */
+	private boolean acquire(LockOwner owner, long waitNanos, long leaseMillis) throws InterruptedException {
+		if (Thread.interrupted()) {
+			throw new InterruptedException("Interrupted before acquiring lock '" + name + "'");
+		}
+		long start = System.nanoTime();
+		Long ttl = attempt(owner, leaseMillis);
+		if (ttl == null) {
+			return true;
+		}
+		if (waitNanos <= 0) {
+			return false;
+		}
+		try (Membership<LockWaiters> waiting = engine.subscriptions().join(channel, LockWaiters::new)) {
+			awaitSubscription(waiting, start, waitNanos);
+			while (true) {
+				// Also the first try after the subscription is confirmed: a release published while
+				// subscribing is not missed.
+				ttl = attempt(owner, leaseMillis);
+				if (ttl == null) {
+					return true;
+				}
+				if (Thread.interrupted()) {
+					throw new InterruptedException("Interrupted while waiting for lock '" + name + "'");
+				}
+				long remaining = remaining(start, waitNanos);
+				if (remaining <= 0) {
+					return false;
+				}
+				long sleep = (ttl >= 0) ? Math.min(TimeUnit.MILLISECONDS.toNanos(ttl) + 1, remaining) : remaining;
+				sleepUntilRelease(waiting.listener(), sleep);
+			}
+		}
+	}
+
+	/**
+	 * One acquisition attempt; starts the watchdog when acquired without a lease.
+	 * @return {@code null} when acquired, else the holder's remaining lease in milliseconds
+	 */
+	private @Nullable Long attempt(LockOwner owner, long leaseMillis) {
+		String ownerId = owner.id();
+		long lease = (leaseMillis == WATCHDOG) ? renewal.leaseMillis() : leaseMillis;
+		Long ttl = engine.await(engine.<Long>eval(LockScripts.ACQUIRE, ScriptOutputType.INTEGER, keys,
+				Long.toString(lease), ownerId), "lock of '" + name + "'");
+		if (ttl == null && leaseMillis == WATCHDOG) {
+			renewal.start(name, ownerId);
+		}
+		return ttl;
+	}
+
+	private void awaitSubscription(Membership<LockWaiters> waiting, long start, long waitNanos)
+			throws InterruptedException {
+		long commandTimeout = engine.commandTimeout().toNanos();
+		long remaining = remaining(start, waitNanos);
+		boolean boundedByWait = remaining < commandTimeout;
+		try {
+			waiting.subscribed().get(Math.max(0, boundedByWait ? remaining : commandTimeout), TimeUnit.NANOSECONDS);
+		}
+		catch (ExecutionException ex) {
+			throw RedisEngine.translate(ex.getCause(), "subscription to " + channel);
+		}
+		catch (TimeoutException ex) {
+			// The wait ending while subscribing is no failure: the loop makes its last attempt.
+			if (!boundedByWait) {
+				throw new RedisUnavailableException("Redis did not confirm the subscription to " + channel
+						+ " within " + engine.commandTimeout().toMillis() + " ms", ex);
+			}
+		}
+	}
+
+	private void sleepUntilRelease(LockWaiters waiters, long nanos) throws InterruptedException {
+		CompletableFuture<Void> wakeUp = waiters.nextRelease();
+		try {
+			wakeUp.get(nanos, TimeUnit.NANOSECONDS);
+		}
+		catch (TimeoutException ex) {
+			// Woken by the lease instead: retry. If a release claimed this sleeper meanwhile, the
+			// retry that follows is the one it asked for.
+			waiters.withdraw(wakeUp);
+		}
+		catch (InterruptedException ex) {
+			if (waiters.withdraw(wakeUp)) {
+				// This waiter was chosen for a release it will not act on: pass it on.
+				waiters.onMessage(LockWaiters.RELEASED_MESSAGE);
+			}
+			throw ex;
+		}
+		catch (ExecutionException ex) {
+			throw new IllegalStateException(ex.getCause());
+		}
+	}
+
+	private static long remaining(long start, long waitNanos) {
+		return (waitNanos == Long.MAX_VALUE) ? Long.MAX_VALUE : waitNanos - (System.nanoTime() - start);
+	}
+
+	private static long waitNanos(long waitTime, TimeUnit unit) {
+		if (waitTime < 0) {
+			throw new IllegalArgumentException("The wait time must not be negative: " + waitTime + " " + unit);
+		}
+		return unit.toNanos(waitTime);
+	}
+
+	private static long leaseMillis(long leaseTime, TimeUnit unit) {
+		if (leaseTime <= 0) {
+			throw new IllegalArgumentException("The lease time must be positive: " + leaseTime + " " + unit
+					+ " (acquire without a lease to have the watchdog renew it)");
+		}
+		return Math.max(1, unit.toMillis(leaseTime));
+	}
+
+	private static LockOwner requireOwner(@Nullable LockOwner owner) {
+		if (owner == null) {
+			throw new IllegalArgumentException("The lock owner must not be null");
+		}
+		return owner;
+	}
+
+}

@@ -1,0 +1,8 @@
+/**
+ * The Redis implementation of {@link dev.warden.lock.DistributedLock}: Lua scripts, the watchdog
+ * that renews leases, and the waiters woken by release messages.
+ */
+@NullMarked
+package dev.warden.lock.redis;
+
+import org.jspecify.annotations.NullMarked;

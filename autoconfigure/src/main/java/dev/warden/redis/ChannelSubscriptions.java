@@ -1,0 +1,131 @@
+package dev.warden.redis;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.function.Supplier;
+
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+
+/**
+ * Reference-counted channel subscriptions over one client's single pub/sub connection.
+ * <p>
+ * The first member of a channel sends {@code SUBSCRIBE}, the last one to leave sends
+ * {@code UNSUBSCRIBE}; in between, all members share one {@link ChannelListener}. Both commands
+ * are sent while the channel's map entry is being computed, so for any one channel they reach
+ * Redis in the order the members joined and left.
+ */
+public final class ChannelSubscriptions {
+
+	private final StatefulRedisPubSubConnection<String, String> connection;
+
+	private final ConcurrentMap<String, Channel<?>> channels = new ConcurrentHashMap<>();
+
+	ChannelSubscriptions(StatefulRedisPubSubConnection<String, String> connection) {
+		this.connection = connection;
+		connection.addListener(new RedisPubSubAdapter<>() {
+			@Override
+			public void message(String channel, String message) {
+				Channel<?> subscribed = channels.get(channel);
+				if (subscribed != null) {
+					subscribed.listener.onMessage(message);
+				}
+			}
+		});
+	}
+
+	/**
+	 * Joins a channel, subscribing to it if this is its first member.
+	 * @param channel the channel name
+	 * @param listenerFactory creates the channel's listener when the channel has no member yet;
+	 * every member of one channel must ask for the same kind of listener
+	 * @param <L> the listener type
+	 * @return the membership, to be closed when the member leaves
+	 */
+	@SuppressWarnings("unchecked")
+	public <L extends ChannelListener> Membership<L> join(String channel, Supplier<L> listenerFactory) {
+		Channel<?> joined = channels.compute(channel, (name, existing) -> {
+			if (existing != null) {
+				existing.members++;
+				return existing;
+			}
+			CompletableFuture<Void> subscribed = connection.async().subscribe(name).toCompletableFuture();
+			return new Channel<>(listenerFactory.get(), subscribed);
+		});
+		return new Membership<>(channel, (Channel<L>) joined);
+	}
+
+	/** How many channels this client is subscribed to on behalf of its members. */
+	public int subscribedChannels() {
+		return channels.size();
+	}
+
+	private void leave(String channel, Channel<?> member) {
+		channels.computeIfPresent(channel, (name, existing) -> {
+			if (existing != member) {
+				return existing;
+			}
+			if (--existing.members > 0) {
+				return existing;
+			}
+			connection.async().unsubscribe(name);
+			return null;
+		});
+	}
+
+	private static final class Channel<L extends ChannelListener> {
+
+		final L listener;
+
+		final CompletableFuture<Void> subscribed;
+
+		// Guarded by the map's per-key compute.
+		int members = 1;
+
+		Channel(L listener, CompletableFuture<Void> subscribed) {
+			this.listener = listener;
+			this.subscribed = subscribed;
+		}
+
+	}
+
+	/**
+	 * One member's place on a channel.
+	 * @param <L> the channel's listener type
+	 */
+	public final class Membership<L extends ChannelListener> implements AutoCloseable {
+
+		private final String channel;
+
+		private final Channel<L> joined;
+
+		private boolean left;
+
+		private Membership(String channel, Channel<L> joined) {
+			this.channel = channel;
+			this.joined = joined;
+		}
+
+		/** The listener shared by all members of the channel. */
+		public L listener() {
+			return joined.listener;
+		}
+
+		/** Completes when Redis has confirmed the subscription. */
+		public CompletableFuture<Void> subscribed() {
+			return joined.subscribed;
+		}
+
+		/** Leaves the channel; the last member to leave unsubscribes. Idempotent. */
+		@Override
+		public void close() {
+			if (!left) {
+				left = true;
+				leave(channel, joined);
+			}
+		}
+
+	}
+
+}

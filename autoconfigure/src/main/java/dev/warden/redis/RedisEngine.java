@@ -1,0 +1,195 @@
+package dev.warden.redis;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import dev.warden.RedisUnavailableException;
+import dev.warden.WardenException;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.RedisConnectionException;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import io.lettuce.core.codec.StringCodec;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+
+/**
+ * The connections of one Warden client: a shared command connection used asynchronously by every
+ * caller, and one pub/sub connection behind {@link ChannelSubscriptions}.
+ */
+public final class RedisEngine implements AutoCloseable {
+
+	private final StatefulConnection<String, String> commandConnection;
+
+	private final RedisClusterAsyncCommands<String, String> commands;
+
+	private final StatefulRedisPubSubConnection<String, String> pubSubConnection;
+
+	private final ChannelSubscriptions subscriptions;
+
+	private final Duration commandTimeout;
+
+	private RedisEngine(StatefulRedisConnection<String, String> commandConnection,
+			StatefulRedisPubSubConnection<String, String> pubSubConnection, Duration commandTimeout) {
+		this.commandConnection = commandConnection;
+		this.commands = commandConnection.async();
+		this.pubSubConnection = pubSubConnection;
+		this.subscriptions = new ChannelSubscriptions(pubSubConnection);
+		this.commandTimeout = commandTimeout;
+	}
+
+	/**
+	 * Opens the command and pub/sub connections of a standalone (or Sentinel-managed) Redis.
+	 * @param client the application's client; it stays the application's to shut down
+	 * @param commandTimeout how long a blocking call waits for Redis before giving up
+	 * @return the engine
+	 * @throws RedisUnavailableException when Redis cannot be reached
+	 */
+	public static RedisEngine connect(RedisClient client, Duration commandTimeout) {
+		StatefulRedisConnection<String, String> commandConnection;
+		try {
+			commandConnection = client.connect(StringCodec.UTF8);
+		}
+		catch (RedisConnectionException ex) {
+			throw new RedisUnavailableException("Cannot connect to Redis: " + ex.getMessage(), ex);
+		}
+		try {
+			return new RedisEngine(commandConnection, client.connectPubSub(StringCodec.UTF8), commandTimeout);
+		}
+		catch (RuntimeException ex) {
+			commandConnection.close();
+			if (ex instanceof RedisConnectionException) {
+				throw new RedisUnavailableException("Cannot connect to Redis: " + ex.getMessage(), ex);
+			}
+			throw ex;
+		}
+	}
+
+	/** Async commands on the shared connection. */
+	public RedisClusterAsyncCommands<String, String> commands() {
+		return commands;
+	}
+
+	public ChannelSubscriptions subscriptions() {
+		return subscriptions;
+	}
+
+	public Duration commandTimeout() {
+		return commandTimeout;
+	}
+
+	/**
+	 * Runs a script with {@code EVALSHA}; when Redis answers {@code NOSCRIPT} (after
+	 * {@code SCRIPT FLUSH}, a restart or a fail-over) it runs it once with {@code EVAL}, which also
+	 * caches it again.
+	 * @param script the script
+	 * @param type the reply type
+	 * @param keys the script's {@code KEYS}
+	 * @param args the script's {@code ARGV}
+	 * @param <T> the reply's Java type
+	 * @return the reply
+	 */
+	public <T> CompletableFuture<T> eval(LuaScript script, ScriptOutputType type, String[] keys, String... args) {
+		CompletableFuture<T> bySha = commands.<T>evalsha(script.sha1(), type, keys, args).toCompletableFuture();
+		return bySha.handle((reply, failure) -> {
+			if (failure == null) {
+				return CompletableFuture.completedFuture(reply);
+			}
+			if (unwrap(failure) instanceof RedisNoScriptException) {
+				return commands.<T>eval(script.source(), type, keys, args).toCompletableFuture();
+			}
+			return CompletableFuture.<T>failedFuture(failure);
+		}).thenCompose(reply -> reply);
+	}
+
+	/**
+	 * Waits for a reply for at most the command timeout, without being interrupted (an interrupt is
+	 * kept for the caller to act on), and turns failures into Warden exceptions.
+	 * @param reply the pending reply
+	 * @param action what was asked, for the exception message
+	 * @param <T> the reply type
+	 * @return the reply
+	 * @throws RedisUnavailableException when Redis cannot be reached or does not answer in time
+	 * @throws WardenException when Redis answers with an error
+	 */
+	public <T> T await(CompletionStage<T> reply, String action) {
+		CompletableFuture<T> future = reply.toCompletableFuture();
+		long deadline = System.nanoTime() + commandTimeout.toNanos();
+		boolean interrupted = false;
+		try {
+			while (true) {
+				try {
+					return future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+				}
+				catch (InterruptedException ex) {
+					interrupted = true;
+				}
+				catch (ExecutionException ex) {
+					throw translate(ex.getCause(), action);
+				}
+				catch (TimeoutException ex) {
+					// A command still buffered while Lettuce reconnects must not run later.
+					future.cancel(false);
+					throw new RedisUnavailableException(
+							"Redis did not answer " + action + " within " + commandTimeout.toMillis() + " ms", ex);
+				}
+			}
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
+		}
+	}
+
+	/** Turns a Lettuce failure into the matching Warden exception. */
+	public static RuntimeException translate(Throwable failure, String action) {
+		Throwable cause = unwrap(failure);
+		if (cause instanceof WardenException wardenException) {
+			return wardenException;
+		}
+		if (cause instanceof RedisConnectionException || cause instanceof RedisCommandTimeoutException) {
+			return new RedisUnavailableException("Redis unavailable for " + action + ": " + cause.getMessage(), cause);
+		}
+		if (cause instanceof RedisCommandExecutionException) {
+			return new WardenException("Redis rejected " + action + ": " + cause.getMessage(), cause);
+		}
+		if (cause instanceof io.lettuce.core.RedisException) {
+			return new RedisUnavailableException("Redis unavailable for " + action + ": " + cause.getMessage(), cause);
+		}
+		if (cause instanceof RuntimeException runtimeException) {
+			// Thrown by Warden's own reply handling (a non-owner unlock, for one): not Redis's doing.
+			return runtimeException;
+		}
+		return new WardenException("Failed " + action + ": " + cause, cause);
+	}
+
+	private static Throwable unwrap(Throwable failure) {
+		Throwable cause = failure;
+		while ((cause instanceof CompletionException || cause instanceof ExecutionException) && cause.getCause() != null) {
+			cause = cause.getCause();
+		}
+		return cause;
+	}
+
+	/** Closes the connections this engine opened; the client stays open. */
+	@Override
+	public void close() {
+		try {
+			pubSubConnection.close();
+		}
+		finally {
+			commandConnection.close();
+		}
+	}
+
+}

@@ -1,0 +1,60 @@
+package dev.warden;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.UnaryOperator;
+
+import dev.warden.test.redis.RedisNode;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+/**
+ * Opens Warden clients for a test, each on its own {@link RedisClient} (its own connections), as
+ * separate services would have, and closes them all after the test.
+ */
+public final class WardenClients implements AfterEachCallback {
+
+	private final List<AutoCloseable> opened = new ArrayList<>();
+
+	/** A client with default options on {@code node}. */
+	public Warden open(RedisNode node) {
+		return open(node, UnaryOperator.identity());
+	}
+
+	/** A client on {@code node}, its options adjusted by {@code options}. */
+	public synchronized Warden open(RedisNode node, UnaryOperator<Warden.Builder> options) {
+		RedisClient client = redisClient(node);
+		Warden warden = options.apply(Warden.builder(client)).build();
+		opened.add(warden);
+		return warden;
+	}
+
+	/** A plain Lettuce client on {@code node}, shut down after the test. */
+	public synchronized RedisClient redisClient(RedisNode node) {
+		RedisClient client = RedisClient.create(RedisURI.builder()
+			.withHost(node.host())
+			.withPort(node.port())
+			.withTimeout(Duration.ofSeconds(5))
+			.build());
+		opened.add(() -> client.shutdown(Duration.ZERO, Duration.ofSeconds(2)));
+		return client;
+	}
+
+	/** Closes one client early, as a service that stops would. */
+	public synchronized void close(Warden warden) {
+		warden.close();
+	}
+
+	@Override
+	public synchronized void afterEach(ExtensionContext context) throws Exception {
+		// Wardens first, then their RedisClients: reverse order of opening.
+		for (int i = opened.size() - 1; i >= 0; i--) {
+			opened.get(i).close();
+		}
+		opened.clear();
+	}
+
+}
