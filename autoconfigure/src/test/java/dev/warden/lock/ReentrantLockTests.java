@@ -8,6 +8,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
+import dev.warden.RedisChannels;
 import dev.warden.RedisUnavailableException;
 import dev.warden.Warden;
 import dev.warden.WardenClients;
@@ -133,7 +134,7 @@ class ReentrantLockTests {
 			assertThat(waiter.tryLock(30, TimeUnit.SECONDS)).isTrue();
 			return System.nanoTime();
 		});
-		awaitSubscribers("redisson_lock__channel:{wake}", 1);
+		RedisChannels.awaitSubscribers(redis.node(), "redisson_lock__channel:{wake}", 1);
 		long releasedAt = System.nanoTime();
 		holder.unlock();
 
@@ -176,7 +177,7 @@ class ReentrantLockTests {
 		DistributedLock waiter = clients.open(redis.node()).getLock("forced");
 		holder.lock();
 		Future<Boolean> waiting = threads.submit(() -> waiter.tryLock(20, TimeUnit.SECONDS));
-		awaitSubscribers("redisson_lock__channel:{forced}", 1);
+		RedisChannels.awaitSubscribers(redis.node(), "redisson_lock__channel:{forced}", 1);
 
 		assertThat(clients.open(redis.node()).getLock("forced").forceUnlock()).isTrue();
 		assertThat(waiting.get(5, TimeUnit.SECONDS)).isTrue();
@@ -223,13 +224,13 @@ class ReentrantLockTests {
 			done.countDown();
 		});
 		thread.start();
-		awaitSubscribers("redisson_lock__channel:{interrupt}", 1);
+		RedisChannels.awaitSubscribers(redis.node(), "redisson_lock__channel:{interrupt}", 1);
 		thread.interrupt();
 
 		assertThat(done.await(5, TimeUnit.SECONDS)).isTrue();
 		assertThat(outcome.get()).isInstanceOf(InterruptedException.class);
 		assertThat(waitingClient.subscribedChannels()).isZero();
-		awaitSubscribers("redisson_lock__channel:{interrupt}", 0);
+		RedisChannels.awaitSubscribers(redis.node(), "redisson_lock__channel:{interrupt}", 0);
 	}
 
 	@Test
@@ -276,21 +277,5 @@ class ReentrantLockTests {
 		redis.node().stop();
 		assertThatThrownBy(() -> Warden.create(client)).isInstanceOf(RedisUnavailableException.class);
 	}
-
-	/** Waits until Redis reports {@code expected} subscribers of the channel. */
-	static void awaitSubscribers(String channel, long expected) throws InterruptedException {
-		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-		long subscribers = -1;
-		while (System.nanoTime() < deadline) {
-			subscribers = (Long) ((java.util.List<?>) redis.node().call("PUBSUB", "NUMSUB", channel)).get(1);
-			if (subscribers == expected) {
-				return;
-			}
-			Thread.onSpinWait();
-			TimeUnit.MILLISECONDS.sleep(5);
-		}
-		throw new AssertionError(channel + " has " + subscribers + " subscribers, expected " + expected);
-	}
-
 
 }

@@ -1,0 +1,113 @@
+package dev.warden.lock;
+
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+import dev.warden.Warden;
+import dev.warden.WardenClients;
+import dev.warden.lock.redis.LeaseRenewal;
+import dev.warden.test.redis.RedisServerExtension;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.slf4j.LoggerFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class LeaseRenewalTests {
+
+	@RegisterExtension
+	static final RedisServerExtension redis = new RedisServerExtension();
+
+	@RegisterExtension
+	final WardenClients clients = new WardenClients();
+
+	private final ExecutorService threads = Executors.newCachedThreadPool();
+
+	@AfterEach
+	void stopThreads() {
+		threads.shutdownNow();
+	}
+
+	@Test
+	void cancelledRenewalNeverRefreshesTheKeyAgain() throws Exception {
+		// Renewals every 10 ms race the unlocks below; none may touch the explicit-lease hold after.
+		Warden warden = clients.open(redis.node(), options -> options.watchdogTimeout(Duration.ofMillis(30)));
+		DistributedLock lock = warden.getLock("renewal-race");
+		for (int i = 0; i < 300; i++) {
+			lock.lock();
+			lock.unlock();
+		}
+		assertThat(warden.activeLeaseRenewals()).isZero();
+
+		assertThat(lock.tryLock(0, 5, TimeUnit.SECONDS)).isTrue();
+		// Outlast several renewal periods: a stray renewal would cut the lease to 30 ms.
+		DistributedLock contender = clients.open(redis.node()).getLock("renewal-race");
+		assertThat(threads.submit(() -> contender.tryLock(200, TimeUnit.MILLISECONDS)).get()).isFalse();
+		assertThat(lock.remainingTimeToLive()).isBetween(3_000L, 5_000L);
+		assertThat(warden.activeLeaseRenewals()).isZero();
+		lock.unlock();
+	}
+
+	@Test
+	void renewalStopsOnlyAtTheFinalRelease() throws Exception {
+		Warden warden = clients.open(redis.node(), options -> options.watchdogTimeout(Duration.ofMillis(300)));
+		DistributedLock lock = warden.getLock("nested");
+		lock.lock();
+		lock.lock();
+		lock.unlock();
+		assertThat(warden.activeLeaseRenewals()).isEqualTo(1);
+
+		DistributedLock contender = clients.open(redis.node()).getLock("nested");
+		assertThat(threads.submit(() -> contender.tryLock(900, TimeUnit.MILLISECONDS)).get()).isFalse();
+		assertThat(lock.getHoldCount()).isEqualTo(1);
+		lock.unlock();
+		assertThat(warden.activeLeaseRenewals()).isZero();
+	}
+
+	@Test
+	void lostLeaseIsReportedToTheListenerAndLogged() throws Exception {
+		ListAppender<ILoggingEvent> log = captureLog();
+		CountDownLatch lost = new CountDownLatch(1);
+		AtomicReference<String> lostLock = new AtomicReference<>();
+		LockListener listener = new LockListener() {
+			@Override
+			public void onLeaseLost(String lockName, LockOwner owner, @Nullable Throwable cause) {
+				lostLock.set(lockName + " " + owner + " " + cause);
+				lost.countDown();
+			}
+		};
+		Warden warden = clients.open(redis.node(),
+				options -> options.watchdogTimeout(Duration.ofMillis(150)).lockListener(listener));
+		DistributedLock lock = warden.getLock("stolen");
+		lock.lock();
+		redis.node().call("DEL", "stolen");
+
+		assertThat(lost.await(5, TimeUnit.SECONDS)).isTrue();
+		assertThat(lostLock.get()).isEqualTo("stolen " + warden.currentThreadOwner() + " null");
+		assertThat(warden.activeLeaseRenewals()).isZero();
+		assertThat(log.list).anySatisfy(event -> {
+			assertThat(event.getLevel()).isEqualTo(Level.WARN);
+			assertThat(event.getFormattedMessage()).contains("'stolen'");
+		});
+	}
+
+	private static ListAppender<ILoggingEvent> captureLog() {
+		Logger logger = (Logger) LoggerFactory.getLogger(LeaseRenewal.class);
+		ListAppender<ILoggingEvent> appender = new ListAppender<>();
+		appender.start();
+		logger.addAppender(appender);
+		return appender;
+	}
+
+
+}

@@ -1,0 +1,179 @@
+package dev.warden.lock;
+
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import dev.warden.RedisChannels;
+import dev.warden.Warden;
+import dev.warden.WardenClients;
+import dev.warden.test.redis.RedisServerExtension;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.redisson.Redisson;
+import org.redisson.api.RLock;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A service on Redisson and a service on Warden guard the same resource, as during a migration.
+ */
+class RedissonInteroperabilityTests {
+
+	@RegisterExtension
+	static final RedisServerExtension redis = new RedisServerExtension();
+
+	@RegisterExtension
+	final WardenClients clients = new WardenClients();
+
+	private static RedissonClient redisson;
+
+	private final ExecutorService threads = Executors.newCachedThreadPool();
+
+	@BeforeAll
+	static void startRedisson() {
+		Config config = new Config();
+		config.useSingleServer().setAddress(redis.node().uri()).setConnectionMinimumIdleSize(1);
+		redisson = Redisson.create(config);
+	}
+
+	@AfterAll
+	static void stopRedisson() {
+		redisson.shutdown();
+	}
+
+	@AfterEach
+	void stopThreads() {
+		threads.shutdownNow();
+	}
+
+	@Test
+	void redissonHoldExcludesWarden() throws Exception {
+		RLock theirs = redisson.getLock("shared");
+		DistributedLock ours = clients.open(redis.node()).getLock("shared");
+		onOwnThread(() -> {
+			theirs.lock();
+			return null;
+		});
+
+		assertThat(ours.tryLock()).isFalse();
+		assertThat(ours.isLocked()).isTrue();
+		assertThat(ours.remainingTimeToLive()).isPositive();
+		onOwnThread(() -> {
+			theirs.forceUnlock();
+			return null;
+		});
+		assertThat(ours.tryLock()).isTrue();
+		ours.unlock();
+	}
+
+	@Test
+	void wardenHoldExcludesRedissonAndReentersOnlyForItsOwner() throws Exception {
+		RLock theirs = redisson.getLock("shared");
+		DistributedLock ours = clients.open(redis.node()).getLock("shared");
+		ours.lock();
+
+		assertThat(onOwnThread(() -> theirs.tryLock())).isFalse();
+		assertThat(onOwnThread(() -> theirs.isLocked())).isTrue();
+		assertThat(onOwnThread(() -> theirs.isHeldByCurrentThread())).isFalse();
+		ours.unlock();
+		assertThat(onOwnThread(() -> {
+			boolean acquired = theirs.tryLock();
+			theirs.unlock();
+			return acquired;
+		})).isTrue();
+	}
+
+	@Test
+	void wardenWaiterIsWokenPromptlyWhenRedissonUnlocks() throws Exception {
+		RLock theirs = redisson.getLock("handoff-to-warden");
+		Warden warden = clients.open(redis.node());
+		DistributedLock ours = warden.getLock("handoff-to-warden");
+		ExecutorService redissonSide = Executors.newSingleThreadExecutor();
+		try {
+			redissonSide.submit(() -> theirs.lock(60, TimeUnit.SECONDS)).get();
+			Future<Long> acquiredAt = threads.submit(() -> {
+				assertThat(ours.tryLock(30, TimeUnit.SECONDS)).isTrue();
+				return System.nanoTime();
+			});
+			RedisChannels.awaitSubscribers(redis.node(), "redisson_lock__channel:{handoff-to-warden}", 1);
+			long releasedAt = System.nanoTime();
+			redissonSide.submit(theirs::unlock).get();
+
+			long handoffMillis = TimeUnit.NANOSECONDS.toMillis(acquiredAt.get(10, TimeUnit.SECONDS) - releasedAt);
+			assertThat(handoffMillis).isLessThan(2_000);
+		}
+		finally {
+			redissonSide.shutdownNow();
+		}
+	}
+
+	@Test
+	void redissonWaiterIsWokenPromptlyWhenWardenUnlocks() throws Exception {
+		RLock theirs = redisson.getLock("handoff-to-redisson");
+		DistributedLock ours = clients.open(redis.node()).getLock("handoff-to-redisson");
+		ours.lock(60, TimeUnit.SECONDS);
+
+		Future<Long> acquiredAt = threads.submit(() -> {
+			assertThat(theirs.tryLock(30, 10, TimeUnit.SECONDS)).isTrue();
+			long at = System.nanoTime();
+			theirs.unlock();
+			return at;
+		});
+		RedisChannels.awaitSubscribers(redis.node(), "redisson_lock__channel:{handoff-to-redisson}", 1);
+		long releasedAt = System.nanoTime();
+		ours.unlock();
+
+		long handoffMillis = TimeUnit.NANOSECONDS.toMillis(acquiredAt.get(10, TimeUnit.SECONDS) - releasedAt);
+		assertThat(handoffMillis).isLessThan(2_000);
+	}
+
+	@Test
+	void mixedClientsLoseNoIncrement() throws Exception {
+		DistributedLock ours = clients.open(redis.node()).getLock("mixed-counter");
+		RLock theirs = redisson.getLock("mixed-counter");
+		var counter = clients.redisClient(redis.node()).connect().sync();
+		Future<?> wardenSide = threads.submit(() -> {
+			for (int i = 0; i < 300; i++) {
+				ours.lock();
+				try {
+					counter.set("mixed", Integer.toString(parse(counter.get("mixed")) + 1));
+				}
+				finally {
+					ours.unlock();
+				}
+			}
+			return null;
+		});
+		Future<?> redissonSide = threads.submit(() -> {
+			for (int i = 0; i < 300; i++) {
+				theirs.lock();
+				try {
+					counter.set("mixed", Integer.toString(parse(counter.get("mixed")) + 1));
+				}
+				finally {
+					theirs.unlock();
+				}
+			}
+			return null;
+		});
+		wardenSide.get(2, TimeUnit.MINUTES);
+		redissonSide.get(2, TimeUnit.MINUTES);
+		assertThat(redis.node().call("GET", "mixed")).isEqualTo("600");
+	}
+
+	private static int parse(String value) {
+		return (value == null) ? 0 : Integer.parseInt(value);
+	}
+
+	private <T> T onOwnThread(java.util.concurrent.Callable<T> action) throws Exception {
+		return threads.submit(action).get(30, TimeUnit.SECONDS);
+	}
+
+}
