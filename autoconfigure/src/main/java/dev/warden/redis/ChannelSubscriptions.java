@@ -45,14 +45,21 @@ public final class ChannelSubscriptions {
 	 */
 	@SuppressWarnings("unchecked")
 	public <L extends ChannelListener> Membership<L> join(String channel, Supplier<L> listenerFactory) {
-		Channel<?> joined = channels.compute(channel, (name, existing) -> {
-			if (existing != null) {
-				existing.members++;
-				return existing;
-			}
-			CompletableFuture<Void> subscribed = connection.async().subscribe(name).toCompletableFuture();
-			return new Channel<>(listenerFactory.get(), subscribed);
-		});
+		Channel<?> joined;
+		try {
+			joined = channels.compute(channel, (name, existing) -> {
+				if (existing != null) {
+					existing.members++;
+					return existing;
+				}
+				CompletableFuture<Void> subscribed = connection.async().subscribe(name).toCompletableFuture();
+				return new Channel<>(listenerFactory.get(), subscribed);
+			});
+		}
+		catch (RuntimeException ex) {
+			// Lettuce refuses commands at once when the connection is closed.
+			throw RedisEngine.translate(ex, "subscription to " + channel);
+		}
 		return new Membership<>(channel, (Channel<L>) joined);
 	}
 

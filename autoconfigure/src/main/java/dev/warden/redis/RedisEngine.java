@@ -1,6 +1,7 @@
 package dev.warden.redis;
 
 import java.time.Duration;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -100,15 +101,23 @@ public final class RedisEngine implements AutoCloseable {
 	 */
 	public <T> CompletableFuture<T> eval(LuaScript script, ScriptOutputType type, String[] keys, String... args) {
 		CompletableFuture<T> bySha = commands.<T>evalsha(script.sha1(), type, keys, args).toCompletableFuture();
-		return bySha.handle((reply, failure) -> {
+		CompletableFuture<T> reply = bySha.handle((value, failure) -> {
 			if (failure == null) {
-				return CompletableFuture.completedFuture(reply);
+				return CompletableFuture.completedFuture(value);
 			}
 			if (unwrap(failure) instanceof RedisNoScriptException) {
 				return commands.<T>eval(script.source(), type, keys, args).toCompletableFuture();
 			}
 			return CompletableFuture.<T>failedFuture(failure);
-		}).thenCompose(reply -> reply);
+		}).thenCompose(value -> value);
+		reply.whenComplete((value, failure) -> {
+			if (failure instanceof CancellationException) {
+				// Cancelling the reply (a timeout) must also keep a command still buffered during a
+				// reconnect from being sent later.
+				bySha.cancel(false);
+			}
+		});
+		return reply;
 	}
 
 	/**

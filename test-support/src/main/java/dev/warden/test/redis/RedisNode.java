@@ -113,6 +113,15 @@ public final class RedisNode implements AutoCloseable {
 		return name;
 	}
 
+	/** The server's process id while it runs. */
+	public synchronized long pid() {
+		Process running = this.process;
+		if (running == null) {
+			throw new IllegalStateException(name + " is not running");
+		}
+		return running.pid();
+	}
+
 	public synchronized boolean isRunning() {
 		return process != null && process.isAlive();
 	}
