@@ -10,6 +10,10 @@ public class RedisUnavailableException extends WardenException {
 
 	private static final long serialVersionUID = 1L;
 
+	public RedisUnavailableException(String message) {
+		super(message);
+	}
+
 	public RedisUnavailableException(String message, Throwable cause) {
 		super(message, cause);
 	}

@@ -2,9 +2,6 @@ package dev.warden;
 
 import java.time.Duration;
 import java.util.UUID;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -14,7 +11,9 @@ import dev.warden.lock.LockOwner;
 import dev.warden.lock.redis.LeaseRenewal;
 import dev.warden.lock.redis.RedisDistributedLock;
 import dev.warden.redis.RedisEngine;
+import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.cluster.RedisClusterClient;
 
 /**
  * A Warden client: the entry point to distributed locks on one Redis.
@@ -50,8 +49,6 @@ public final class Warden implements AutoCloseable {
 
 	private final RedisEngine engine;
 
-	private final ScheduledExecutorService scheduler;
-
 	private final LeaseRenewal leaseRenewal;
 
 	private final AtomicLong detachedOwners = new AtomicLong();
@@ -61,8 +58,7 @@ public final class Warden implements AutoCloseable {
 	private Warden(Builder builder, RedisEngine engine) {
 		this.clientId = builder.clientId;
 		this.engine = engine;
-		this.scheduler = newScheduler(clientId);
-		this.leaseRenewal = new LeaseRenewal(engine, scheduler, builder.watchdogTimeout.toMillis(),
+		this.leaseRenewal = new LeaseRenewal(engine, builder.watchdogTimeout.toMillis(),
 				builder.lockListener);
 	}
 
@@ -77,11 +73,22 @@ public final class Warden implements AutoCloseable {
 	}
 
 	/**
+	 * Creates a client for a Redis Cluster with the default options.
+	 * @param client the application's Lettuce cluster client
+	 * @return a connected client
+	 * @throws RedisUnavailableException when Redis cannot be reached
+	 */
+	public static Warden create(RedisClusterClient client) {
+		return builder(client).build();
+	}
+
+	/**
 	 * Starts building a client.
-	 * @param client the application's Lettuce client
+	 * @param client the application's Lettuce client: a {@link RedisClient} (standalone or
+	 * Sentinel) or a {@link RedisClusterClient}
 	 * @return a builder
 	 */
-	public static Builder builder(RedisClient client) {
+	public static Builder builder(AbstractRedisClient client) {
 		return new Builder(client);
 	}
 
@@ -134,25 +141,13 @@ public final class Warden implements AutoCloseable {
 			return;
 		}
 		leaseRenewal.close();
-		scheduler.shutdownNow();
 		engine.close();
-	}
-
-	private static ScheduledExecutorService newScheduler(String clientId) {
-		ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, runnable -> {
-			Thread thread = Executors.defaultThreadFactory().newThread(runnable);
-			thread.setName("warden-" + clientId.substring(0, Math.min(8, clientId.length())));
-			thread.setDaemon(true);
-			return thread;
-		});
-		executor.setRemoveOnCancelPolicy(true);
-		return executor;
 	}
 
 	/** Options of a {@link Warden} client. */
 	public static final class Builder {
 
-		private final RedisClient client;
+		private final AbstractRedisClient client;
 
 		private String clientId = UUID.randomUUID().toString();
 
@@ -162,9 +157,9 @@ public final class Warden implements AutoCloseable {
 
 		private LockListener lockListener = LockListener.NONE;
 
-		private Builder(RedisClient client) {
-			if (client == null) {
-				throw new IllegalArgumentException("The RedisClient must not be null");
+		private Builder(AbstractRedisClient client) {
+			if (!(client instanceof RedisClient) && !(client instanceof RedisClusterClient)) {
+				throw new IllegalArgumentException("Expected a Lettuce RedisClient or RedisClusterClient, got " + client);
 			}
 			this.client = client;
 		}
@@ -229,7 +224,8 @@ public final class Warden implements AutoCloseable {
 		 * @throws RedisUnavailableException when Redis cannot be reached
 		 */
 		public Warden build() {
-			return new Warden(this, RedisEngine.connect(client, commandTimeout));
+			String threadName = "warden-" + clientId.substring(0, Math.min(8, clientId.length()));
+			return new Warden(this, RedisEngine.connect(client, threadName, commandTimeout));
 		}
 
 	}

@@ -83,6 +83,29 @@ public interface DistributedLock extends Lock {
 	boolean tryLock(LockOwner owner, long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException;
 
 	/**
+	 * Acquires the lock for {@code owner} without blocking a thread while waiting, held under the
+	 * watchdog.
+	 * @param owner the owner to acquire for
+	 * @param waitTime how long to wait; {@code 0} tries once
+	 * @param unit the unit of {@code waitTime}
+	 * @return completes with whether the lock was acquired, or fails with
+	 * {@link dev.warden.RedisUnavailableException}; cancelling it stops the wait (a hold acquired
+	 * in the meantime is released)
+	 */
+	CompletableFuture<Boolean> tryLockAsync(LockOwner owner, long waitTime, TimeUnit unit);
+
+	/**
+	 * Acquires the lock for {@code owner} with a fixed lease, without blocking a thread while
+	 * waiting.
+	 * @param owner the owner to acquire for
+	 * @param waitTime how long to wait; {@code 0} tries once
+	 * @param leaseTime how long the hold lasts unless released first; must be positive
+	 * @param unit the unit of both times
+	 * @return completes with whether the lock was acquired; cancelling it stops the wait
+	 */
+	CompletableFuture<Boolean> tryLockAsync(LockOwner owner, long waitTime, long leaseTime, TimeUnit unit);
+
+	/**
 	 * Releases one hold of {@code owner}; the last one frees the lock and wakes waiters.
 	 * @param owner the owner releasing
 	 * @throws IllegalMonitorStateException if {@code owner} does not hold the lock

@@ -107,7 +107,7 @@ public final class ChannelSubscriptions {
 
 		private final Channel<L> joined;
 
-		private boolean left;
+		private final java.util.concurrent.atomic.AtomicBoolean left = new java.util.concurrent.atomic.AtomicBoolean();
 
 		private Membership(String channel, Channel<L> joined) {
 			this.channel = channel;
@@ -127,8 +127,7 @@ public final class ChannelSubscriptions {
 		/** Leaves the channel; the last member to leave unsubscribes. Idempotent. */
 		@Override
 		public void close() {
-			if (!left) {
-				left = true;
+			if (left.compareAndSet(false, true)) {
 				leave(channel, joined);
 			}
 		}

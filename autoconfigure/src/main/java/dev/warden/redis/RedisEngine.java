@@ -1,16 +1,20 @@
 package dev.warden.redis;
 
 import java.time.Duration;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
 
 import dev.warden.RedisUnavailableException;
 import dev.warden.WardenException;
+import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisCommandTimeoutException;
@@ -19,13 +23,15 @@ import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 
 /**
- * The connections of one Warden client: a shared command connection used asynchronously by every
- * caller, and one pub/sub connection behind {@link ChannelSubscriptions}.
+ * The Redis side of one Warden client: a shared command connection used asynchronously by every
+ * caller, one pub/sub connection behind {@link ChannelSubscriptions}, and one scheduler thread.
  */
 public final class RedisEngine implements AutoCloseable {
 
@@ -37,42 +43,88 @@ public final class RedisEngine implements AutoCloseable {
 
 	private final ChannelSubscriptions subscriptions;
 
+	private final ScheduledExecutorService scheduler;
+
 	private final Duration commandTimeout;
 
-	private RedisEngine(StatefulRedisConnection<String, String> commandConnection,
-			StatefulRedisPubSubConnection<String, String> pubSubConnection, Duration commandTimeout) {
+	private RedisEngine(StatefulConnection<String, String> commandConnection,
+			RedisClusterAsyncCommands<String, String> commands,
+			StatefulRedisPubSubConnection<String, String> pubSubConnection, String threadName,
+			Duration commandTimeout) {
 		this.commandConnection = commandConnection;
-		this.commands = commandConnection.async();
+		this.commands = commands;
 		this.pubSubConnection = pubSubConnection;
 		this.subscriptions = new ChannelSubscriptions(pubSubConnection);
+		this.scheduler = newScheduler(threadName);
 		this.commandTimeout = commandTimeout;
 	}
 
 	/**
-	 * Opens the command and pub/sub connections of a standalone (or Sentinel-managed) Redis.
-	 * @param client the application's client; it stays the application's to shut down
-	 * @param commandTimeout how long a blocking call waits for Redis before giving up
+	 * Opens the command and pub/sub connections on the application's client.
+	 * @param client a {@link RedisClient} (standalone, Sentinel) or a {@link RedisClusterClient};
+	 * it stays the application's to shut down
+	 * @param threadName the name of the engine's scheduler thread
+	 * @param commandTimeout how long a call waits for Redis before giving up
 	 * @return the engine
 	 * @throws RedisUnavailableException when Redis cannot be reached
 	 */
-	public static RedisEngine connect(RedisClient client, Duration commandTimeout) {
-		StatefulRedisConnection<String, String> commandConnection;
+	public static RedisEngine connect(AbstractRedisClient client, String threadName, Duration commandTimeout) {
+		StatefulConnection<String, String> commandConnection = null;
 		try {
-			commandConnection = client.connect(StringCodec.UTF8);
+			if (client instanceof RedisClusterClient cluster) {
+				StatefulRedisClusterConnection<String, String> connection = cluster.connect(StringCodec.UTF8);
+				commandConnection = connection;
+				return new RedisEngine(connection, connection.async(), cluster.connectPubSub(StringCodec.UTF8),
+						threadName, commandTimeout);
+			}
+			if (client instanceof RedisClient standalone) {
+				StatefulRedisConnection<String, String> connection = standalone.connect(StringCodec.UTF8);
+				commandConnection = connection;
+				return new RedisEngine(connection, connection.async(), standalone.connectPubSub(StringCodec.UTF8),
+						threadName, commandTimeout);
+			}
+			throw new IllegalArgumentException("Unsupported Lettuce client: " + client.getClass().getName());
 		}
 		catch (RedisConnectionException ex) {
+			if (commandConnection != null) {
+				commandConnection.close();
+			}
 			throw new RedisUnavailableException("Cannot connect to Redis: " + ex.getMessage(), ex);
 		}
-		try {
-			return new RedisEngine(commandConnection, client.connectPubSub(StringCodec.UTF8), commandTimeout);
+	}
+
+	private static ScheduledExecutorService newScheduler(String threadName) {
+		ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, runnable -> {
+			Thread thread = new Thread(runnable, threadName);
+			thread.setDaemon(true);
+			return thread;
+		});
+		executor.setRemoveOnCancelPolicy(true);
+		return executor;
+	}
+
+	/** The engine's single scheduler thread: lease renewals and the timeouts of asynchronous waits. */
+	public ScheduledExecutorService scheduler() {
+		return scheduler;
+	}
+
+	/**
+	 * Fails {@code reply} with {@link RedisUnavailableException} unless it completes within the
+	 * command timeout, for callers that do not block (a blocking caller uses {@link #await}).
+	 * @param reply the pending reply
+	 * @param action what was asked, for the exception message
+	 * @param <T> the reply type
+	 * @return a future of the same reply
+	 */
+	public <T> CompletableFuture<T> withTimeout(CompletableFuture<T> reply, String action) {
+		if (reply.isDone()) {
+			return reply;
 		}
-		catch (RuntimeException ex) {
-			commandConnection.close();
-			if (ex instanceof RedisConnectionException) {
-				throw new RedisUnavailableException("Cannot connect to Redis: " + ex.getMessage(), ex);
-			}
-			throw ex;
-		}
+		ScheduledFuture<?> timeout = scheduler.schedule(() -> reply.completeExceptionally(new RedisUnavailableException(
+				"Redis did not answer " + action + " within " + commandTimeout.toMillis() + " ms")),
+				commandTimeout.toNanos(), TimeUnit.NANOSECONDS);
+		reply.whenComplete((value, failure) -> timeout.cancel(false));
+		return reply;
 	}
 
 	/** Async commands on the shared connection. */
@@ -111,13 +163,33 @@ public final class RedisEngine implements AutoCloseable {
 			return CompletableFuture.<T>failedFuture(failure);
 		}).thenCompose(value -> value);
 		reply.whenComplete((value, failure) -> {
-			if (failure instanceof CancellationException) {
-				// Cancelling the reply (a timeout) must also keep a command still buffered during a
-				// reconnect from being sent later.
+			if (failure != null && !bySha.isDone()) {
+				// The caller gave up (a timeout): a command still buffered during a reconnect must
+				// not be sent later.
 				bySha.cancel(false);
 			}
 		});
 		return reply;
+	}
+
+	/**
+	 * Like {@link CompletableFuture#thenApply}, except that when the mapped future fails or is
+	 * cancelled first (a caller's timeout), the command behind {@code reply} is cancelled too, so a
+	 * command still buffered during a reconnect is never sent.
+	 * @param reply a command's reply, as returned by Lettuce or {@link #eval}
+	 * @param mapper maps the reply
+	 * @param <T> the reply type
+	 * @param <U> the mapped type
+	 * @return the mapped future
+	 */
+	public static <T, U> CompletableFuture<U> map(CompletableFuture<T> reply, Function<? super T, ? extends U> mapper) {
+		CompletableFuture<U> mapped = reply.thenApply(mapper);
+		mapped.whenComplete((value, failure) -> {
+			if (failure != null && !reply.isDone()) {
+				reply.cancel(false);
+			}
+		});
+		return mapped;
 	}
 
 	/**
@@ -193,6 +265,7 @@ public final class RedisEngine implements AutoCloseable {
 	/** Closes the connections this engine opened; the client stays open. */
 	@Override
 	public void close() {
+		scheduler.shutdownNow();
 		try {
 			pubSubConnection.close();
 		}

@@ -39,15 +39,13 @@ public final class LeaseRenewal implements AutoCloseable {
 	private final Map<String, Renewal> renewals = new ConcurrentHashMap<>();
 
 	/**
-	 * @param engine the client's engine
-	 * @param scheduler the client's scheduler, shared by all its renewals
+	 * @param engine the client's engine, whose scheduler runs every renewal
 	 * @param leaseMillis the watchdog timeout: each renewal extends the lease to this
 	 * @param listener told when a lease is lost
 	 */
-	public LeaseRenewal(RedisEngine engine, ScheduledExecutorService scheduler, long leaseMillis,
-			LockListener listener) {
+	public LeaseRenewal(RedisEngine engine, long leaseMillis, LockListener listener) {
 		this.engine = engine;
-		this.scheduler = scheduler;
+		this.scheduler = engine.scheduler();
 		this.leaseMillis = leaseMillis;
 		this.listener = listener;
 	}

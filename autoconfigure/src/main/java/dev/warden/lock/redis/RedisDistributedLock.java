@@ -2,6 +2,7 @@ package dev.warden.lock.redis;
 
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
@@ -105,6 +106,17 @@ public final class RedisDistributedLock implements DistributedLock {
 	}
 
 	@Override
+	public CompletableFuture<Boolean> tryLockAsync(LockOwner owner, long waitTime, TimeUnit unit) {
+		return new AsyncAcquisition(requireOwner(owner), waitNanos(waitTime, unit), WATCHDOG).begin();
+	}
+
+	@Override
+	public CompletableFuture<Boolean> tryLockAsync(LockOwner owner, long waitTime, long leaseTime, TimeUnit unit) {
+		return new AsyncAcquisition(requireOwner(owner), waitNanos(waitTime, unit), leaseMillis(leaseTime, unit))
+			.begin();
+	}
+
+	@Override
 	public void unlock() {
 		unlock(currentThreadOwner.get());
 	}
@@ -117,8 +129,14 @@ public final class RedisDistributedLock implements DistributedLock {
 	@Override
 	public CompletableFuture<Void> unlockAsync(LockOwner owner) {
 		String ownerId = requireOwner(owner).id();
+		// A release that times out is still sent when the connection comes back: it is what the
+		// owner asked for. Its renewal stops either way, so the lock cannot outlive its lease.
 		return engine.<Long>eval(LockScripts.RELEASE, ScriptOutputType.INTEGER, keys, ownerId, channel)
-			.thenApply(released -> {
+			.handle((released, failure) -> {
+				if (failure != null) {
+					renewal.stop(name, ownerId);
+					throw RedisEngine.translate(failure, "unlock of '" + name + "'");
+				}
 				if (released == null) {
 					throw new IllegalMonitorStateException(
 							"Cannot unlock '" + name + "': not held by " + ownerId + " (never acquired, "
@@ -243,18 +261,24 @@ public final class RedisDistributedLock implements DistributedLock {
 	}
 
 	/**
-	 * One acquisition attempt; starts the watchdog when acquired without a lease.
+	 * One acquisition attempt, blocking; starts the watchdog when acquired without a lease.
 	 * @return {@code null} when acquired, else the holder's remaining lease in milliseconds
 	 */
 	private @Nullable Long attempt(LockOwner owner, long leaseMillis) {
+		return engine.await(attemptAsync(owner, leaseMillis), "lock of '" + name + "'");
+	}
+
+	private CompletableFuture<@Nullable Long> attemptAsync(LockOwner owner, long leaseMillis) {
 		String ownerId = owner.id();
 		long lease = (leaseMillis == WATCHDOG) ? renewal.leaseMillis() : leaseMillis;
-		Long ttl = engine.await(engine.<Long>eval(LockScripts.ACQUIRE, ScriptOutputType.INTEGER, keys,
-				Long.toString(lease), ownerId), "lock of '" + name + "'");
-		if (ttl == null && leaseMillis == WATCHDOG) {
-			renewal.start(name, ownerId);
-		}
-		return ttl;
+		CompletableFuture<@Nullable Long> reply = engine.eval(LockScripts.ACQUIRE, ScriptOutputType.INTEGER, keys,
+				Long.toString(lease), ownerId);
+		return RedisEngine.map(reply, ttl -> {
+			if (ttl == null && leaseMillis == WATCHDOG) {
+				renewal.start(name, ownerId);
+			}
+			return ttl;
+		});
 	}
 
 	private void awaitSubscription(Membership<LockWaiters> waiting, long start, long waitNanos)
@@ -323,6 +347,181 @@ public final class RedisDistributedLock implements DistributedLock {
 			throw new IllegalArgumentException("The lock owner must not be null");
 		}
 		return owner;
+	}
+
+	/**
+	 * An acquisition that waits without a thread: each step runs on the thread that completed
+	 * the previous one (a Redis reply, a release message, or the scheduler's timer).
+	 */
+	private final class AsyncAcquisition {
+
+		private final LockOwner owner;
+
+		private final long waitNanos;
+
+		private final long leaseMillis;
+
+		private final long start = System.nanoTime();
+
+		private final CompletableFuture<Boolean> result = new CompletableFuture<>();
+
+		private @Nullable Membership<LockWaiters> waiting;
+
+		private @Nullable CompletableFuture<Void> wakeUp;
+
+		AsyncAcquisition(LockOwner owner, long waitNanos, long leaseMillis) {
+			this.owner = owner;
+			this.waitNanos = waitNanos;
+			this.leaseMillis = leaseMillis;
+		}
+
+		CompletableFuture<Boolean> begin() {
+			result.whenComplete((acquired, failure) -> {
+				if (result.isCancelled()) {
+					stopWaiting();
+				}
+			});
+			engine.withTimeout(attemptAsync(owner, leaseMillis), "lock of '" + name + "'")
+				.whenComplete((ttl, failure) -> {
+					if (failure != null) {
+						fail(failure);
+					}
+					else if (ttl == null) {
+						acquired();
+					}
+					else if (waitNanos <= 0) {
+						finish(false);
+					}
+					else {
+						subscribe();
+					}
+				});
+			return result;
+		}
+
+		private void subscribe() {
+			Membership<LockWaiters> joined;
+			try {
+				joined = engine.subscriptions().join(channel, LockWaiters::new);
+			}
+			catch (RuntimeException ex) {
+				fail(ex);
+				return;
+			}
+			synchronized (this) {
+				waiting = joined;
+			}
+			long commandTimeout = engine.commandTimeout().toNanos();
+			long remaining = remaining(start, waitNanos);
+			boolean boundedByWait = remaining < commandTimeout;
+			// A copy: timing out this waiter must not fail the subscription shared with others.
+			CompletableFuture<Void> confirmed = joined.subscribed().copy();
+			ScheduledFuture<?> timer = engine.scheduler()
+				.schedule(() -> confirmed.completeExceptionally(new TimeoutException()),
+						Math.max(0, boundedByWait ? remaining : commandTimeout), TimeUnit.NANOSECONDS);
+			confirmed.whenComplete((ignored, failure) -> {
+				timer.cancel(false);
+				if (failure == null || (failure instanceof TimeoutException && boundedByWait)) {
+					retry();
+				}
+				else if (failure instanceof TimeoutException) {
+					fail(new RedisUnavailableException("Redis did not confirm the subscription to " + channel
+							+ " within " + engine.commandTimeout().toMillis() + " ms"));
+				}
+				else {
+					fail(failure);
+				}
+			});
+		}
+
+		private void retry() {
+			if (result.isDone()) {
+				return;
+			}
+			engine.withTimeout(attemptAsync(owner, leaseMillis), "lock of '" + name + "'")
+				.whenComplete((ttl, failure) -> {
+					if (failure != null) {
+						fail(failure);
+						return;
+					}
+					if (ttl == null) {
+						acquired();
+						return;
+					}
+					long remaining = remaining(start, waitNanos);
+					if (remaining <= 0) {
+						finish(false);
+						return;
+					}
+					sleep((ttl >= 0) ? Math.min(TimeUnit.MILLISECONDS.toNanos(ttl) + 1, remaining) : remaining);
+				});
+		}
+
+		private void sleep(long nanos) {
+			LockWaiters waiters;
+			CompletableFuture<Void> next;
+			synchronized (this) {
+				if (waiting == null || result.isDone()) {
+					return;
+				}
+				waiters = waiting.listener();
+				next = waiters.nextRelease();
+				wakeUp = next;
+			}
+			ScheduledFuture<?> timer = engine.scheduler().schedule(() -> {
+				// Not claimed by a release: wake up for the holder's lease instead.
+				if (!waiters.withdraw(next)) {
+					next.complete(null);
+				}
+			}, nanos, TimeUnit.NANOSECONDS);
+			next.thenRun(() -> {
+				timer.cancel(false);
+				if (result.isDone()) {
+					// Stopped (cancelled) while asleep: a release that chose this waiter goes to another.
+					waiters.onMessage(LockWaiters.RELEASED_MESSAGE);
+				}
+				else {
+					retry();
+				}
+			});
+		}
+
+		private void acquired() {
+			if (!finish(true)) {
+				// Cancelled while the winning attempt was in flight: give the hold back.
+				unlockAsync(owner);
+			}
+		}
+
+		private void fail(Throwable failure) {
+			stopWaiting();
+			result.completeExceptionally(RedisEngine.translate(failure, "lock of '" + name + "'"));
+		}
+
+		private boolean finish(boolean acquired) {
+			stopWaiting();
+			return result.complete(acquired);
+		}
+
+		private void stopWaiting() {
+			Membership<LockWaiters> joined;
+			CompletableFuture<Void> pending;
+			synchronized (this) {
+				joined = waiting;
+				pending = wakeUp;
+				waiting = null;
+				wakeUp = null;
+			}
+			if (joined == null) {
+				return;
+			}
+			if (pending != null) {
+				// If a release already chose this waiter, the wake-up's own callback passes it on.
+				joined.listener().withdraw(pending);
+			}
+			joined.close();
+		}
+
 	}
 
 }
