@@ -1,0 +1,53 @@
+package dev.warden.autoconfigure;
+
+import dev.warden.Warden;
+import dev.warden.lock.LockListener;
+import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.RedisClient;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+/**
+ * A {@link Warden} client on the application's own Lettuce client, so host, credentials, TLS,
+ * Sentinel and Cluster settings are those of {@code spring.data.redis.*}.
+ */
+@AutoConfiguration(after = DataRedisAutoConfiguration.class)
+@ConditionalOnClass({ RedisClient.class, LettuceConnectionFactory.class })
+@ConditionalOnBooleanProperty(name = "warden.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(WardenProperties.class)
+public final class WardenAutoConfiguration {
+
+	@Bean(destroyMethod = "close")
+	@ConditionalOnMissingBean
+	@ConditionalOnBean(RedisConnectionFactory.class)
+	Warden warden(RedisConnectionFactory connectionFactory, WardenProperties properties,
+			ObjectProvider<LockListener> lockListener) {
+		if (!(connectionFactory instanceof LettuceConnectionFactory lettuce)) {
+			throw new IllegalStateException("Warden needs a Lettuce connection factory, but the application's is a "
+					+ connectionFactory.getClass().getName() + "; set spring.data.redis.client-type=lettuce, or "
+					+ "define a Warden bean, or set warden.enabled=false");
+		}
+		if (!lettuce.isRunning()) {
+			lettuce.start();
+		}
+		AbstractRedisClient client = lettuce.getRequiredNativeClient();
+		Warden.Builder builder = Warden.builder(client)
+			.commandTimeout(properties.getCommandTimeout())
+			.watchdogTimeout(properties.getLock().getWatchdogTimeout());
+		if (properties.getClientId() != null) {
+			builder.clientId(properties.getClientId());
+		}
+		lockListener.ifAvailable(builder::lockListener);
+		return builder.build();
+	}
+
+}

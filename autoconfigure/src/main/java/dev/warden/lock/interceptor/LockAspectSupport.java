@@ -1,0 +1,149 @@
+package dev.warden.lock.interceptor;
+
+import java.lang.reflect.Method;
+import java.util.List;
+import java.util.Optional;
+
+import dev.warden.Warden;
+import dev.warden.lock.LockAcquisitionException;
+import dev.warden.lock.annotation.OnLockFailure;
+import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
+import org.springframework.aop.support.AopUtils;
+
+/**
+ * Decides what happens around a call of a {@link dev.warden.lock.annotation.DistributedLock}
+ * method: evaluates its lock names, hands asynchronous return types to their
+ * {@link LockedReturnTypeHandler}, and otherwise holds the locks for the calling thread around
+ * the call.
+ */
+public final class LockAspectSupport {
+
+	private final Warden warden;
+
+	private final LockOperationSource operations;
+
+	private final List<LockedReturnTypeHandler> handlers;
+
+	/**
+	 * @param warden the client whose locks are used
+	 * @param operations the parsed annotations, which also evaluate lock keys
+	 * @param handlers the asynchronous return types, in order of precedence
+	 */
+	public LockAspectSupport(Warden warden, LockOperationSource operations, List<LockedReturnTypeHandler> handlers) {
+		this.warden = warden;
+		this.operations = operations;
+		this.handlers = List.copyOf(handlers);
+	}
+
+	/** Runs {@code invocation} under its locks, or as it is when its method is not annotated. */
+	public @Nullable Object execute(MethodInvocation invocation) throws Throwable {
+		Object target = invocation.getThis();
+		Class<?> targetClass = (target != null) ? AopUtils.getTargetClass(target) : invocation.getMethod().getDeclaringClass();
+		LockOperation operation = operations.getOperation(invocation.getMethod(), targetClass);
+		if (operation == null || target == null) {
+			return invocation.proceed();
+		}
+		List<String> names = operations.lockNames(operation, invocation.getArguments(), target, targetClass);
+		Call call = new Call(invocation, operation, target, names);
+		Class<?> returnType = operation.method().getReturnType();
+		for (LockedReturnTypeHandler handler : handlers) {
+			if (handler.canHandleReturnType(returnType)) {
+				return handler.handle(call);
+			}
+		}
+		return executeOnThread(call);
+	}
+
+	private @Nullable Object executeOnThread(Call call) throws Throwable {
+		LockSet locks = call.lockSet(warden.currentThreadOwner());
+		boolean acquired;
+		try {
+			acquired = locks.acquire();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new LockAcquisitionException(locks.names(), call.operation.waitMillis(), ex);
+		}
+		if (!acquired) {
+			LockAcquisitionException failure = locks.failure();
+			return switch (call.onFailure()) {
+				case THROW -> throw failure;
+				case SKIP -> skipped(call.method().getReturnType());
+				case FALLBACK -> call.fallback(failure);
+			};
+		}
+		Object result;
+		try {
+			result = call.proceed();
+		}
+		catch (Throwable ex) {
+			try {
+				locks.release();
+			}
+			catch (RuntimeException releaseFailure) {
+				ex.addSuppressed(releaseFailure);
+			}
+			throw ex;
+		}
+		locks.release();
+		return result;
+	}
+
+	private static @Nullable Object skipped(Class<?> returnType) {
+		return (returnType == Optional.class) ? Optional.empty() : null;
+	}
+
+	private final class Call implements LockedCall {
+
+		private final MethodInvocation invocation;
+
+		private final LockOperation operation;
+
+		private final Object target;
+
+		private final List<String> names;
+
+		Call(MethodInvocation invocation, LockOperation operation, Object target, List<String> names) {
+			this.invocation = invocation;
+			this.operation = operation;
+			this.target = target;
+			this.names = names;
+		}
+
+		LockSet lockSet(dev.warden.lock.LockOwner owner) {
+			return new LockSet(names, warden::getLock, owner, operation.waitMillis(), operation.leaseMillis());
+		}
+
+		@Override
+		public Method method() {
+			return operation.method();
+		}
+
+		@Override
+		public @Nullable Object proceed() throws Throwable {
+			return invocation.proceed();
+		}
+
+		@Override
+		public LockSet newLockSet() {
+			return lockSet(warden.newOwner());
+		}
+
+		@Override
+		public OnLockFailure onFailure() {
+			return operation.onFailure();
+		}
+
+		@Override
+		public @Nullable Object fallback(LockAcquisitionException failure) throws Throwable {
+			FallbackMethod fallback = operation.fallback();
+			if (fallback == null) {
+				throw failure;
+			}
+			return fallback.invoke(target, invocation.getArguments(), failure);
+		}
+
+	}
+
+}

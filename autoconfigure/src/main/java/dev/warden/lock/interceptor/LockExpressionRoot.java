@@ -1,0 +1,14 @@
+package dev.warden.lock.interceptor;
+
+import java.lang.reflect.Method;
+
+/**
+ * The {@code #root} object of lock key expressions.
+ *
+ * @param method the called method ({@code #root.method.name})
+ * @param args the call's arguments ({@code #root.args[0]})
+ * @param target the bean called ({@code #root.target})
+ * @param targetClass the bean's class ({@code #root.targetClass})
+ */
+public record LockExpressionRoot(Method method, Object[] args, Object target, Class<?> targetClass) {
+}

@@ -1,0 +1,46 @@
+package dev.warden.lock.interceptor;
+
+import java.lang.reflect.Method;
+import java.util.List;
+
+import dev.warden.lock.annotation.DistributedLock;
+import dev.warden.lock.annotation.OnLockFailure;
+import org.jspecify.annotations.Nullable;
+import org.springframework.expression.Expression;
+
+/**
+ * A {@link DistributedLock} annotation parsed and checked once for one method: what the
+ * interceptor needs at every call, with nothing left to parse.
+ *
+ * @param method the annotated method, as implemented by the target class
+ * @param name the lock name, including the configured key prefix
+ * @param keyExpressions the key expressions, as written
+ * @param keys the parsed key expressions
+ * @param waitMillis how long to wait; 0 tries once
+ * @param leaseMillis the lease, or -1 for the watchdog
+ * @param onFailure what to do when the lock is not acquired
+ * @param fallback the fallback method, with {@link OnLockFailure#FALLBACK}
+ */
+public record LockOperation(Method method, String name, List<String> keyExpressions, List<Expression> keys,
+		long waitMillis, long leaseMillis, OnLockFailure onFailure, @Nullable FallbackMethod fallback) {
+
+	/** The lease value meaning "held under the watchdog". */
+	public static final long WATCHDOG_LEASE = -1;
+
+	/** A short description of the method, for messages. */
+	public String describe() {
+		return describe(method);
+	}
+
+	static String describe(Method method) {
+		StringBuilder text = new StringBuilder(method.getDeclaringClass().getName()).append('.')
+			.append(method.getName())
+			.append('(');
+		Class<?>[] types = method.getParameterTypes();
+		for (int i = 0; i < types.length; i++) {
+			text.append(i > 0 ? ", " : "").append(types[i].getSimpleName());
+		}
+		return text.append(')').toString();
+	}
+
+}

@@ -1,0 +1,160 @@
+package dev.warden.lock.interceptor;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+import dev.warden.lock.annotation.DistributedLock;
+import dev.warden.lock.annotation.OnLockFailure;
+import org.jspecify.annotations.Nullable;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.core.MethodClassKey;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.annotation.AnnotationUtils;
+import org.springframework.expression.Expression;
+import org.springframework.util.ReflectionUtils;
+
+/**
+ * Turns {@link DistributedLock} annotations into {@link LockOperation}s, once per method and
+ * target class, checking everything that can be checked before the first call.
+ */
+public final class LockOperationSource {
+
+	private final LockKeyExpressions expressions;
+
+	private final String keyPrefix;
+
+	private final long defaultWaitMillis;
+
+	private final Map<MethodClassKey, Optional<LockOperation>> operations = new ConcurrentHashMap<>();
+
+	private final Map<Class<?>, Boolean> validatedClasses = new ConcurrentHashMap<>();
+
+	/**
+	 * @param expressions the key expression parser
+	 * @param keyPrefix prepended to every lock name
+	 * @param defaultWaitMillis the wait of annotations that leave it unset
+	 */
+	public LockOperationSource(LockKeyExpressions expressions, String keyPrefix, long defaultWaitMillis) {
+		this.expressions = expressions;
+		this.keyPrefix = keyPrefix;
+		this.defaultWaitMillis = defaultWaitMillis;
+	}
+
+	/**
+	 * The operation of {@code method} when called on {@code targetClass}, or {@code null} when
+	 * the method is not annotated.
+	 * @throws IllegalStateException naming the method when the annotation is invalid
+	 */
+	public @Nullable LockOperation getOperation(Method method, Class<?> targetClass) {
+		if (method.getDeclaringClass() == Object.class) {
+			return null;
+		}
+		return operations.computeIfAbsent(new MethodClassKey(method, targetClass),
+				key -> Optional.ofNullable(parse(method, targetClass)))
+			.orElse(null);
+	}
+
+	/**
+	 * Evaluates the operation's keys for one call into sorted, distinct lock names.
+	 * @throws IllegalArgumentException when a key evaluates to {@code null} or blank
+	 */
+	List<String> lockNames(LockOperation operation, Object[] arguments, Object target, Class<?> targetClass) {
+		return expressions.lockNames(operation, arguments, target, targetClass);
+	}
+
+	/**
+	 * Parses every annotated method of a class, so an invalid annotation fails at startup rather
+	 * than at its first call.
+	 * @throws IllegalStateException describing every invalid annotation of the class
+	 */
+	public void validate(Class<?> targetClass) {
+		if (!AnnotationUtils.isCandidateClass(targetClass, DistributedLock.class)
+				|| validatedClasses.putIfAbsent(targetClass, Boolean.TRUE) != null) {
+			return;
+		}
+		List<String> problems = new ArrayList<>();
+		ReflectionUtils.doWithMethods(targetClass, method -> {
+			try {
+				getOperation(method, targetClass);
+			}
+			catch (IllegalStateException ex) {
+				problems.add(ex.getMessage());
+			}
+		}, ReflectionUtils.USER_DECLARED_METHODS);
+		if (!problems.isEmpty()) {
+			throw new IllegalStateException(String.join("; ", problems));
+		}
+	}
+
+	private @Nullable LockOperation parse(Method method, Class<?> targetClass) {
+		Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
+		DistributedLock annotation = AnnotatedElementUtils.findMergedAnnotation(specific, DistributedLock.class);
+		if (annotation == null && Modifier.isPublic(specific.getModifiers()) && !specific.isSynthetic()) {
+			annotation = AnnotatedElementUtils.findMergedAnnotation(targetClass, DistributedLock.class);
+		}
+		if (annotation == null) {
+			return null;
+		}
+		String where = LockOperation.describe(specific);
+		if (Modifier.isStatic(specific.getModifiers())) {
+			throw new IllegalStateException("@DistributedLock on static method " + where + " has no effect");
+		}
+		String name = annotation.name().isBlank()
+				? specific.getDeclaringClass().getName() + "." + specific.getName() : annotation.name();
+		List<Expression> keys = new ArrayList<>();
+		for (String key : annotation.key()) {
+			keys.add(expressions.parse(specific, targetClass, key));
+		}
+		long waitMillis = waitMillis(annotation, where);
+		long leaseMillis = leaseMillis(annotation, where);
+		OnLockFailure onFailure = annotation.onFailure();
+		FallbackMethod fallback = null;
+		if (onFailure == OnLockFailure.FALLBACK) {
+			if (annotation.fallbackMethod().isBlank()) {
+				throw new IllegalStateException("@DistributedLock on " + where
+						+ " has onFailure = FALLBACK but no fallbackMethod");
+			}
+			fallback = FallbackMethod.resolve(specific, targetClass, annotation.fallbackMethod());
+		}
+		else if (!annotation.fallbackMethod().isBlank()) {
+			throw new IllegalStateException("@DistributedLock on " + where + " names fallbackMethod '"
+					+ annotation.fallbackMethod() + "' but onFailure is " + onFailure + "; use onFailure = FALLBACK");
+		}
+		if (onFailure == OnLockFailure.SKIP && specific.getReturnType().isPrimitive()
+				&& specific.getReturnType() != void.class) {
+			throw new IllegalStateException("@DistributedLock on " + where + " has onFailure = SKIP but returns "
+					+ specific.getReturnType() + ", which cannot be skipped (null); return a wrapper type or "
+					+ "use THROW or FALLBACK");
+		}
+		return new LockOperation(specific, keyPrefix + name, List.of(annotation.key()), List.copyOf(keys), waitMillis,
+				leaseMillis, onFailure, fallback);
+	}
+
+	private long waitMillis(DistributedLock annotation, String where) {
+		if (annotation.waitTime() == -1) {
+			return defaultWaitMillis;
+		}
+		if (annotation.waitTime() < 0) {
+			throw new IllegalStateException("@DistributedLock on " + where + " has a negative waitTime: "
+					+ annotation.waitTime() + " (-1 uses warden.lock.default-wait-time)");
+		}
+		return annotation.timeUnit().toMillis(annotation.waitTime());
+	}
+
+	private long leaseMillis(DistributedLock annotation, String where) {
+		if (annotation.leaseTime() == -1) {
+			return LockOperation.WATCHDOG_LEASE;
+		}
+		if (annotation.leaseTime() <= 0 || annotation.timeUnit().toMillis(annotation.leaseTime()) == 0) {
+			throw new IllegalStateException("@DistributedLock on " + where + " has leaseTime " + annotation.leaseTime()
+					+ " " + annotation.timeUnit() + "; a lease must be at least 1 ms (-1 uses the watchdog)");
+		}
+		return annotation.timeUnit().toMillis(annotation.leaseTime());
+	}
+
+}

@@ -1,0 +1,157 @@
+package dev.warden.lock.interceptor;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+import dev.warden.lock.DistributedLock;
+import dev.warden.lock.LockAcquisitionException;
+import dev.warden.lock.LockOwner;
+
+/**
+ * The locks one call needs, for one owner: acquired all or nothing, in the sorted order of their
+ * names (so two calls that need overlapping sets cannot deadlock), released in reverse order.
+ */
+public final class LockSet {
+
+	private final List<DistributedLock> locks;
+
+	private final List<String> names;
+
+	private final LockOwner owner;
+
+	private final long waitMillis;
+
+	private final long leaseMillis;
+
+	LockSet(List<String> sortedNames, Function<String, DistributedLock> lockFactory, LockOwner owner, long waitMillis,
+			long leaseMillis) {
+		this.names = sortedNames;
+		this.locks = sortedNames.stream().map(lockFactory).toList();
+		this.owner = owner;
+		this.waitMillis = waitMillis;
+		this.leaseMillis = leaseMillis;
+	}
+
+	/** The lock names, sorted. */
+	public List<String> names() {
+		return names;
+	}
+
+	/** The owner the locks are acquired for. */
+	public LockOwner owner() {
+		return owner;
+	}
+
+	/** The exception that reports these locks as not acquired within the wait. */
+	public LockAcquisitionException failure() {
+		return new LockAcquisitionException(names, waitMillis);
+	}
+
+	/**
+	 * Acquires every lock within one shared wait, blocking; on failure releases those it took.
+	 * @return whether all were acquired
+	 * @throws InterruptedException when interrupted while waiting
+	 */
+	public boolean acquire() throws InterruptedException {
+		long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis);
+		for (int i = 0; i < locks.size(); i++) {
+			long remaining = Math.max(0, deadline - System.nanoTime());
+			boolean acquired;
+			try {
+				acquired = (leaseMillis == LockOperation.WATCHDOG_LEASE)
+						? locks.get(i).tryLock(owner, remaining, TimeUnit.NANOSECONDS)
+						: locks.get(i).tryLock(owner, remaining, leaseMillis * 1_000_000L, TimeUnit.NANOSECONDS);
+			}
+			catch (InterruptedException | RuntimeException ex) {
+				releaseFirst(i);
+				throw ex;
+			}
+			if (!acquired) {
+				releaseFirst(i);
+				return false;
+			}
+		}
+		return true;
+	}
+
+	/**
+	 * Acquires every lock within one shared wait without blocking a thread.
+	 * @return completes with whether all were acquired (those taken are released otherwise)
+	 */
+	public CompletableFuture<Boolean> acquireAsync() {
+		return acquireAsync(0, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis));
+	}
+
+	private CompletableFuture<Boolean> acquireAsync(int index, long deadline) {
+		if (index == locks.size()) {
+			return CompletableFuture.completedFuture(true);
+		}
+		long remaining = Math.max(0, deadline - System.nanoTime());
+		DistributedLock lock = locks.get(index);
+		CompletableFuture<Boolean> attempt = (leaseMillis == LockOperation.WATCHDOG_LEASE)
+				? lock.tryLockAsync(owner, remaining, TimeUnit.NANOSECONDS)
+				: lock.tryLockAsync(owner, remaining, leaseMillis * 1_000_000L, TimeUnit.NANOSECONDS);
+		return attempt.thenCompose(acquired -> {
+			if (!acquired) {
+				return releaseFirstAsync(index).thenApply(ignored -> false);
+			}
+			return acquireAsync(index + 1, deadline).whenComplete((all, failure) -> {
+				if (failure != null) {
+					lock.unlockAsync(owner);
+				}
+			});
+		});
+	}
+
+	/**
+	 * Releases every lock, in reverse order. Every lock is released even when one fails; the
+	 * first failure is thrown afterwards.
+	 * @throws IllegalMonitorStateException when a lock was no longer held (its lease ran out)
+	 */
+	public void release() {
+		RuntimeException first = null;
+		for (int i = locks.size() - 1; i >= 0; i--) {
+			try {
+				locks.get(i).unlock(owner);
+			}
+			catch (RuntimeException ex) {
+				if (first == null) {
+					first = ex;
+				}
+				else {
+					first.addSuppressed(ex);
+				}
+			}
+		}
+		if (first != null) {
+			throw first;
+		}
+	}
+
+	/** Releases every lock without blocking; fails like {@link #release()}. */
+	public CompletableFuture<Void> releaseAsync() {
+		List<CompletableFuture<Void>> releases = new ArrayList<>(locks.size());
+		for (int i = locks.size() - 1; i >= 0; i--) {
+			releases.add(locks.get(i).unlockAsync(owner));
+		}
+		return CompletableFuture.allOf(releases.toArray(CompletableFuture[]::new));
+	}
+
+	private void releaseFirst(int count) {
+		for (int i = count - 1; i >= 0; i--) {
+			locks.get(i).unlock(owner);
+		}
+	}
+
+	private CompletableFuture<Void> releaseFirstAsync(int count) {
+		List<CompletableFuture<Void>> releases = new ArrayList<>(count);
+		for (int i = count - 1; i >= 0; i--) {
+			releases.add(locks.get(i).unlockAsync(owner));
+		}
+		return CompletableFuture.allOf(releases.toArray(CompletableFuture[]::new));
+	}
+
+}

@@ -1,0 +1,23 @@
+package dev.warden.lock.interceptor;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Holds the locks of an annotated method whose return type completes later than the call: the
+ * lock must be held until the result completes, by an owner that is not the calling thread.
+ * Register one as a bean to support another asynchronous type.
+ */
+public interface LockedReturnTypeHandler {
+
+	/** Whether this handler takes methods returning {@code returnType}. */
+	boolean canHandleReturnType(Class<?> returnType);
+
+	/**
+	 * Runs the call under its locks and returns what the caller receives.
+	 * @param call the call
+	 * @return the method's result, adapted to release the locks when it completes
+	 * @throws Throwable what the method or its fallback throws
+	 */
+	@Nullable Object handle(LockedCall call) throws Throwable;
+
+}

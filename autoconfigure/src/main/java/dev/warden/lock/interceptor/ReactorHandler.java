@@ -1,0 +1,65 @@
+package dev.warden.lock.interceptor;
+
+import org.jspecify.annotations.Nullable;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+/**
+ * Reactor {@code Mono} and {@code Flux} methods: each subscription acquires the locks without
+ * blocking, for an owner of its own, and holds them until the terminal signal or cancellation.
+ * Registered only when Reactor is on the classpath.
+ */
+public final class ReactorHandler implements LockedReturnTypeHandler {
+
+	@Override
+	public boolean canHandleReturnType(Class<?> returnType) {
+		return Mono.class.isAssignableFrom(returnType) || Flux.class.isAssignableFrom(returnType);
+	}
+
+	@Override
+	public @Nullable Object handle(LockedCall call) throws Throwable {
+		Object result = call.proceed();
+		if (result == null) {
+			return null;
+		}
+		if (result instanceof Mono<?> mono) {
+			return Mono.defer(() -> {
+				LockSet locks = call.newLockSet();
+				return Mono.usingWhen(Mono.fromFuture(locks::acquireAsync),
+						acquired -> acquired ? mono : Mono.from(onFailure(call, locks)),
+						acquired -> release(acquired, locks), (acquired, error) -> release(acquired, locks),
+						acquired -> release(acquired, locks));
+			});
+		}
+		Flux<?> flux = (Flux<?>) result;
+		return Flux.defer(() -> {
+			LockSet locks = call.newLockSet();
+			return Flux.usingWhen(Mono.fromFuture(locks::acquireAsync),
+					acquired -> acquired ? flux : Flux.from(onFailure(call, locks)),
+					acquired -> release(acquired, locks), (acquired, error) -> release(acquired, locks),
+					acquired -> release(acquired, locks));
+		});
+	}
+
+	private static Publisher<?> onFailure(LockedCall call, LockSet locks) {
+		return switch (call.onFailure()) {
+			case THROW -> Mono.error(locks.failure());
+			case SKIP -> Mono.empty();
+			case FALLBACK -> {
+				try {
+					Object fallback = call.fallback(locks.failure());
+					yield (fallback != null) ? (Publisher<?>) fallback : Mono.empty();
+				}
+				catch (Throwable ex) {
+					yield Mono.error(ex);
+				}
+			}
+		};
+	}
+
+	private static Mono<Void> release(boolean acquired, LockSet locks) {
+		return acquired ? Mono.fromFuture(locks::releaseAsync) : Mono.empty();
+	}
+
+}

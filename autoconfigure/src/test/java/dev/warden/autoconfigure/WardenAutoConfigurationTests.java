@@ -1,0 +1,166 @@
+package dev.warden.autoconfigure;
+
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import dev.warden.RedisUnavailableException;
+import dev.warden.Warden;
+import dev.warden.lock.LockListener;
+import dev.warden.lock.LockOwner;
+import dev.warden.lock.interceptor.LockOperationSourceAdvisor;
+import dev.warden.lock.interceptor.ReactorHandler;
+import dev.warden.test.redis.RedisServerExtension;
+import io.lettuce.core.RedisClient;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class WardenAutoConfigurationTests {
+
+	@RegisterExtension
+	static final RedisServerExtension redis = new RedisServerExtension();
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, AopAutoConfiguration.class,
+				WardenAutoConfiguration.class, WardenLockAutoConfiguration.class))
+		.withPropertyValues("spring.data.redis.host=" + redis.node().host(),
+				"spring.data.redis.port=" + redis.node().port());
+
+	@Test
+	void defaultsGiveAWardenOnTheApplicationsRedisAndTheLockAdvisor() {
+		runner.run(context -> {
+			assertThat(context).hasSingleBean(Warden.class).hasSingleBean(LockOperationSourceAdvisor.class)
+				.hasSingleBean(ReactorHandler.class);
+			WardenProperties properties = context.getBean(WardenProperties.class);
+			assertThat(properties.getLock().getWatchdogTimeout()).isEqualTo(Duration.ofSeconds(30));
+			assertThat(properties.getLock().getKeyPrefix()).isEqualTo("warden:lock:");
+			assertThat(properties.getLock().getDefaultWaitTime()).isZero();
+			assertThat(properties.getCommandTimeout()).isEqualTo(Duration.ofSeconds(10));
+			assertThat(context.getBean(LockOperationSourceAdvisor.class).getOrder())
+				.isEqualTo(WardenProperties.Lock.DEFAULT_ASPECT_ORDER);
+
+			Warden warden = context.getBean(Warden.class);
+			warden.getLock("auto").lock();
+			assertThat(redis.node().call("EXISTS", "auto")).isEqualTo(1L);
+			warden.getLock("auto").unlock();
+		});
+	}
+
+	@Test
+	void bindsProperties() {
+		runner.withPropertyValues("warden.client-id=orders-1", "warden.lock.aspect-order=42",
+				"warden.lock.watchdog-timeout=5s", "warden.command-timeout=2s", "warden.lock.key-prefix=app:",
+				"warden.lock.default-wait-time=250ms")
+			.run(context -> {
+				Warden warden = context.getBean(Warden.class);
+				assertThat(warden.getClientId()).isEqualTo("orders-1");
+				assertThat(context.getBean(LockOperationSourceAdvisor.class).getOrder()).isEqualTo(42);
+				WardenProperties properties = context.getBean(WardenProperties.class);
+				assertThat(properties.getLock().getDefaultWaitTime()).isEqualTo(Duration.ofMillis(250));
+				assertThat(properties.getLock().getKeyPrefix()).isEqualTo("app:");
+				warden.getLock("leased").lock();
+				assertThat(warden.getLock("leased").remainingTimeToLive()).isBetween(1L, 5_000L);
+				warden.getLock("leased").unlock();
+			});
+	}
+
+	@Test
+	void backsOffWhenTheApplicationDefinesItsOwnWarden() {
+		runner.withUserConfiguration(OwnWarden.class).run(context -> {
+			assertThat(context).hasSingleBean(Warden.class);
+			assertThat(context.getBean(Warden.class).getClientId()).isEqualTo("own");
+		});
+	}
+
+	@Test
+	void switchedOffByProperty() {
+		runner.withPropertyValues("warden.enabled=false").run(context -> {
+			assertThat(context).hasNotFailed().doesNotHaveBean(Warden.class)
+				.doesNotHaveBean(LockOperationSourceAdvisor.class);
+		});
+	}
+
+	@Test
+	void backsOffWithoutLettuceOrSpringDataRedis() {
+		runner.withClassLoader(new FilteredClassLoader(RedisClient.class)).run(context -> {
+			assertThat(context).hasNotFailed().doesNotHaveBean(Warden.class);
+		});
+		runner.withClassLoader(new FilteredClassLoader(LettuceConnectionFactory.class)).run(context -> {
+			assertThat(context).hasNotFailed().doesNotHaveBean(Warden.class);
+		});
+	}
+
+	@Test
+	void reactorHandlerOnlyWithReactor() {
+		runner.withClassLoader(new FilteredClassLoader("reactor.core.publisher")).run(context -> {
+			assertThat(context).doesNotHaveBean(ReactorHandler.class);
+		});
+	}
+
+	@Test
+	void usesTheApplicationsLockListener() {
+		runner.withUserConfiguration(Listener.class).withPropertyValues("warden.lock.watchdog-timeout=150ms")
+			.run(context -> {
+				Warden warden = context.getBean(Warden.class);
+				warden.getLock("listened").lock();
+				redis.node().call("DEL", "listened");
+				assertThat(context.getBean(Listener.class).lost.await(5, TimeUnit.SECONDS)).isTrue();
+			});
+	}
+
+	@Test
+	void redisDownFailsStartupWithTypedException() {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, WardenAutoConfiguration.class))
+			.withPropertyValues("spring.data.redis.port=1", "spring.data.redis.timeout=500ms",
+					"spring.data.redis.connect-timeout=500ms")
+			.run(context -> {
+				assertThat(context).hasFailed();
+				Throwable cause = context.getStartupFailure();
+				while (cause != null && !(cause instanceof RedisUnavailableException)) {
+					cause = cause.getCause();
+				}
+				assertThat(cause).isInstanceOf(RedisUnavailableException.class)
+					.hasMessageContaining("Cannot connect to Redis");
+			});
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class OwnWarden {
+
+		@Bean(destroyMethod = "close")
+		Warden ownWarden(LettuceConnectionFactory factory) {
+			return Warden.builder(factory.getRequiredNativeClient()).clientId("own").build();
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class Listener {
+
+		final CountDownLatch lost = new CountDownLatch(1);
+
+		@Bean
+		LockListener lockListener() {
+			return new LockListener() {
+				@Override
+				public void onLeaseLost(String lockName, LockOwner owner, @Nullable Throwable cause) {
+					lost.countDown();
+				}
+			};
+		}
+
+	}
+
+}
