@@ -50,4 +50,10 @@ public final class WardenAutoConfiguration {
 		return builder.build();
 	}
 
+	@Bean
+	@ConditionalOnBean(Warden.class)
+	WardenLifecycle wardenLifecycle(Warden warden) {
+		return new WardenLifecycle(warden);
+	}
+
 }

@@ -1,0 +1,26 @@
+package dev.warden;
+
+import java.time.Duration;
+import java.util.function.BooleanSupplier;
+
+/** Polls a condition until it holds or a deadline passes: for state with no event to wait on. */
+public final class Eventually {
+
+	private Eventually() {
+	}
+
+	public static void await(String what, BooleanSupplier condition) throws InterruptedException {
+		await(what, Duration.ofSeconds(10), condition);
+	}
+
+	public static void await(String what, Duration timeout, BooleanSupplier condition) throws InterruptedException {
+		long deadline = System.nanoTime() + timeout.toNanos();
+		while (!condition.getAsBoolean()) {
+			if (System.nanoTime() > deadline) {
+				throw new AssertionError("Not within " + timeout + ": " + what);
+			}
+			Thread.sleep(5);
+		}
+	}
+
+}
