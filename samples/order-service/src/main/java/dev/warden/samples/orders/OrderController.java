@@ -1,0 +1,79 @@
+package dev.warden.samples.orders;
+
+import java.net.URI;
+import java.util.List;
+
+import dev.warden.lock.LockAcquisitionException;
+import dev.warden.samples.orders.OrderService.OutOfStockException;
+import dev.warden.samples.orders.OrderService.UnknownProductException;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ProblemDetail;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RestController;
+
+/** The HTTP API: {@code POST /orders}, {@code GET /orders/{id}}, {@code GET /products}. */
+@RestController
+public class OrderController {
+
+	private final OrderService orders;
+
+	private final Inventory inventory;
+
+	public OrderController(OrderService orders, Inventory inventory) {
+		this.orders = orders;
+		this.inventory = inventory;
+	}
+
+	/** The body of {@code POST /orders}. */
+	public record PurchaseRequest(String sku, int quantity) {
+	}
+
+	@PostMapping("/orders")
+	public ResponseEntity<Order> purchase(@RequestBody PurchaseRequest request) {
+		Order order = orders.purchase(request.sku(), request.quantity());
+		return ResponseEntity.created(URI.create("/orders/" + order.id())).body(order);
+	}
+
+	@GetMapping("/orders/{id}")
+	public ResponseEntity<Order> order(@PathVariable long id) {
+		return ResponseEntity.of(inventory.findOrder(id));
+	}
+
+	@GetMapping("/products")
+	public List<Product> products() {
+		return inventory.products();
+	}
+
+	@GetMapping("/products/{sku}")
+	public ResponseEntity<Product> product(@PathVariable String sku) {
+		return ResponseEntity.of(inventory.findProduct(sku));
+	}
+
+	@ExceptionHandler
+	ProblemDetail outOfStock(OutOfStockException ex) {
+		return ProblemDetail.forStatusAndDetail(HttpStatus.CONFLICT, ex.getMessage());
+	}
+
+	@ExceptionHandler
+	ProblemDetail unknownProduct(UnknownProductException ex) {
+		return ProblemDetail.forStatusAndDetail(HttpStatus.NOT_FOUND, ex.getMessage());
+	}
+
+	@ExceptionHandler
+	ProblemDetail badRequest(IllegalArgumentException ex) {
+		return ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, ex.getMessage());
+	}
+
+	@ExceptionHandler
+	ResponseEntity<ProblemDetail> busy(LockAcquisitionException ex) {
+		return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
+			.header("Retry-After", "1")
+			.body(ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE, ex.getMessage()));
+	}
+
+}
