@@ -90,7 +90,9 @@ public interface DistributedLock extends Lock {
 	 * @param unit the unit of {@code waitTime}
 	 * @return completes with whether the lock was acquired, or fails with
 	 * {@link dev.warden.RedisUnavailableException}; cancelling it stops the wait (a hold acquired
-	 * in the meantime is released)
+	 * in the meantime is released). It completes on a Redis I/O thread: continuations that block
+	 * (on Warden, or on anything else) belong on an executor of their own
+	 * ({@code thenApplyAsync(..., executor)})
 	 */
 	CompletableFuture<Boolean> tryLockAsync(LockOwner owner, long waitTime, TimeUnit unit);
 

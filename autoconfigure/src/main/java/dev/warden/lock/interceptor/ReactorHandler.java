@@ -4,11 +4,14 @@ import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
 
 /**
  * Reactor {@code Mono} and {@code Flux} methods: each subscription acquires the locks without
  * blocking, for an owner of its own, and holds them until the terminal signal or cancellation.
- * Registered only when Reactor is on the classpath.
+ * The method's publisher is subscribed on {@link Schedulers#boundedElastic()}, never on the Redis
+ * I/O thread that completed the acquisition, so it may block (even on Warden itself). Registered
+ * only when Reactor is on the classpath.
  */
 public final class ReactorHandler implements LockedReturnTypeHandler {
 
@@ -26,7 +29,7 @@ public final class ReactorHandler implements LockedReturnTypeHandler {
 		if (result instanceof Mono<?> mono) {
 			return Mono.defer(() -> {
 				LockSet locks = call.newLockSet();
-				return Mono.usingWhen(Mono.fromFuture(locks::acquireAsync),
+				return Mono.usingWhen(acquire(locks),
 						acquired -> acquired ? mono : Mono.from(onFailure(call, locks)),
 						acquired -> release(acquired, locks), (acquired, error) -> release(acquired, locks),
 						acquired -> release(acquired, locks));
@@ -35,11 +38,15 @@ public final class ReactorHandler implements LockedReturnTypeHandler {
 		Flux<?> flux = (Flux<?>) result;
 		return Flux.defer(() -> {
 			LockSet locks = call.newLockSet();
-			return Flux.usingWhen(Mono.fromFuture(locks::acquireAsync),
+			return Flux.usingWhen(acquire(locks),
 					acquired -> acquired ? flux : Flux.from(onFailure(call, locks)),
 					acquired -> release(acquired, locks), (acquired, error) -> release(acquired, locks),
 					acquired -> release(acquired, locks));
 		});
+	}
+
+	private static Mono<Boolean> acquire(LockSet locks) {
+		return Mono.fromFuture(locks::acquireAsync).publishOn(Schedulers.boundedElastic());
 	}
 
 	private static Publisher<?> onFailure(LockedCall call, LockSet locks) {
