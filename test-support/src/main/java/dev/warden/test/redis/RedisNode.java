@@ -140,24 +140,26 @@ public final class RedisNode implements AutoCloseable {
 	}
 
 	/** Stops the server gracefully (SIGTERM), then forcibly if it does not exit in time. */
-	public synchronized void stop() {
-		Process running = this.process;
-		if (running == null) {
-			return;
-		}
-		running.destroy();
-		awaitExit(running, Duration.ofSeconds(10));
-		this.process = null;
-		reaper.unregister(this);
+	public void stop() {
+		terminate(false);
 	}
 
 	/** Kills the server at once (SIGKILL), as a crash would: nothing is flushed. */
-	public synchronized void kill() {
+	public void kill() {
+		terminate(true);
+	}
+
+	private synchronized void terminate(boolean forcibly) {
 		Process running = this.process;
 		if (running == null) {
 			return;
 		}
-		running.destroyForcibly();
+		if (forcibly) {
+			running.destroyForcibly();
+		}
+		else {
+			running.destroy();
+		}
 		awaitExit(running, Duration.ofSeconds(10));
 		this.process = null;
 		reaper.unregister(this);
