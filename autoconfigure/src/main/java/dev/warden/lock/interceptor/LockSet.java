@@ -79,30 +79,46 @@ public final class LockSet {
 
 	/**
 	 * Acquires every lock within one shared wait without blocking a thread.
-	 * @return completes with whether all were acquired (those taken are released otherwise)
+	 * @return completes with whether all were acquired (those taken are released otherwise);
+	 * cancelling it stops the acquisition and gives back whatever was or will be acquired
 	 */
 	public CompletableFuture<Boolean> acquireAsync() {
-		return acquireAsync(0, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis));
+		CompletableFuture<Boolean> result = new CompletableFuture<>();
+		acquireFrom(0, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis), result);
+		return result;
 	}
 
-	private CompletableFuture<Boolean> acquireAsync(int index, long deadline) {
+	private void acquireFrom(int index, long deadline, CompletableFuture<Boolean> result) {
+		if (result.isDone()) {
+			// Cancelled by the caller: give back what this set holds so far.
+			releaseFirstAsync(index);
+			return;
+		}
 		if (index == locks.size()) {
-			return CompletableFuture.completedFuture(true);
+			if (!result.complete(true)) {
+				releaseFirstAsync(index);
+			}
+			return;
 		}
 		long remaining = Math.max(0, deadline - System.nanoTime());
 		DistributedLock lock = locks.get(index);
 		CompletableFuture<Boolean> attempt = (leaseMillis == LockOperation.WATCHDOG_LEASE)
 				? lock.tryLockAsync(owner, remaining, TimeUnit.NANOSECONDS)
 				: lock.tryLockAsync(owner, remaining, leaseMillis * 1_000_000L, TimeUnit.NANOSECONDS);
-		return attempt.thenCompose(acquired -> {
-			if (!acquired) {
-				return releaseFirstAsync(index).thenApply(ignored -> false);
-			}
-			return acquireAsync(index + 1, deadline).whenComplete((all, failure) -> {
+		// A cancelled acquisition gives back a hold it still obtains.
+		result.whenComplete((ignored, failure) -> attempt.cancel(false));
+		attempt.whenComplete((acquired, failure) -> {
+			if (failure != null || !acquired) {
+				releaseFirstAsync(index);
 				if (failure != null) {
-					lock.unlockAsync(owner);
+					result.completeExceptionally(failure);
 				}
-			});
+				else {
+					result.complete(false);
+				}
+				return;
+			}
+			acquireFrom(index + 1, deadline, result);
 		});
 	}
 

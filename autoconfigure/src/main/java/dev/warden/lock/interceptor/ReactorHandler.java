@@ -9,9 +9,11 @@ import reactor.core.scheduler.Schedulers;
 /**
  * Reactor {@code Mono} and {@code Flux} methods: each subscription acquires the locks without
  * blocking, for an owner of its own, and holds them until the terminal signal or cancellation.
+ * <p>
  * The method's publisher is subscribed on {@link Schedulers#boundedElastic()}, never on the Redis
- * I/O thread that completed the acquisition, so it may block (even on Warden itself). Registered
- * only when Reactor is on the classpath.
+ * I/O thread that completed the acquisition, so it may block (even on Warden itself). A
+ * subscription cancelled while its acquisition completes gives the locks back. Registered only
+ * when Reactor is on the classpath.
  */
 public final class ReactorHandler implements LockedReturnTypeHandler {
 
@@ -29,8 +31,7 @@ public final class ReactorHandler implements LockedReturnTypeHandler {
 		if (result instanceof Mono<?> mono) {
 			return Mono.defer(() -> {
 				LockSet locks = call.newLockSet();
-				return Mono.usingWhen(acquire(locks),
-						acquired -> acquired ? mono : Mono.from(onFailure(call, locks)),
+				return Mono.usingWhen(acquire(locks), acquired -> Mono.from(underLock(acquired, mono, call, locks)),
 						acquired -> release(acquired, locks), (acquired, error) -> release(acquired, locks),
 						acquired -> release(acquired, locks));
 			});
@@ -38,15 +39,24 @@ public final class ReactorHandler implements LockedReturnTypeHandler {
 		Flux<?> flux = (Flux<?>) result;
 		return Flux.defer(() -> {
 			LockSet locks = call.newLockSet();
-			return Flux.usingWhen(acquire(locks),
-					acquired -> acquired ? flux : Flux.from(onFailure(call, locks)),
+			return Flux.usingWhen(acquire(locks), acquired -> underLock(acquired, flux, call, locks),
 					acquired -> release(acquired, locks), (acquired, error) -> release(acquired, locks),
 					acquired -> release(acquired, locks));
 		});
 	}
 
 	private static Mono<Boolean> acquire(LockSet locks) {
-		return Mono.fromFuture(locks::acquireAsync).publishOn(Schedulers.boundedElastic());
+		// A cancellation that races the completed acquisition makes Reactor discard the result:
+		// the locks it stands for must not be left held.
+		return Mono.fromFuture(locks::acquireAsync).doOnDiscard(Boolean.class, acquired -> {
+			if (acquired) {
+				locks.releaseAsync();
+			}
+		});
+	}
+
+	private static Flux<?> underLock(boolean acquired, Publisher<?> source, LockedCall call, LockSet locks) {
+		return Flux.from(acquired ? source : onFailure(call, locks)).subscribeOn(Schedulers.boundedElastic());
 	}
 
 	private static Publisher<?> onFailure(LockedCall call, LockSet locks) {

@@ -216,6 +216,27 @@ class DistributedLockAnnotationTests {
 	}
 
 	@Test
+	void cancellationRacingTheAcquisitionNeverLeavesTheLockHeld() {
+		run(context -> {
+			OrderService orders = context.getBean(OrderService.class);
+			DistributedLock lock = context.getBean(Warden.class).getLock("test:reactive:race");
+			for (int i = 0; i < 50; i++) {
+				Sinks.Many<Integer> sink = Sinks.many().unicast().onBackpressureBuffer();
+				Disposable subscription = orders.flux("race", sink.asFlux()).subscribe();
+				if (i % 2 == 0) {
+					// Half the time cancel as soon as possible, half the time once acquisition is under way.
+					Thread.onSpinWait();
+				}
+				else {
+					Eventually.await("lock taken", lock::isLocked);
+				}
+				subscription.dispose();
+				Eventually.await("lock released after cancellation " + i, () -> !lock.isLocked());
+			}
+		});
+	}
+
+	@Test
 	void invalidExpressionFailsStartupNamingMethodAndExpression() {
 		runner.withUserConfiguration(BadExpression.class).run(context -> assertStartupFailure(context,
 				"BadExpression$Service.call(String)", "'#id +'"));
