@@ -11,9 +11,16 @@ import dev.warden.lock.LockOwner;
 import dev.warden.lock.redis.LeaseRenewal;
 import dev.warden.lock.redis.RedisDistributedLock;
 import dev.warden.redis.RedisEngine;
+import dev.warden.task.ConsumerOptions;
+import dev.warden.task.DelayedQueue;
+import dev.warden.task.PayloadCodec;
+import dev.warden.task.redis.JsonPayloadCodec;
+import dev.warden.task.redis.RedisDelayedQueue;
+import dev.warden.task.redis.TaskWorkers;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.cluster.RedisClusterClient;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * A Warden client: the entry point to distributed locks on one Redis.
@@ -55,11 +62,19 @@ public final class Warden implements AutoCloseable {
 
 	private final AtomicBoolean closed = new AtomicBoolean();
 
+	private final JsonMapper jsonMapper;
+
+	private final RedisDelayedQueue.Consumers consumers;
+
 	private Warden(Builder builder, RedisEngine engine) {
 		this.clientId = builder.clientId;
 		this.engine = engine;
 		this.leaseRenewal = new LeaseRenewal(engine, builder.watchdogTimeout.toMillis(),
 				builder.lockListener);
+		this.jsonMapper = builder.jsonMapper;
+		this.consumers = new RedisDelayedQueue.Consumers(
+				new TaskWorkers(builder.taskConcurrency, "warden-task-" + shortId(clientId) + "-"), clientId,
+				builder.taskDefaults, builder.taskSweepInterval, builder.shutdownGrace);
 	}
 
 	/**
@@ -107,6 +122,57 @@ public final class Warden implements AutoCloseable {
 	}
 
 	/**
+	 * Returns the delayed queue of that name with payloads of any JSON shape (read back as maps,
+	 * lists, strings, numbers and booleans).
+	 * @param name the queue name; must not be blank nor contain braces
+	 * @return a lightweight view of the queue
+	 */
+	public DelayedQueue<Object> getDelayedQueue(String name) {
+		return getDelayedQueue(name, Object.class);
+	}
+
+	/**
+	 * Returns the delayed queue of that name with payloads of one type, stored as JSON.
+	 * @param name the queue name; must not be blank nor contain braces
+	 * @param payloadType the payload type
+	 * @param <T> the payload type
+	 * @return a lightweight view of the queue
+	 */
+	public <T> DelayedQueue<T> getDelayedQueue(String name, Class<T> payloadType) {
+		return getDelayedQueue(name, new JsonPayloadCodec<>(jsonMapper, payloadType));
+	}
+
+	/**
+	 * Returns the delayed queue of that name with payloads stored by {@code codec}.
+	 * @param name the queue name; must not be blank nor contain braces
+	 * @param codec turns payloads into stored text and back
+	 * @param <T> the payload type
+	 * @return a lightweight view of the queue
+	 */
+	public <T> DelayedQueue<T> getDelayedQueue(String name, PayloadCodec<T> codec) {
+		return new RedisDelayedQueue<>(name, engine, codec, jsonMapper, consumers);
+	}
+
+	/** The JSON mapper that stores task payloads. */
+	public JsonMapper getJsonMapper() {
+		return jsonMapper;
+	}
+
+	/** The queues this client consumes. */
+	public java.util.Set<String> consumedQueues() {
+		return consumers.queues();
+	}
+
+	/**
+	 * Stops consuming every queue: no new claims, then waits up to the shutdown grace period for
+	 * the handlers under way. Handlers still running then stay in flight and are delivered again.
+	 * @return whether every running handler finished in time
+	 */
+	public boolean stopConsumers() {
+		return consumers.stopAll();
+	}
+
+	/**
 	 * A new owner that belongs to no thread, for a hold acquired on one thread and released on
 	 * another. Each call returns a different owner.
 	 * @return the owner
@@ -132,16 +198,22 @@ public final class Warden implements AutoCloseable {
 	}
 
 	/**
-	 * Stops lease renewals and closes the connections this client opened. Locks it holds expire
-	 * when their lease runs out.
+	 * Stops consuming queues (waiting up to the shutdown grace period for running handlers), stops
+	 * lease renewals and closes the connections this client opened. Locks it holds expire when
+	 * their lease runs out.
 	 */
 	@Override
 	public void close() {
 		if (!closed.compareAndSet(false, true)) {
 			return;
 		}
+		consumers.close();
 		leaseRenewal.close();
 		engine.close();
+	}
+
+	private static String shortId(String clientId) {
+		return clientId.substring(0, Math.min(8, clientId.length()));
 	}
 
 	/** Options of a {@link Warden} client. */
@@ -156,6 +228,16 @@ public final class Warden implements AutoCloseable {
 		private Duration commandTimeout = DEFAULT_COMMAND_TIMEOUT;
 
 		private LockListener lockListener = LockListener.NONE;
+
+		private JsonMapper jsonMapper = JsonMapper.builder().findAndAddModules().build();
+
+		private int taskConcurrency = 8;
+
+		private ConsumerOptions taskDefaults = ConsumerOptions.DEFAULTS;
+
+		private Duration taskSweepInterval = Duration.ofSeconds(30);
+
+		private Duration shutdownGrace = Duration.ofSeconds(30);
 
 		private Builder(AbstractRedisClient client) {
 			if (!(client instanceof RedisClient) && !(client instanceof RedisClusterClient)) {
@@ -219,12 +301,80 @@ public final class Warden implements AutoCloseable {
 		}
 
 		/**
+		 * The JSON mapper that stores task payloads (by default one with every module on the
+		 * classpath).
+		 * @param jsonMapper the mapper
+		 * @return this builder
+		 */
+		public Builder jsonMapper(JsonMapper jsonMapper) {
+			if (jsonMapper == null) {
+				throw new IllegalArgumentException("The JSON mapper must not be null");
+			}
+			this.jsonMapper = jsonMapper;
+			return this;
+		}
+
+		/**
+		 * How many task handlers run at once on this client, across all its queues (8 by default).
+		 * @param taskConcurrency at least 1
+		 * @return this builder
+		 */
+		public Builder taskConcurrency(int taskConcurrency) {
+			if (taskConcurrency < 1) {
+				throw new IllegalArgumentException("The task concurrency must be at least 1: " + taskConcurrency);
+			}
+			this.taskConcurrency = taskConcurrency;
+			return this;
+		}
+
+		/**
+		 * Options of consumers started without their own (5 attempts, 10 s backoff doubling up to
+		 * 10 min, 5 min visibility timeout by default).
+		 * @param taskDefaults the options
+		 * @return this builder
+		 */
+		public Builder taskDefaults(ConsumerOptions taskDefaults) {
+			if (taskDefaults == null) {
+				throw new IllegalArgumentException("The consumer options must not be null");
+			}
+			this.taskDefaults = taskDefaults;
+			return this;
+		}
+
+		/**
+		 * The longest a consumer sleeps without looking at its queue, a safety net for a missed
+		 * wake-up message (30 s by default).
+		 * @param taskSweepInterval positive
+		 * @return this builder
+		 */
+		public Builder taskSweepInterval(Duration taskSweepInterval) {
+			if (taskSweepInterval == null || taskSweepInterval.isNegative() || taskSweepInterval.isZero()) {
+				throw new IllegalArgumentException("The sweep interval must be positive: " + taskSweepInterval);
+			}
+			this.taskSweepInterval = taskSweepInterval;
+			return this;
+		}
+
+		/**
+		 * How long closing the client waits for running task handlers (30 s by default).
+		 * @param shutdownGrace not negative
+		 * @return this builder
+		 */
+		public Builder shutdownGrace(Duration shutdownGrace) {
+			if (shutdownGrace == null || shutdownGrace.isNegative()) {
+				throw new IllegalArgumentException("The shutdown grace period must not be negative: " + shutdownGrace);
+			}
+			this.shutdownGrace = shutdownGrace;
+			return this;
+		}
+
+		/**
 		 * Connects and returns the client.
 		 * @return the client
 		 * @throws RedisUnavailableException when Redis cannot be reached
 		 */
 		public Warden build() {
-			String threadName = "warden-" + clientId.substring(0, Math.min(8, clientId.length()));
+			String threadName = "warden-" + shortId(clientId);
 			return new Warden(this, RedisEngine.connect(client, threadName, commandTimeout));
 		}
 

@@ -23,4 +23,14 @@ public final class Eventually {
 		}
 	}
 
+	/** Like {@link #await(String, BooleanSupplier)} for use inside a thread: gives up quietly. */
+	public static void awaitQuietly(BooleanSupplier condition) {
+		try {
+			await("condition", condition);
+		}
+		catch (InterruptedException | AssertionError ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
 }

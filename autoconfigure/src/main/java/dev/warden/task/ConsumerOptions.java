@@ -1,0 +1,56 @@
+package dev.warden.task;
+
+import java.time.Duration;
+
+/**
+ * How a consumer handles a queue's tasks.
+ *
+ * @param maxAttempts deliveries before a task becomes a dead letter (at least 1)
+ * @param backoff the wait before the second attempt; doubled for each further one
+ * @param maxBackoff the longest wait between attempts
+ * @param visibilityTimeout how long a delivered task stays invisible to other consumers; a task
+ * not acknowledged by then (its consumer died) is delivered again. Must exceed the handler's run time.
+ */
+public record ConsumerOptions(int maxAttempts, Duration backoff, Duration maxBackoff, Duration visibilityTimeout) {
+
+	/** 5 attempts, 10 s doubling up to 10 min, 5 min visibility. */
+	public static final ConsumerOptions DEFAULTS = new ConsumerOptions(5, Duration.ofSeconds(10), Duration.ofMinutes(10),
+			Duration.ofMinutes(5));
+
+	public ConsumerOptions {
+		if (maxAttempts < 1) {
+			throw new IllegalArgumentException("maxAttempts must be at least 1: " + maxAttempts);
+		}
+		requirePositive("backoff", backoff);
+		requirePositive("maxBackoff", maxBackoff);
+		requirePositive("visibilityTimeout", visibilityTimeout);
+	}
+
+	/** The wait after failed delivery number {@code attempt}: the backoff doubled per attempt, capped. */
+	public Duration backoffAfter(int attempt) {
+		long millis = backoff.toMillis();
+		for (int i = 1; i < attempt && millis < maxBackoff.toMillis(); i++) {
+			millis *= 2;
+		}
+		return Duration.ofMillis(Math.min(millis, maxBackoff.toMillis()));
+	}
+
+	public ConsumerOptions withMaxAttempts(int maxAttempts) {
+		return new ConsumerOptions(maxAttempts, backoff, maxBackoff, visibilityTimeout);
+	}
+
+	public ConsumerOptions withBackoff(Duration backoff) {
+		return new ConsumerOptions(maxAttempts, backoff, maxBackoff, visibilityTimeout);
+	}
+
+	public ConsumerOptions withVisibilityTimeout(Duration visibilityTimeout) {
+		return new ConsumerOptions(maxAttempts, backoff, maxBackoff, visibilityTimeout);
+	}
+
+	private static void requirePositive(String name, Duration value) {
+		if (value == null || value.isNegative() || value.isZero()) {
+			throw new IllegalArgumentException(name + " must be positive: " + value);
+		}
+	}
+
+}

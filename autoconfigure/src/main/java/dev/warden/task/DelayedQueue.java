@@ -1,0 +1,112 @@
+package dev.warden.task;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A durable queue of delayed tasks in Redis. Tasks have ids, are stored once, survive restarts of
+ * every client (and of Redis, with persistence on), and are delivered at least once, to one
+ * consumer, when due. Due times are kept by Redis's clock, never the callers'.
+ *
+ * <pre>{@code
+ * DelayedQueue<Long> timeouts = warden.getDelayedQueue("order-timeout", Long.class);
+ * timeouts.schedule("order-42", 42L, Duration.ofMinutes(30));   // when the order is created
+ * timeouts.cancel("order-42");                                   // when it is paid
+ * timeouts.consume(task -> orders.closeIfUnpaid(task.payload()));
+ * }</pre>
+ *
+ * @param <T> the payload type
+ */
+public interface DelayedQueue<T> {
+
+	/** The queue's name. */
+	String getName();
+
+	/**
+	 * Schedules a task due after {@code delay}, counted by Redis's clock. Idempotent by id: when a
+	 * task of that id is pending or being handled, it is kept as it is (unless
+	 * {@link ScheduleOption#REPLACE} is given) and the result says so.
+	 * @param taskId the task id; not blank
+	 * @param payload the payload, stored as JSON
+	 * @param delay the delay; not negative
+	 * @param options {@link ScheduleOption#REPLACE} to overwrite
+	 * @return what was done
+	 */
+	ScheduleResult schedule(String taskId, T payload, Duration delay, ScheduleOption... options);
+
+	/**
+	 * Schedules a task due at {@code dueAt}.
+	 * @param taskId the task id; not blank
+	 * @param payload the payload, stored as JSON
+	 * @param dueAt when it is due (in the past: due at once)
+	 * @param options {@link ScheduleOption#REPLACE} to overwrite
+	 * @return what was done
+	 */
+	ScheduleResult schedule(String taskId, T payload, Instant dueAt, ScheduleOption... options);
+
+	/**
+	 * Cancels a task, pending or being handled (a handler already running is not interrupted; its
+	 * outcome is ignored).
+	 * @return whether there was such a task
+	 */
+	boolean cancel(String taskId);
+
+	/**
+	 * Moves a pending task to a new due time, {@code delay} from Redis's clock now.
+	 * @return whether such a task was pending (a task being handled is not moved)
+	 */
+	boolean reschedule(String taskId, Duration delay);
+
+	/**
+	 * Moves a pending task to a new due time.
+	 * @return whether such a task was pending (a task being handled is not moved)
+	 */
+	boolean reschedule(String taskId, Instant dueAt);
+
+	/** Whether a task of that id is pending or being handled. */
+	boolean contains(String taskId);
+
+	/** When the task is due; empty when there is no such pending task (or it is being handled). */
+	Optional<Instant> dueAt(String taskId);
+
+	/** How many tasks are pending or being handled. */
+	long size();
+
+	/**
+	 * Pending tasks in due order.
+	 * @param offset how many to skip
+	 * @param count how many at most
+	 * @return the tasks
+	 */
+	List<PendingTask<T>> list(int offset, int count);
+
+	/** The dead letters. */
+	List<DeadLetter> deadLetters();
+
+	/**
+	 * Puts a dead letter back in the queue, due now, with its attempts reset.
+	 * @return whether there was such a dead letter (and no pending task of the same id)
+	 */
+	boolean requeueDeadLetter(String taskId);
+
+	/** Deletes a dead letter. */
+	boolean deleteDeadLetter(String taskId);
+
+	/**
+	 * Starts consuming this queue on this client with the client's default options.
+	 * @param handler handles each due task
+	 * @return the running consumer
+	 */
+	TaskConsumer consume(TaskHandler<T> handler);
+
+	/**
+	 * Starts consuming this queue on this client.
+	 * @param handler handles each due task
+	 * @param options attempts, backoff and visibility timeout
+	 * @return the running consumer
+	 */
+	TaskConsumer consume(TaskHandler<T> handler, ConsumerOptions options);
+
+}

@@ -1,0 +1,12 @@
+package dev.warden.task;
+
+/** Options of {@link DelayedQueue#schedule}. */
+public enum ScheduleOption {
+
+	/**
+	 * Overwrite a task of the same id that is pending or being handled (its handler's outcome is
+	 * then ignored), instead of keeping it.
+	 */
+	REPLACE
+
+}

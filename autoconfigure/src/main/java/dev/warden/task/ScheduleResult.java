@@ -1,0 +1,35 @@
+package dev.warden.task;
+
+import java.time.Instant;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What {@link DelayedQueue#schedule} did.
+ *
+ * @param status whether the task was scheduled, replaced, or already pending
+ * @param dueAt when the task is due (by Redis's clock); {@code null} when an already pending task
+ * is being handled right now
+ */
+public record ScheduleResult(Status status, @Nullable Instant dueAt) {
+
+	/** The outcome of a schedule call. */
+	public enum Status {
+
+		/** A new task was stored. */
+		SCHEDULED,
+
+		/** A task with that id existed and was overwritten (with {@link ScheduleOption#REPLACE}). */
+		REPLACED,
+
+		/** A task with that id is pending or being handled; it was kept as it is. */
+		ALREADY_PENDING
+
+	}
+
+	/** Whether a task with this payload and due time is now pending because of this call. */
+	public boolean stored() {
+		return status != Status.ALREADY_PENDING;
+	}
+
+}

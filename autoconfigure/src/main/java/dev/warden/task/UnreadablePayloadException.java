@@ -1,0 +1,18 @@
+package dev.warden.task;
+
+import dev.warden.WardenException;
+
+/**
+ * Thrown by a handler (or by Warden before calling it) when a task's payload cannot be turned
+ * back into the handler's types. Such a task goes to the dead letters at once, with the reason:
+ * trying again cannot help.
+ */
+public class UnreadablePayloadException extends WardenException {
+
+	private static final long serialVersionUID = 1L;
+
+	public UnreadablePayloadException(String message, Throwable cause) {
+		super(message, cause);
+	}
+
+}

@@ -1,0 +1,337 @@
+package dev.warden.task.redis;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+import dev.warden.redis.ChannelListener;
+import dev.warden.redis.ChannelSubscriptions.Membership;
+import dev.warden.redis.RedisEngine;
+import dev.warden.task.ConsumerOptions;
+import dev.warden.task.Delivery;
+import dev.warden.task.PayloadCodec;
+import dev.warden.task.TaskConsumer;
+import dev.warden.task.TaskHandler;
+import dev.warden.task.UnreadablePayloadException;
+import io.lettuce.core.ScriptOutputType;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Consumes one queue on one client: claims due tasks as slots free up, runs their handlers, and
+ * acknowledges or reschedules them.
+ * <p>
+ * It does not poll. After each claim, Redis says how long until the next task is due (or the next
+ * in-flight deadline passes), and the dispatcher sleeps that long; a task scheduled earlier than
+ * that is announced on the queue's channel and wakes it. A slow sweep bounds every sleep, as a
+ * safety net for a missed message. All times are Redis's: the dispatcher only ever schedules
+ * relative delays that Redis computed, so clients' clocks never matter.
+ *
+ * @param <T> the payload type
+ */
+final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
+
+	private static final Logger logger = LoggerFactory.getLogger(DueTaskDispatcher.class);
+
+	private static final int MAX_BATCH = 100;
+
+	private static final long RETRY_AFTER_ERROR_MILLIS = 1000;
+
+	private final String queue;
+
+	private final QueueKeys keys;
+
+	private final RedisEngine engine;
+
+	private final TaskWorkers workers;
+
+	private final PayloadCodec<T> codec;
+
+	private final TaskHandler<T> handler;
+
+	private final ConsumerOptions options;
+
+	private final String consumerId;
+
+	private final long sweepMillis;
+
+	private final Duration defaultGrace;
+
+	private final Runnable onStop;
+
+	// Guarded by this.
+	private boolean running;
+
+	private boolean claiming;
+
+	private long wakeAfterClaimNanos = Long.MAX_VALUE;
+
+	private @Nullable ScheduledFuture<?> wake;
+
+	private long wakeAtNanos = Long.MAX_VALUE;
+
+	private int activeHandlers;
+
+	private @Nullable Membership<DueTaskDispatcher<T>> subscription;
+
+	DueTaskDispatcher(String queue, QueueKeys keys, RedisEngine engine, TaskWorkers workers, PayloadCodec<T> codec,
+			TaskHandler<T> handler, ConsumerOptions options, String consumerId, Duration sweepInterval,
+			Duration defaultGrace, Runnable onStop) {
+		this.queue = queue;
+		this.keys = keys;
+		this.engine = engine;
+		this.workers = workers;
+		this.codec = codec;
+		this.handler = handler;
+		this.options = options;
+		this.consumerId = consumerId;
+		this.sweepMillis = sweepInterval.toMillis();
+		this.defaultGrace = defaultGrace;
+		this.onStop = onStop;
+	}
+
+	/**
+	 * Subscribes to the queue's channel, then makes the first claim: a task scheduled before the
+	 * subscription is confirmed is found by that claim, one scheduled after it is announced.
+	 */
+	void start() {
+		Membership<DueTaskDispatcher<T>> joined = engine.subscriptions().join(keys.channel, () -> this);
+		try {
+			engine.await(joined.subscribed().copy(), "subscription to " + keys.channel);
+		}
+		catch (RuntimeException ex) {
+			joined.close();
+			throw ex;
+		}
+		synchronized (this) {
+			running = true;
+			subscription = joined;
+		}
+		claim();
+	}
+
+	@Override
+	public String queue() {
+		return queue;
+	}
+
+	/** A task was scheduled (or rescheduled) that is due in the message's milliseconds. */
+	@Override
+	public void onMessage(String message) {
+		long delay;
+		try {
+			delay = Long.parseLong(message);
+		}
+		catch (NumberFormatException ex) {
+			delay = 0;
+		}
+		wakeWithin(delay);
+	}
+
+	private synchronized void wakeWithin(long delayMillis) {
+		if (!running) {
+			return;
+		}
+		long at = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, delayMillis));
+		if (claiming) {
+			// The claim under way may have read the queue before this task arrived.
+			wakeAfterClaimNanos = Math.min(wakeAfterClaimNanos, at);
+			return;
+		}
+		if (at < wakeAtNanos) {
+			scheduleWake(at);
+		}
+	}
+
+	private void scheduleWake(long atNanos) {
+		if (wake != null) {
+			wake.cancel(false);
+		}
+		wakeAtNanos = atNanos;
+		wake = engine.scheduler().schedule(this::claim, Math.max(0, atNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+	}
+
+	private void claim() {
+		int reserved;
+		synchronized (this) {
+			if (!running || claiming) {
+				return;
+			}
+			if (wake != null) {
+				wake.cancel(false);
+				wake = null;
+			}
+			wakeAtNanos = Long.MAX_VALUE;
+			reserved = workers.reserve(MAX_BATCH);
+			if (reserved == 0) {
+				workers.whenSlotFree(this::claim);
+				return;
+			}
+			claiming = true;
+			wakeAfterClaimNanos = Long.MAX_VALUE;
+		}
+		engine.<List<Object>>eval(TaskScripts.CLAIM, ScriptOutputType.MULTI, keys.allAndDead,
+				Integer.toString(reserved), Long.toString(options.visibilityTimeout().toMillis()), consumerId,
+				Integer.toString(options.maxAttempts()))
+			.whenComplete((reply, failure) -> claimed(reserved, reply, failure));
+	}
+
+	private void claimed(int reserved, @Nullable List<Object> reply, @Nullable Throwable failure) {
+		int claimed = 0;
+		long wakeIn = RETRY_AFTER_ERROR_MILLIS;
+		try {
+			if (failure != null) {
+				logger.warn("Claiming due tasks of queue '{}' failed; trying again in {} ms", queue,
+						RETRY_AFTER_ERROR_MILLIS, failure);
+			}
+			else if (reply != null) {
+				wakeIn = (Long) reply.get(1);
+				for (int i = 2; i + 3 < reply.size(); i += 4) {
+					String id = (String) reply.get(i);
+					String payload = (String) reply.get(i + 1);
+					int attempt = ((Long) reply.get(i + 2)).intValue();
+					String token = (String) reply.get(i + 3);
+					claimed++;
+					synchronized (this) {
+						activeHandlers++;
+					}
+					workers.execute(() -> deliver(id, payload, attempt, token));
+				}
+			}
+		}
+		finally {
+			workers.release(reserved - claimed);
+		}
+		synchronized (this) {
+			claiming = false;
+			if (!running) {
+				return;
+			}
+			boolean moreDue = claimed == reserved && claimed > 0;
+			long next = (moreDue || wakeIn == 0) ? 0 : (wakeIn < 0 ? sweepMillis : Math.min(wakeIn, sweepMillis));
+			long at = Math.min(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(next), wakeAfterClaimNanos);
+			wakeAfterClaimNanos = Long.MAX_VALUE;
+			scheduleWake(at);
+		}
+	}
+
+	private void deliver(String id, String payload, int attempt, String token) {
+		try {
+			T value;
+			try {
+				value = codec.decode(payload);
+			}
+			catch (UnreadablePayloadException ex) {
+				fail(id, token, -1, "Unreadable payload: " + ex.getMessage());
+				return;
+			}
+			try {
+				handler.handle(new Delivery<>(queue, id, value, attempt));
+			}
+			catch (UnreadablePayloadException ex) {
+				fail(id, token, -1, "Unreadable payload: " + ex.getMessage());
+				return;
+			}
+			catch (Exception ex) {
+				logger.debug("Task '{}' of queue '{}' failed on attempt {}", id, queue, attempt, ex);
+				fail(id, token, options.backoffAfter(attempt).toMillis(), describe(ex));
+				return;
+			}
+			Long acknowledged = engine.await(
+					engine.eval(TaskScripts.ACK, ScriptOutputType.INTEGER, keys.ack, id, token),
+					"acknowledgement of task '" + id + "'");
+			if (acknowledged == null || acknowledged == 0L) {
+				logger.info("Task '{}' of queue '{}' was cancelled, replaced or redelivered while it ran; "
+						+ "its completion was not recorded", id, queue);
+			}
+		}
+		catch (RuntimeException ex) {
+			// Redis unreachable for the acknowledgement: the task stays in flight and is delivered again.
+			logger.warn("Could not record the outcome of task '{}' of queue '{}'; it will be delivered again after "
+					+ "its visibility timeout", id, queue, ex);
+		}
+		finally {
+			synchronized (this) {
+				activeHandlers--;
+				notifyAll();
+			}
+			workers.release(1);
+		}
+	}
+
+	private void fail(String id, String token, long backoffMillis, String error) {
+		Long outcome = engine.await(engine.eval(TaskScripts.FAIL, ScriptOutputType.INTEGER, keys.allAndDead, id, token,
+				Long.toString(backoffMillis), error, Integer.toString(options.maxAttempts()), keys.channel),
+				"failure of task '" + id + "'");
+		if (outcome != null && outcome == 2L) {
+			logger.warn("Task '{}' of queue '{}' moved to the dead letters: {}", id, queue, error);
+		}
+	}
+
+	private static String describe(Exception ex) {
+		StringWriter trace = new StringWriter();
+		ex.printStackTrace(new PrintWriter(trace));
+		String text = trace.toString();
+		// Enough to diagnose; a dead letter is no place for a whole stack.
+		return (text.length() > 4000) ? text.substring(0, 4000) : text;
+	}
+
+	@Override
+	public boolean stop(Duration grace) {
+		halt();
+		return awaitIdle(System.nanoTime() + grace.toNanos(), grace);
+	}
+
+	/** Stops claiming: no task is claimed by this consumer after this returns. */
+	void halt() {
+		Membership<DueTaskDispatcher<T>> joined;
+		synchronized (this) {
+			if (!running) {
+				return;
+			}
+			running = false;
+			if (wake != null) {
+				wake.cancel(false);
+				wake = null;
+			}
+			joined = subscription;
+			subscription = null;
+		}
+		if (joined != null) {
+			joined.close();
+		}
+		onStop.run();
+	}
+
+	/** Waits until no handler of this consumer runs, or the deadline. */
+	boolean awaitIdle(long deadlineNanos, Duration grace) {
+		synchronized (this) {
+			while (activeHandlers > 0) {
+				long remaining = deadlineNanos - System.nanoTime();
+				if (remaining <= 0) {
+					logger.warn("{} task(s) of queue '{}' still running after the {} grace period; they stay in "
+							+ "flight and will be delivered again", activeHandlers, queue, grace);
+					return false;
+				}
+				try {
+					TimeUnit.NANOSECONDS.timedWait(this, remaining);
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+					return false;
+				}
+			}
+		}
+		return true;
+	}
+
+	@Override
+	public void close() {
+		stop(defaultGrace);
+	}
+
+}

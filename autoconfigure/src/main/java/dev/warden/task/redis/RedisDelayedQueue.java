@@ -1,0 +1,317 @@
+package dev.warden.task.redis;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+
+import dev.warden.redis.RedisEngine;
+import dev.warden.task.ConsumerOptions;
+import dev.warden.task.DeadLetter;
+import dev.warden.task.DelayedQueue;
+import dev.warden.task.PayloadCodec;
+import dev.warden.task.PendingTask;
+import dev.warden.task.ScheduleOption;
+import dev.warden.task.ScheduleResult;
+import dev.warden.task.TaskConsumer;
+import dev.warden.task.TaskHandler;
+import io.lettuce.core.ScriptOutputType;
+import org.jspecify.annotations.Nullable;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * {@link DelayedQueue} on Redis. Instances are cheap views of one queue; the state is in Redis and
+ * in the client's consumers.
+ *
+ * @param <T> the payload type
+ */
+public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
+
+	/** The prefix of every queue's keys. */
+	public static final String KEY_PREFIX = "warden:task:";
+
+	private final String name;
+
+	private final QueueKeys keys;
+
+	private final RedisEngine engine;
+
+	private final PayloadCodec<T> codec;
+
+	private final JsonMapper mapper;
+
+	private final Consumers consumers;
+
+	/**
+	 * @param name the queue's name
+	 * @param engine the client's engine
+	 * @param codec turns payloads into stored text and back
+	 * @param mapper reads dead letters
+	 * @param consumers the client's consumers
+	 */
+	public RedisDelayedQueue(String name, RedisEngine engine, PayloadCodec<T> codec, JsonMapper mapper,
+			Consumers consumers) {
+		this.keys = new QueueKeys(KEY_PREFIX, name);
+		this.name = name;
+		this.engine = engine;
+		this.codec = codec;
+		this.mapper = mapper;
+		this.consumers = consumers;
+	}
+
+	@Override
+	public String getName() {
+		return name;
+	}
+
+	@Override
+	public ScheduleResult schedule(String taskId, T payload, Duration delay, ScheduleOption... options) {
+		if (delay == null || delay.isNegative()) {
+			throw new IllegalArgumentException("The delay must not be negative: " + delay);
+		}
+		return schedule(taskId, payload, "in", delay.toMillis(), options);
+	}
+
+	@Override
+	public ScheduleResult schedule(String taskId, T payload, Instant dueAt, ScheduleOption... options) {
+		if (dueAt == null) {
+			throw new IllegalArgumentException("The due time must not be null");
+		}
+		return schedule(taskId, payload, "at", dueAt.toEpochMilli(), options);
+	}
+
+	private ScheduleResult schedule(String taskId, T payload, String mode, long time, ScheduleOption... options) {
+		requireId(taskId);
+		String encoded = codec.encode(payload);
+		boolean replace = Arrays.asList(options).contains(ScheduleOption.REPLACE);
+		List<Long> reply = engine.await(engine.eval(TaskScripts.SCHEDULE, ScriptOutputType.MULTI, keys.all, taskId,
+				encoded, mode, Long.toString(time), replace ? "1" : "0", keys.channel), "schedule of task '" + taskId + "'");
+		ScheduleResult.Status status = switch (reply.get(0).intValue()) {
+			case 1 -> ScheduleResult.Status.SCHEDULED;
+			case 2 -> ScheduleResult.Status.REPLACED;
+			default -> ScheduleResult.Status.ALREADY_PENDING;
+		};
+		long due = reply.get(1);
+		return new ScheduleResult(status, (due >= 0) ? Instant.ofEpochMilli(due) : null);
+	}
+
+	@Override
+	public boolean cancel(String taskId) {
+		requireId(taskId);
+		Long existed = engine.await(engine.eval(TaskScripts.CANCEL, ScriptOutputType.INTEGER, keys.all, taskId),
+				"cancel of task '" + taskId + "'");
+		return existed != null && existed == 1L;
+	}
+
+	@Override
+	public boolean reschedule(String taskId, Duration delay) {
+		if (delay == null || delay.isNegative()) {
+			throw new IllegalArgumentException("The delay must not be negative: " + delay);
+		}
+		return reschedule(taskId, "in", delay.toMillis());
+	}
+
+	@Override
+	public boolean reschedule(String taskId, Instant dueAt) {
+		if (dueAt == null) {
+			throw new IllegalArgumentException("The due time must not be null");
+		}
+		return reschedule(taskId, "at", dueAt.toEpochMilli());
+	}
+
+	private boolean reschedule(String taskId, String mode, long time) {
+		requireId(taskId);
+		Long due = engine.await(engine.eval(TaskScripts.RESCHEDULE, ScriptOutputType.INTEGER, new String[] { keys.due },
+				taskId, mode, Long.toString(time), keys.channel), "reschedule of task '" + taskId + "'");
+		return due != null && due >= 0;
+	}
+
+	@Override
+	public boolean contains(String taskId) {
+		requireId(taskId);
+		return Boolean.TRUE.equals(engine.await(engine.commands().hexists(keys.tasks, taskId), "task '" + taskId + "'"));
+	}
+
+	@Override
+	public Optional<Instant> dueAt(String taskId) {
+		requireId(taskId);
+		Double score = engine.await(engine.commands().zscore(keys.due, taskId), "due time of task '" + taskId + "'");
+		return Optional.ofNullable(score).map(millis -> Instant.ofEpochMilli(millis.longValue()));
+	}
+
+	@Override
+	public long size() {
+		Long size = engine.await(engine.commands().hlen(keys.tasks), "size of queue '" + name + "'");
+		return (size != null) ? size : 0;
+	}
+
+	@Override
+	public List<PendingTask<T>> list(int offset, int count) {
+		if (offset < 0 || count < 0) {
+			throw new IllegalArgumentException("offset and count must not be negative: " + offset + ", " + count);
+		}
+		if (count == 0) {
+			return List.of();
+		}
+		List<Object> reply = engine.await(engine.eval(TaskScripts.LIST, ScriptOutputType.MULTI, new String[] { keys.due,
+				keys.tasks }, Integer.toString(offset), Integer.toString(count)), "list of queue '" + name + "'");
+		List<PendingTask<T>> tasks = new ArrayList<>(reply.size() / 3);
+		for (int i = 0; i + 2 < reply.size(); i += 3) {
+			long due = (long) Double.parseDouble((String) reply.get(i + 1));
+			tasks.add(new PendingTask<>((String) reply.get(i), Instant.ofEpochMilli(due),
+					codec.decode((String) reply.get(i + 2))));
+		}
+		return tasks;
+	}
+
+	@Override
+	public List<DeadLetter> deadLetters() {
+		Map<String, String> letters = engine.await(engine.commands().hgetall(keys.dead), "dead letters of '" + name + "'");
+		return letters.values()
+			.stream()
+			.map(this::readDeadLetter)
+			.sorted(Comparator.comparing(DeadLetter::failedAt))
+			.toList();
+	}
+
+	private DeadLetter readDeadLetter(String json) {
+		JsonNode letter = mapper.readTree(json);
+		JsonNode payload = letter.get("payload");
+		return new DeadLetter(letter.get("id").asString(), (payload != null && payload.isString()) ? payload.asString() : null,
+				letter.get("attempts").asInt(), letter.get("error").asString(),
+				Instant.ofEpochMilli(letter.get("failedAt").asLong()));
+	}
+
+	@Override
+	public boolean requeueDeadLetter(String taskId) {
+		requireId(taskId);
+		Long requeued = engine.await(engine.eval(TaskScripts.REQUEUE_DEAD, ScriptOutputType.INTEGER,
+				new String[] { keys.dead, keys.due, keys.tasks }, taskId, keys.channel), "requeue of task '" + taskId + "'");
+		return requeued != null && requeued == 1L;
+	}
+
+	@Override
+	public boolean deleteDeadLetter(String taskId) {
+		requireId(taskId);
+		Long deleted = engine.await(engine.commands().hdel(keys.dead, taskId), "dead letter '" + taskId + "'");
+		return deleted != null && deleted == 1L;
+	}
+
+	@Override
+	public TaskConsumer consume(TaskHandler<T> handler) {
+		return consume(handler, consumers.defaults());
+	}
+
+	@Override
+	public TaskConsumer consume(TaskHandler<T> handler, ConsumerOptions options) {
+		if (handler == null || options == null) {
+			throw new IllegalArgumentException("The handler and the options must not be null");
+		}
+		return consumers.start(name, stop -> new DueTaskDispatcher<>(name, keys, engine, consumers.workers(), codec,
+				handler, options, consumers.consumerId(), consumers.sweepInterval(), consumers.shutdownGrace(), stop));
+	}
+
+	private static void requireId(@Nullable String taskId) {
+		if (taskId == null || taskId.isBlank()) {
+			throw new IllegalArgumentException("A task id must not be null or blank");
+		}
+	}
+
+	/**
+	 * The consumers of one client: at most one per queue, sharing the client's handler pool.
+	 */
+	public static final class Consumers implements AutoCloseable {
+
+		private final TaskWorkers workers;
+
+		private final String consumerId;
+
+		private final ConsumerOptions defaults;
+
+		private final Duration sweepInterval;
+
+		private final Duration shutdownGrace;
+
+		private final Map<String, DueTaskDispatcher<?>> running = new java.util.concurrent.ConcurrentHashMap<>();
+
+		/**
+		 * @param workers the handler pool
+		 * @param consumerId the client's id, the prefix of its claim tokens
+		 * @param defaults options of consumers started without
+		 * @param sweepInterval the longest a consumer sleeps without checking its queue
+		 * @param shutdownGrace how long closing waits for running handlers
+		 */
+		public Consumers(TaskWorkers workers, String consumerId, ConsumerOptions defaults, Duration sweepInterval,
+				Duration shutdownGrace) {
+			this.workers = workers;
+			this.consumerId = consumerId;
+			this.defaults = defaults;
+			this.sweepInterval = sweepInterval;
+			this.shutdownGrace = shutdownGrace;
+		}
+
+		ConsumerOptions defaults() {
+			return defaults;
+		}
+
+		TaskWorkers workers() {
+			return workers;
+		}
+
+		String consumerId() {
+			return consumerId;
+		}
+
+		Duration sweepInterval() {
+			return sweepInterval;
+		}
+
+		Duration shutdownGrace() {
+			return shutdownGrace;
+		}
+
+		synchronized <T> TaskConsumer start(String queue, Function<Runnable, DueTaskDispatcher<T>> factory) {
+			if (running.containsKey(queue)) {
+				throw new IllegalStateException("Queue '" + queue + "' already has a consumer on this client");
+			}
+			DueTaskDispatcher<T> dispatcher = factory.apply(() -> running.remove(queue));
+			dispatcher.start();
+			running.put(queue, dispatcher);
+			return dispatcher;
+		}
+
+		/** The queues consumed on this client. */
+		public java.util.Set<String> queues() {
+			return java.util.Set.copyOf(running.keySet());
+		}
+
+		/**
+		 * Stops every consumer: no new claims, then one shared grace period for the running handlers.
+		 * @return whether every running handler finished in time
+		 */
+		public boolean stopAll() {
+			List<DueTaskDispatcher<?>> all = List.copyOf(running.values());
+			all.forEach(DueTaskDispatcher::halt);
+			long deadline = System.nanoTime() + shutdownGrace.toNanos();
+			boolean finished = true;
+			for (DueTaskDispatcher<?> dispatcher : all) {
+				finished &= dispatcher.awaitIdle(deadline, shutdownGrace);
+			}
+			return finished;
+		}
+
+		@Override
+		public void close() {
+			stopAll();
+			workers.close();
+		}
+
+	}
+
+}

@@ -1,0 +1,27 @@
+package dev.warden.task.redis;
+
+import dev.warden.redis.LuaScript;
+
+/** The delayed queue's scripts, read and digested once. */
+final class TaskScripts {
+
+	static final LuaScript SCHEDULE = LuaScript.load(TaskScripts.class, "task-schedule.lua");
+
+	static final LuaScript CLAIM = LuaScript.load(TaskScripts.class, "task-claim.lua");
+
+	static final LuaScript ACK = LuaScript.load(TaskScripts.class, "task-ack.lua");
+
+	static final LuaScript FAIL = LuaScript.load(TaskScripts.class, "task-fail.lua");
+
+	static final LuaScript CANCEL = LuaScript.load(TaskScripts.class, "task-cancel.lua");
+
+	static final LuaScript RESCHEDULE = LuaScript.load(TaskScripts.class, "task-reschedule.lua");
+
+	static final LuaScript REQUEUE_DEAD = LuaScript.load(TaskScripts.class, "task-requeue-dead.lua");
+
+	static final LuaScript LIST = LuaScript.load(TaskScripts.class, "task-list.lua");
+
+	private TaskScripts() {
+	}
+
+}

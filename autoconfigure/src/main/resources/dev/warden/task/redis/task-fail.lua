@@ -1,0 +1,44 @@
+-- Records a failed delivery: schedules the task again after a backoff, or moves it to the dead
+-- letters when it has used its attempts (or when the failure is final, such as an unreadable
+-- payload). Only if the delivery is still the current one.
+--
+-- KEYS[1]  due zset
+-- KEYS[2]  tasks hash
+-- KEYS[3]  in-flight zset
+-- KEYS[4]  attempts hash
+-- KEYS[5]  claims hash
+-- KEYS[6]  errors hash
+-- KEYS[7]  dead letters hash
+-- ARGV[1]  task id
+-- ARGV[2]  the delivery's claim token
+-- ARGV[3]  backoff in ms before the next attempt; -1 for a final failure
+-- ARGV[4]  the error, as text
+-- ARGV[5]  max attempts
+-- ARGV[6]  the queue's wake-up channel
+--
+-- Returns  1 rescheduled; 2 moved to the dead letters; 0 the claim no longer matches (unchanged).
+if redis.call('hget', KEYS[5], ARGV[1]) ~= ARGV[2] then
+    return 0
+end
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+redis.call('zrem', KEYS[3], ARGV[1])
+redis.call('hdel', KEYS[5], ARGV[1])
+local attempts = tonumber(redis.call('hget', KEYS[4], ARGV[1]) or '0')
+local backoff = tonumber(ARGV[3])
+if backoff < 0 or attempts >= tonumber(ARGV[5]) then
+    redis.call('hset', KEYS[7], ARGV[1], cjson.encode({id = ARGV[1], payload = redis.call('hget', KEYS[2], ARGV[1]),
+        attempts = attempts, error = ARGV[4], failedAt = now}))
+    redis.call('hdel', KEYS[2], ARGV[1])
+    redis.call('hdel', KEYS[4], ARGV[1])
+    redis.call('hdel', KEYS[6], ARGV[1])
+    return 2
+end
+redis.call('hset', KEYS[6], ARGV[1], ARGV[4])
+local due = now + backoff
+local head = redis.call('zrange', KEYS[1], 0, 0, 'WITHSCORES')
+redis.call('zadd', KEYS[1], due, ARGV[1])
+if head[2] == nil or due < tonumber(head[2]) then
+    redis.call('publish', ARGV[6], tostring(backoff))
+end
+return 1

@@ -1,0 +1,24 @@
+-- Moves a dead letter back into the queue, due now, with its attempts reset.
+--
+-- KEYS[1]  dead letters hash
+-- KEYS[2]  due zset
+-- KEYS[3]  tasks hash
+-- ARGV[1]  task id
+-- ARGV[2]  the queue's wake-up channel
+--
+-- Returns  1 requeued; 0 no such dead letter; -1 a task of that id is pending again (unchanged).
+local record = redis.call('hget', KEYS[1], ARGV[1])
+if not record then
+    return 0
+end
+if redis.call('hexists', KEYS[3], ARGV[1]) == 1 then
+    return -1
+end
+local letter = cjson.decode(record)
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+redis.call('hset', KEYS[3], ARGV[1], letter.payload)
+redis.call('zadd', KEYS[2], now, ARGV[1])
+redis.call('hdel', KEYS[1], ARGV[1])
+redis.call('publish', ARGV[2], '0')
+return 1

@@ -1,0 +1,304 @@
+package dev.warden.task;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import dev.warden.Eventually;
+import dev.warden.Warden;
+import dev.warden.WardenClients;
+import dev.warden.test.redis.RedisServerExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+class DelayedQueueTests {
+
+	@RegisterExtension
+	static final RedisServerExtension redis = new RedisServerExtension();
+
+	@RegisterExtension
+	final WardenClients clients = new WardenClients();
+
+	private static final ConsumerOptions FAST = new ConsumerOptions(3, Duration.ofMillis(50), Duration.ofSeconds(1),
+			Duration.ofSeconds(30));
+
+	private Warden client() {
+		return clients.open(redis.node(), options -> options.shutdownGrace(Duration.ofSeconds(5)));
+	}
+
+	@Test
+	void taskFiresWhenDueByRedisClockWithItsTypedPayload() throws Exception {
+		Warden warden = client();
+		DelayedQueue<Order> queue = warden.getDelayedQueue("typed", Order.class);
+		BlockingQueue<Delivery<Order>> delivered = new LinkedBlockingQueue<>();
+		queue.consume(delivered::add, FAST);
+
+		long redisNow = redisMillis();
+		ScheduleResult result = queue.schedule("order-1", new Order(1, List.of("apple")), Duration.ofMillis(300));
+		assertThat(result.status()).isEqualTo(ScheduleResult.Status.SCHEDULED);
+		assertThat(result.dueAt().toEpochMilli()).isBetween(redisNow + 300, redisNow + 300 + 1_000);
+
+		Delivery<Order> delivery = delivered.poll(10, TimeUnit.SECONDS);
+		assertThat(redisMillis()).isGreaterThanOrEqualTo(result.dueAt().toEpochMilli());
+		assertThat(delivery).isEqualTo(new Delivery<>("typed", "order-1", new Order(1, List.of("apple")), 1));
+		Eventually.await("acknowledged", () -> queue.size() == 0);
+	}
+
+	@Test
+	void schedulingIsIdempotentByIdUnlessReplaced() {
+		DelayedQueue<String> queue = client().getDelayedQueue("idempotent", String.class);
+		ScheduleResult first = queue.schedule("t", "one", Duration.ofMinutes(5));
+		ScheduleResult again = queue.schedule("t", "two", Duration.ofMinutes(9));
+		assertThat(again.status()).isEqualTo(ScheduleResult.Status.ALREADY_PENDING);
+		assertThat(again.dueAt()).isEqualTo(first.dueAt());
+		assertThat(queue.list(0, 10)).extracting(PendingTask::payload).containsExactly("one");
+
+		ScheduleResult replaced = queue.schedule("t", "three", Duration.ofMinutes(9), ScheduleOption.REPLACE);
+		assertThat(replaced.status()).isEqualTo(ScheduleResult.Status.REPLACED);
+		assertThat(queue.list(0, 10)).extracting(PendingTask::payload).containsExactly("three");
+		assertThat(queue.size()).isEqualTo(1);
+	}
+
+	@Test
+	void queriesCancelAndReschedule() {
+		DelayedQueue<Integer> queue = client().getDelayedQueue("queries", Integer.class);
+		Instant at = Instant.ofEpochMilli(redisMillis()).plusSeconds(600);
+		queue.schedule("b", 2, at.plusSeconds(1));
+		queue.schedule("a", 1, at);
+		assertThat(queue.contains("a")).isTrue();
+		assertThat(queue.dueAt("a")).contains(at);
+		assertThat(queue.size()).isEqualTo(2);
+		assertThat(queue.list(0, 10)).extracting(PendingTask::id).containsExactly("a", "b");
+		assertThat(queue.list(1, 10)).extracting(PendingTask::payload).containsExactly(2);
+
+		assertThat(queue.reschedule("a", at.plusSeconds(5))).isTrue();
+		assertThat(queue.list(0, 10)).extracting(PendingTask::id).containsExactly("b", "a");
+		assertThat(queue.reschedule("missing", Duration.ZERO)).isFalse();
+
+		assertThat(queue.cancel("a")).isTrue();
+		assertThat(queue.cancel("a")).isFalse();
+		assertThat(queue.contains("a")).isFalse();
+		assertThat(queue.dueAt("a")).isEmpty();
+		assertThat(queue.size()).isEqualTo(1);
+	}
+
+	@Test
+	void cancelledTaskNeverRuns() throws Exception {
+		Warden warden = client();
+		DelayedQueue<String> queue = warden.getDelayedQueue("cancelled", String.class);
+		List<String> ran = new CopyOnWriteArrayList<>();
+		CountDownLatch sentinel = new CountDownLatch(1);
+		queue.consume(delivery -> {
+			ran.add(delivery.id());
+			if (delivery.id().equals("sentinel")) {
+				sentinel.countDown();
+			}
+		}, FAST);
+		queue.schedule("doomed", "x", Duration.ofMillis(200));
+		queue.schedule("sentinel", "x", Duration.ofMillis(500));
+		assertThat(queue.cancel("doomed")).isTrue();
+
+		assertThat(sentinel.await(10, TimeUnit.SECONDS)).isTrue();
+		assertThat(ran).containsExactly("sentinel");
+	}
+
+	@Test
+	void anEarlierTaskWakesASleepingConsumerWithoutPolling() throws Exception {
+		Warden warden = clients.open(redis.node(), options -> options.taskSweepInterval(Duration.ofHours(1))
+			.shutdownGrace(Duration.ofSeconds(5)));
+		DelayedQueue<String> queue = warden.getDelayedQueue("wake", String.class);
+		queue.schedule("late", "x", Duration.ofMinutes(30));
+		CountDownLatch delivered = new CountDownLatch(1);
+		queue.consume(delivery -> delivered.countDown(), FAST);
+		// The consumer now sleeps until the late task; only the schedule's message can wake it.
+		long start = System.nanoTime();
+		queue.schedule("soon", "x", Duration.ofMillis(100));
+		assertThat(delivered.await(10, TimeUnit.SECONDS)).isTrue();
+		assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(5_000);
+
+		CountDownLatch moved = new CountDownLatch(1);
+		DelayedQueue<String> other = warden.getDelayedQueue("wake-reschedule", String.class);
+		other.schedule("moved", "x", Duration.ofMinutes(30));
+		other.consume(delivery -> moved.countDown(), FAST);
+		other.reschedule("moved", Duration.ofMillis(50));
+		assertThat(moved.await(10, TimeUnit.SECONDS)).isTrue();
+	}
+
+	@Test
+	void failingTaskIsRetriedWithBackoffThenDeadLettered() throws Exception {
+		Warden warden = client();
+		DelayedQueue<String> queue = warden.getDelayedQueue("failing", String.class);
+		List<Long> attemptsAt = new CopyOnWriteArrayList<>();
+		queue.consume(delivery -> {
+			attemptsAt.add(System.nanoTime());
+			throw new IllegalStateException("payment service down (attempt " + delivery.attempt() + ")");
+		}, FAST);
+		queue.schedule("doomed", "x", Duration.ZERO);
+
+		Eventually.await("dead letter", () -> !queue.deadLetters().isEmpty());
+		DeadLetter letter = queue.deadLetters().get(0);
+		assertThat(letter.id()).isEqualTo("doomed");
+		assertThat(letter.payload()).isEqualTo("\"x\"");
+		assertThat(letter.attempts()).isEqualTo(3);
+		assertThat(letter.error()).contains("payment service down (attempt 3)");
+		assertThat(attemptsAt).hasSize(3);
+		assertThat(TimeUnit.NANOSECONDS.toMillis(attemptsAt.get(1) - attemptsAt.get(0))).isGreaterThanOrEqualTo(50);
+		assertThat(TimeUnit.NANOSECONDS.toMillis(attemptsAt.get(2) - attemptsAt.get(1))).isGreaterThanOrEqualTo(100);
+		assertThat(queue.contains("doomed")).isFalse();
+		assertThat(queue.size()).isZero();
+	}
+
+	@Test
+	void unreadablePayloadGoesToTheDeadLettersAtOnceWithTheReason() throws Exception {
+		Warden warden = client();
+		warden.getDelayedQueue("unreadable", String.class).schedule("bad", "not a number", Duration.ZERO);
+		DelayedQueue<Long> queue = warden.getDelayedQueue("unreadable", Long.class);
+		AtomicInteger handled = new AtomicInteger();
+		queue.consume(delivery -> handled.incrementAndGet(), FAST);
+
+		Eventually.await("dead letter", () -> !queue.deadLetters().isEmpty());
+		DeadLetter letter = queue.deadLetters().get(0);
+		assertThat(letter.attempts()).isEqualTo(1);
+		assertThat(letter.error()).startsWith("Unreadable payload").contains("not a number");
+		assertThat(letter.payload()).isEqualTo("\"not a number\"");
+		assertThat(handled).hasValue(0);
+	}
+
+	@Test
+	void deadLetterCanBeRequeued() throws Exception {
+		Warden warden = client();
+		DelayedQueue<String> queue = warden.getDelayedQueue("requeue", String.class);
+		AtomicInteger calls = new AtomicInteger();
+		CountDownLatch succeeded = new CountDownLatch(1);
+		queue.consume(delivery -> {
+			if (calls.incrementAndGet() <= 3) {
+				throw new IllegalStateException("not yet");
+			}
+			succeeded.countDown();
+		}, FAST);
+		queue.schedule("phoenix", "x", Duration.ZERO);
+		Eventually.await("dead letter", () -> !queue.deadLetters().isEmpty());
+
+		assertThat(queue.requeueDeadLetter("phoenix")).isTrue();
+		assertThat(succeeded.await(10, TimeUnit.SECONDS)).isTrue();
+		assertThat(queue.deadLetters()).isEmpty();
+		assertThat(queue.requeueDeadLetter("phoenix")).isFalse();
+	}
+
+	@Test
+	void twoClientsShareTheQueueAndEachTaskRunsOnce() throws Exception {
+		Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
+		CountDownLatch all = new CountDownLatch(1_000);
+		for (int c = 0; c < 2; c++) {
+			client().getDelayedQueue("shared", Integer.class).consume(delivery -> {
+				runs.computeIfAbsent(delivery.id(), id -> new AtomicInteger()).incrementAndGet();
+				all.countDown();
+			}, FAST);
+		}
+		DelayedQueue<Integer> producer = client().getDelayedQueue("shared", Integer.class);
+		for (int i = 0; i < 1_000; i++) {
+			producer.schedule("task-" + i, i, Duration.ofMillis(i * 2L));
+		}
+		assertThat(all.await(60, TimeUnit.SECONDS)).isTrue();
+		Eventually.await("all acknowledged", () -> producer.size() == 0);
+		assertThat(runs).hasSize(1_000);
+		assertThat(runs.values()).allSatisfy(count -> assertThat(count).hasValue(1));
+	}
+
+	@Test
+	void tasksOfStoppedClientsFireForANewClient() throws Exception {
+		Warden first = client();
+		DelayedQueue<String> queue = first.getDelayedQueue("restart", String.class);
+		for (int i = 0; i < 20; i++) {
+			queue.schedule("t" + i, "x", Duration.ofMillis(100));
+		}
+		long due = queue.dueAt("t0").orElseThrow().toEpochMilli();
+		clients.close(first);
+		Eventually.await("the tasks due while no client runs", () -> redisMillis() > due + 100);
+
+		CountDownLatch fired = new CountDownLatch(20);
+		client().getDelayedQueue("restart", String.class).consume(delivery -> fired.countDown(), FAST);
+		assertThat(fired.await(10, TimeUnit.SECONDS)).isTrue();
+	}
+
+	@Test
+	void taskOfAConsumerThatDiedIsDeliveredAgainAfterTheVisibilityTimeout() throws Exception {
+		ConsumerOptions shortVisibility = FAST.withVisibilityTimeout(Duration.ofMillis(500));
+		Warden dying = clients.open(redis.node(), options -> options.shutdownGrace(Duration.ZERO));
+		CountDownLatch started = new CountDownLatch(1);
+		CountDownLatch never = new CountDownLatch(1);
+		dying.getDelayedQueue("crash", String.class).consume(delivery -> {
+			started.countDown();
+			never.await();
+		}, shortVisibility);
+		dying.getDelayedQueue("crash", String.class).schedule("survivor", "x", Duration.ZERO);
+		assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+		clients.close(dying);
+
+		BlockingQueue<Delivery<String>> redelivered = new LinkedBlockingQueue<>();
+		Warden rescuer = client();
+		rescuer.getDelayedQueue("crash", String.class).consume(redelivered::add, shortVisibility);
+		Delivery<String> delivery = redelivered.poll(10, TimeUnit.SECONDS);
+		assertThat(delivery).isNotNull();
+		assertThat(delivery.id()).isEqualTo("survivor");
+		assertThat(delivery.attempt()).isEqualTo(2);
+		Eventually.await("acknowledged", () -> rescuer.getDelayedQueue("crash").size() == 0);
+	}
+
+	@Test
+	void stoppingWaitsForRunningHandlers() throws Exception {
+		Warden warden = client();
+		DelayedQueue<String> queue = warden.getDelayedQueue("graceful", String.class);
+		CountDownLatch started = new CountDownLatch(1);
+		CountDownLatch release = new CountDownLatch(1);
+		queue.consume(delivery -> {
+			started.countDown();
+			release.await();
+		}, FAST);
+		queue.schedule("slow", "x", Duration.ZERO);
+		assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+
+		Thread releaser = new Thread(() -> {
+			Eventually.awaitQuietly(() -> warden.consumedQueues().isEmpty());
+			release.countDown();
+		});
+		releaser.start();
+		assertThat(warden.stopConsumers()).isTrue();
+		assertThat(queue.size()).isZero();
+		queue.schedule("after-stop", "x", Duration.ZERO);
+		assertThat(queue.size()).isEqualTo(1);
+	}
+
+	@Test
+	void badArgumentsFailFast() {
+		Warden warden = client();
+		assertThatIllegalArgumentException().isThrownBy(() -> warden.getDelayedQueue("a{b}"));
+		assertThatIllegalArgumentException().isThrownBy(() -> warden.getDelayedQueue(" "));
+		DelayedQueue<String> queue = warden.getDelayedQueue("args", String.class);
+		assertThatIllegalArgumentException().isThrownBy(() -> queue.schedule(" ", "x", Duration.ZERO));
+		assertThatIllegalArgumentException().isThrownBy(() -> queue.schedule("t", "x", Duration.ofSeconds(-1)));
+		assertThatIllegalArgumentException().isThrownBy(() -> new ConsumerOptions(0, Duration.ofSeconds(1),
+				Duration.ofSeconds(1), Duration.ofSeconds(1)));
+		assertThat(queue.size()).isZero();
+	}
+
+	private static long redisMillis() {
+		List<?> time = (List<?>) redis.node().call("TIME");
+		return Long.parseLong((String) time.get(0)) * 1000 + Long.parseLong((String) time.get(1)) / 1000;
+	}
+
+	record Order(long id, List<String> skus) {
+	}
+
+}
