@@ -40,9 +40,14 @@ public final class WardenAutoConfiguration {
 			lettuce.start();
 		}
 		AbstractRedisClient client = lettuce.getRequiredNativeClient();
+		WardenProperties.DelayedTask tasks = properties.getDelayedTask();
 		Warden.Builder builder = Warden.builder(client)
 			.commandTimeout(properties.getCommandTimeout())
-			.watchdogTimeout(properties.getLock().getWatchdogTimeout());
+			.watchdogTimeout(properties.getLock().getWatchdogTimeout())
+			.taskConcurrency(tasks.getConcurrency())
+			.taskDefaults(tasks.toConsumerOptions())
+			.taskSweepInterval(tasks.getSweepInterval())
+			.shutdownGrace(tasks.getShutdownGrace());
 		if (properties.getClientId() != null) {
 			builder.clientId(properties.getClientId());
 		}

@@ -3,11 +3,11 @@ package dev.warden.autoconfigure;
 import java.util.List;
 
 import dev.warden.Warden;
+import dev.warden.expression.MethodExpressions;
 import dev.warden.lock.interceptor.CompletionStageHandler;
 import dev.warden.lock.interceptor.LockAnnotationValidator;
 import dev.warden.lock.interceptor.LockAspectSupport;
 import dev.warden.lock.interceptor.LockInterceptor;
-import dev.warden.lock.interceptor.LockKeyExpressions;
 import dev.warden.lock.interceptor.LockOperationSource;
 import dev.warden.lock.interceptor.LockOperationSourceAdvisor;
 import dev.warden.lock.interceptor.LockedReturnTypeHandler;
@@ -45,7 +45,7 @@ public final class WardenLockAutoConfiguration {
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	static LockOperationSource wardenLockOperationSource(Environment environment, BeanFactory beanFactory) {
 		WardenProperties.Lock lock = properties(environment).getLock();
-		return new LockOperationSource(new LockKeyExpressions(beanFactory), lock.getKeyPrefix(),
+		return new LockOperationSource(new MethodExpressions(beanFactory), lock.getKeyPrefix(),
 				lock.getDefaultWaitTime().toMillis());
 	}
 

@@ -2,6 +2,7 @@ package dev.warden.autoconfigure;
 
 import java.time.Duration;
 
+import dev.warden.task.ConsumerOptions;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.core.Ordered;
@@ -29,6 +30,8 @@ public class WardenProperties {
 
 	private final Lock lock = new Lock();
 
+	private final DelayedTask delayedTask = new DelayedTask();
+
 	public boolean isEnabled() {
 		return enabled;
 	}
@@ -55,6 +58,10 @@ public class WardenProperties {
 
 	public Lock getLock() {
 		return lock;
+	}
+
+	public DelayedTask getDelayedTask() {
+		return delayedTask;
 	}
 
 	/**
@@ -123,6 +130,122 @@ public class WardenProperties {
 
 		public void setAspectOrder(int aspectOrder) {
 			this.aspectOrder = aspectOrder;
+		}
+
+	}
+
+	/**
+	 * Delayed task properties.
+	 */
+	public static class DelayedTask {
+
+		/**
+		 * How many task handlers run at once on this instance, across all queues.
+		 */
+		private int concurrency = 8;
+
+		/**
+		 * How long a delivered task stays invisible to other instances. A task not acknowledged by
+		 * then (its instance died) is delivered again, so it must exceed the handlers' run time.
+		 */
+		private Duration visibilityTimeout = Duration.ofMinutes(5);
+
+		/**
+		 * Deliveries before a task becomes a dead letter, unless its annotation says otherwise.
+		 */
+		private int maxAttempts = 5;
+
+		/**
+		 * Wait before the second attempt of a failed task, doubled for each further one, unless its
+		 * annotation says otherwise.
+		 */
+		private Duration backoff = Duration.ofSeconds(10);
+
+		/**
+		 * Longest wait between two attempts of a failed task.
+		 */
+		private Duration maxBackoff = Duration.ofMinutes(10);
+
+		/**
+		 * Longest time a consumer sleeps without looking at its queue: a safety net for a missed
+		 * wake-up message; consumers are woken by Redis pub/sub and their own timers.
+		 */
+		private Duration sweepInterval = Duration.ofSeconds(30);
+
+		/**
+		 * How long shutdown waits for running task handlers. Those still running after it stay in
+		 * flight and are delivered again after the visibility timeout.
+		 */
+		private Duration shutdownGrace = Duration.ofSeconds(30);
+
+		public int getConcurrency() {
+			return concurrency;
+		}
+
+		public void setConcurrency(int concurrency) {
+			this.concurrency = concurrency;
+		}
+
+		public Duration getVisibilityTimeout() {
+			return visibilityTimeout;
+		}
+
+		public void setVisibilityTimeout(Duration visibilityTimeout) {
+			this.visibilityTimeout = visibilityTimeout;
+		}
+
+		public int getMaxAttempts() {
+			return maxAttempts;
+		}
+
+		public void setMaxAttempts(int maxAttempts) {
+			this.maxAttempts = maxAttempts;
+		}
+
+		public Duration getBackoff() {
+			return backoff;
+		}
+
+		public void setBackoff(Duration backoff) {
+			this.backoff = backoff;
+		}
+
+		public Duration getMaxBackoff() {
+			return maxBackoff;
+		}
+
+		public void setMaxBackoff(Duration maxBackoff) {
+			this.maxBackoff = maxBackoff;
+		}
+
+		public Duration getSweepInterval() {
+			return sweepInterval;
+		}
+
+		public void setSweepInterval(Duration sweepInterval) {
+			this.sweepInterval = sweepInterval;
+		}
+
+		public Duration getShutdownGrace() {
+			return shutdownGrace;
+		}
+
+		public void setShutdownGrace(Duration shutdownGrace) {
+			this.shutdownGrace = shutdownGrace;
+		}
+
+		/**
+		 * The consumer options these properties describe.
+		 * @return the options
+		 * @throws IllegalArgumentException naming the property that is out of range
+		 */
+		public ConsumerOptions toConsumerOptions() {
+			try {
+				return new ConsumerOptions(maxAttempts, backoff, maxBackoff, visibilityTimeout);
+			}
+			catch (IllegalArgumentException ex) {
+				throw new IllegalArgumentException("Invalid warden.delayed-task.* property: " + ex.getMessage(), ex);
+			}
 		}
 
 	}

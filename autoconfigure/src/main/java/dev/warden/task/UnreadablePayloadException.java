@@ -1,6 +1,7 @@
 package dev.warden.task;
 
 import dev.warden.WardenException;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Thrown by a handler (or by Warden before calling it) when a task's payload cannot be turned
@@ -11,7 +12,7 @@ public class UnreadablePayloadException extends WardenException {
 
 	private static final long serialVersionUID = 1L;
 
-	public UnreadablePayloadException(String message, Throwable cause) {
+	public UnreadablePayloadException(String message, @Nullable Throwable cause) {
 		super(message, cause);
 	}
 

@@ -4,6 +4,7 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.util.Arrays;
 
+import dev.warden.expression.MethodExpressions;
 import dev.warden.lock.LockAcquisitionException;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
@@ -46,7 +47,7 @@ public final class FallbackMethod {
 				return new FallbackMethod(candidate, plusException);
 			}
 		}
-		throw new IllegalStateException("Fallback method '" + name + "' of " + LockOperation.describe(annotated)
+		throw new IllegalStateException("Fallback method '" + name + "' of " + MethodExpressions.describe(annotated)
 				+ " not found: expected a method " + name + "(" + simpleNames(parameters) + ") or " + name + "("
 				+ simpleNames(parameters) + (parameters.length > 0 ? ", " : "") + "LockAcquisitionException) in "
 				+ targetClass.getName() + " returning " + annotated.getReturnType().getSimpleName());

@@ -3,6 +3,7 @@ package dev.warden.lock.interceptor;
 import java.lang.reflect.Method;
 import java.util.List;
 
+import dev.warden.expression.MethodExpressions;
 import dev.warden.lock.annotation.DistributedLock;
 import dev.warden.lock.annotation.OnLockFailure;
 import org.jspecify.annotations.Nullable;
@@ -29,18 +30,7 @@ public record LockOperation(Method method, String name, List<String> keyExpressi
 
 	/** A short description of the method, for messages. */
 	public String describe() {
-		return describe(method);
-	}
-
-	static String describe(Method method) {
-		StringBuilder text = new StringBuilder(method.getDeclaringClass().getName()).append('.')
-			.append(method.getName())
-			.append('(');
-		Class<?>[] types = method.getParameterTypes();
-		for (int i = 0; i < types.length; i++) {
-			text.append(i > 0 ? ", " : "").append(types[i].getSimpleName());
-		}
-		return text.append(')').toString();
+		return MethodExpressions.describe(method);
 	}
 
 }

@@ -1,13 +1,17 @@
 package dev.warden.lock.interceptor;
 
+import java.lang.reflect.Array;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 
+import dev.warden.expression.MethodExpressions;
 import dev.warden.lock.annotation.DistributedLock;
 import dev.warden.lock.annotation.OnLockFailure;
 import org.jspecify.annotations.Nullable;
@@ -24,7 +28,7 @@ import org.springframework.util.ReflectionUtils;
  */
 public final class LockOperationSource {
 
-	private final LockKeyExpressions expressions;
+	private final MethodExpressions expressions;
 
 	private final String keyPrefix;
 
@@ -39,7 +43,7 @@ public final class LockOperationSource {
 	 * @param keyPrefix prepended to every lock name
 	 * @param defaultWaitMillis the wait of annotations that leave it unset
 	 */
-	public LockOperationSource(LockKeyExpressions expressions, String keyPrefix, long defaultWaitMillis) {
+	public LockOperationSource(MethodExpressions expressions, String keyPrefix, long defaultWaitMillis) {
 		this.expressions = expressions;
 		this.keyPrefix = keyPrefix;
 		this.defaultWaitMillis = defaultWaitMillis;
@@ -64,7 +68,43 @@ public final class LockOperationSource {
 	 * @throws IllegalArgumentException when a key evaluates to {@code null} or blank
 	 */
 	List<String> lockNames(LockOperation operation, Object[] arguments, Object target, Class<?> targetClass) {
-		return expressions.lockNames(operation, arguments, target, targetClass);
+		if (operation.keys().isEmpty()) {
+			return List.of(operation.name());
+		}
+		TreeSet<String> names = new TreeSet<>();
+		for (int i = 0; i < operation.keys().size(); i++) {
+			Object value = expressions.evaluate(operation.keys().get(i), operation.method(), arguments, target,
+					targetClass);
+			for (Object key : flatten(value)) {
+				String text = (key != null) ? key.toString() : null;
+				if (text == null || text.isBlank()) {
+					throw new IllegalArgumentException("Lock key '" + operation.keyExpressions().get(i) + "' of "
+							+ operation.describe() + " evaluated to " + (text == null ? "null" : "a blank string")
+							+ "; the method was not called");
+				}
+				names.add(operation.name() + ":" + text);
+			}
+		}
+		return List.copyOf(names);
+	}
+
+	private static List<@Nullable Object> flatten(@Nullable Object value) {
+		List<@Nullable Object> keys = new ArrayList<>();
+		if (value instanceof Collection<?> collection) {
+			keys.addAll(collection);
+		}
+		else if (value != null && value.getClass().isArray()) {
+			for (int i = 0; i < Array.getLength(value); i++) {
+				keys.add(Array.get(value, i));
+			}
+		}
+		else {
+			keys.add(value);
+		}
+		if (keys.isEmpty()) {
+			keys.add(null);
+		}
+		return keys;
 	}
 
 	/**
@@ -100,7 +140,7 @@ public final class LockOperationSource {
 		if (annotation == null) {
 			return null;
 		}
-		String where = LockOperation.describe(specific);
+		String where = MethodExpressions.describe(specific);
 		if (Modifier.isStatic(specific.getModifiers())) {
 			throw new IllegalStateException("@DistributedLock on static method " + where + " has no effect");
 		}

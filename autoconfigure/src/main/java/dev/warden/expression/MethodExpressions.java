@@ -1,9 +1,7 @@
-package dev.warden.lock.interceptor;
+package dev.warden.expression;
 
-import java.lang.reflect.Array;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -24,10 +22,11 @@ import org.springframework.expression.spel.ast.VariableReference;
 import org.springframework.expression.spel.standard.SpelExpression;
 
 /**
- * Parses lock key expressions once per method and expression, checks the parameter names they
- * use, and evaluates them per call into lock names.
+ * SpEL expressions over a method call ({@code #param}, {@code #p0}, {@code #root.method},
+ * {@code @bean}): parsed once per method and expression, with the parameter names they use
+ * checked at parse time, and evaluated per call.
  */
-public final class LockKeyExpressions extends CachedExpressionEvaluator {
+public final class MethodExpressions extends CachedExpressionEvaluator {
 
 	private final Map<ExpressionKey, Expression> cache = new ConcurrentHashMap<>();
 
@@ -36,7 +35,7 @@ public final class LockKeyExpressions extends CachedExpressionEvaluator {
 	/**
 	 * @param beanFactory resolves {@code @beanName} references; {@code null} when there is none
 	 */
-	public LockKeyExpressions(@Nullable BeanFactory beanFactory) {
+	public MethodExpressions(@Nullable BeanFactory beanFactory) {
 		this.beanResolver = (beanFactory != null) ? new BeanFactoryResolver(beanFactory) : null;
 	}
 
@@ -46,25 +45,25 @@ public final class LockKeyExpressions extends CachedExpressionEvaluator {
 	 * @throws IllegalStateException naming the method and the expression when it does not parse or
 	 * names an unknown parameter
 	 */
-	Expression parse(Method method, Class<?> targetClass, String expression) {
+	public Expression parse(Method method, Class<?> targetClass, String expression) {
 		if (expression.isBlank()) {
-			throw new IllegalStateException("Blank lock key expression on " + LockOperation.describe(method));
+			throw new IllegalStateException("Blank expression on " + describe(method));
 		}
 		Expression parsed;
 		try {
 			parsed = getExpression(cache, new AnnotatedElementKey(method, targetClass), expression);
 		}
 		catch (ParseException ex) {
-			throw new IllegalStateException("Invalid lock key expression '" + expression + "' on "
-					+ LockOperation.describe(method) + ": " + ex.getMessage(), ex);
+			throw new IllegalStateException("Invalid expression '" + expression + "' on "
+					+ describe(method) + ": " + ex.getMessage(), ex);
 		}
 		if (parsed instanceof SpelExpression spel) {
 			Set<String> known = variableNames(method);
 			List<String> unknown = new ArrayList<>();
 			collectUnknownVariables(spel.getAST(), known, unknown);
 			if (!unknown.isEmpty()) {
-				throw new IllegalStateException("Lock key expression '" + expression + "' on "
-						+ LockOperation.describe(method) + " refers to unknown parameter" + (unknown.size() > 1 ? "s " : " ")
+				throw new IllegalStateException("Expression '" + expression + "' on "
+						+ describe(method) + " refers to unknown parameter" + (unknown.size() > 1 ? "s " : " ")
 						+ String.join(", ", unknown) + "; known: " + String.join(", ", new TreeSet<>(known))
 						+ " (parameter names need the -parameters compiler flag)");
 			}
@@ -73,54 +72,35 @@ public final class LockKeyExpressions extends CachedExpressionEvaluator {
 	}
 
 	/**
-	 * Evaluates the operation's keys for one call into sorted, distinct lock names.
-	 * @throws IllegalArgumentException when a key evaluates to {@code null} or blank
+	 * Evaluates a parsed expression for one call.
+	 * @param expression an expression from {@link #parse}
+	 * @param method the called method
+	 * @param arguments the call's arguments
+	 * @param target the bean called
+	 * @param targetClass the bean's class
+	 * @return the value
 	 */
-	List<String> lockNames(LockOperation operation, Object[] arguments, Object target, Class<?> targetClass) {
-		if (operation.keys().isEmpty()) {
-			return List.of(operation.name());
-		}
-		Method method = operation.method();
+	public @Nullable Object evaluate(Expression expression, Method method, Object[] arguments, Object target,
+			Class<?> targetClass) {
 		MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(
-				new LockExpressionRoot(method, arguments, target, targetClass), method, arguments,
+				new MethodExpressionRoot(method, arguments, target, targetClass), method, arguments,
 				getParameterNameDiscoverer());
 		if (beanResolver != null) {
 			context.setBeanResolver(beanResolver);
 		}
-		TreeSet<String> names = new TreeSet<>();
-		for (int i = 0; i < operation.keys().size(); i++) {
-			Object value = operation.keys().get(i).getValue(context);
-			String expression = operation.keyExpressions().get(i);
-			for (Object key : flatten(value)) {
-				String text = (key != null) ? key.toString() : null;
-				if (text == null || text.isBlank()) {
-					throw new IllegalArgumentException("Lock key '" + expression + "' of " + operation.describe()
-							+ " evaluated to " + (text == null ? "null" : "a blank string")
-							+ "; the method was not called");
-				}
-				names.add(operation.name() + ":" + text);
-			}
-		}
-		return List.copyOf(names);
+		return expression.getValue(context);
 	}
 
-	private static List<@Nullable Object> flatten(@Nullable Object value) {
-		List<@Nullable Object> keys = new ArrayList<>();
-		if (value instanceof Collection<?> collection) {
-			keys.addAll(collection);
+	/** A method as messages name it: {@code com.example.Service.call(String, long)}. */
+	public static String describe(Method method) {
+		StringBuilder text = new StringBuilder(method.getDeclaringClass().getName()).append('.')
+			.append(method.getName())
+			.append('(');
+		Class<?>[] types = method.getParameterTypes();
+		for (int i = 0; i < types.length; i++) {
+			text.append(i > 0 ? ", " : "").append(types[i].getSimpleName());
 		}
-		else if (value != null && value.getClass().isArray()) {
-			for (int i = 0; i < Array.getLength(value); i++) {
-				keys.add(Array.get(value, i));
-			}
-		}
-		else {
-			keys.add(value);
-		}
-		if (keys.isEmpty()) {
-			keys.add(null);
-		}
-		return keys;
+		return text.append(')').toString();
 	}
 
 	private Set<String> variableNames(Method method) {

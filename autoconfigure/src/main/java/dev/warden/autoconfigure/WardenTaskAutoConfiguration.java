@@ -1,0 +1,75 @@
+package dev.warden.autoconfigure;
+
+import dev.warden.Warden;
+import dev.warden.expression.MethodExpressions;
+import dev.warden.task.interceptor.DelayedTaskInterceptor;
+import dev.warden.task.interceptor.DelayedTaskOperationSource;
+import dev.warden.task.interceptor.DelayedTaskRegistrar;
+import dev.warden.task.interceptor.DelayedTaskSupport;
+import org.springframework.aop.Advisor;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Role;
+import org.springframework.core.Ordered;
+import org.springframework.core.env.Environment;
+import org.springframework.util.function.SingletonSupplier;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Turns calls of {@link dev.warden.task.annotation.DelayedTask} methods into scheduled tasks and
+ * consumes their queues on this instance.
+ * <p>
+ * The advisor, the operation source and the registrar are infrastructure beans created before the
+ * application's beans; they read {@code warden.delayed-task.*} straight from the environment and
+ * reach the {@link Warden} client only when the application has started.
+ */
+@AutoConfiguration(after = WardenAutoConfiguration.class)
+@ConditionalOnClass(Advisor.class)
+@ConditionalOnBean(Warden.class)
+@ConditionalOnBooleanProperty(name = "warden.enabled", matchIfMissing = true)
+public final class WardenTaskAutoConfiguration {
+
+	/** Outside every other advice: scheduling a call runs none of it, a delivery all of it. */
+	static final int ADVISOR_ORDER = Ordered.HIGHEST_PRECEDENCE + 100;
+
+	@Bean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	static DelayedTaskOperationSource wardenDelayedTaskOperationSource(Environment environment,
+			BeanFactory beanFactory) {
+		WardenProperties properties = Binder.get(environment).bindOrCreate("warden", WardenProperties.class);
+		// Scheduling and delivery both use this mapper, so they always agree on the payload's form.
+		JsonMapper mapper = JsonMapper.builder().findAndAddModules().build();
+		return new DelayedTaskOperationSource(new MethodExpressions(beanFactory), environment, mapper,
+				properties.getDelayedTask().toConsumerOptions());
+	}
+
+	@Bean
+	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+	static DelayedTaskInterceptor wardenDelayedTaskAdvisor(DelayedTaskOperationSource wardenDelayedTaskOperationSource,
+			ObjectProvider<DelayedTaskSupport> delayedTaskSupport) {
+		return new DelayedTaskInterceptor(wardenDelayedTaskOperationSource,
+				SingletonSupplier.of(delayedTaskSupport::getObject), ADVISOR_ORDER);
+	}
+
+	@Bean
+	static DelayedTaskRegistrar wardenDelayedTaskRegistrar(DelayedTaskOperationSource wardenDelayedTaskOperationSource,
+			ObjectProvider<DelayedTaskSupport> delayedTaskSupport) {
+		return new DelayedTaskRegistrar(wardenDelayedTaskOperationSource,
+				SingletonSupplier.of(delayedTaskSupport::getObject));
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	DelayedTaskSupport delayedTaskSupport(Warden warden, DelayedTaskOperationSource wardenDelayedTaskOperationSource) {
+		return new DelayedTaskSupport(warden, wardenDelayedTaskOperationSource);
+	}
+
+}

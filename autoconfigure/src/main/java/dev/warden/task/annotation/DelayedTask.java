@@ -1,0 +1,66 @@
+package dev.warden.task.annotation;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Makes a {@code void} bean method the handler of a delayed queue: calling it through the bean
+ * schedules it instead of running it. Its arguments are stored in Redis as JSON, and when the task
+ * is due one instance of the application calls the method with them.
+ *
+ * <pre>{@code
+ * @DelayedTask(queue = "order-timeout", delay = "${orders.payment-timeout:30m}", id = "'order-' + #orderId")
+ * public void closeIfUnpaid(long orderId) {
+ *     // runs once the delay has passed, on one instance, even if every instance restarted meanwhile
+ * }
+ * }</pre>
+ *
+ * <p>
+ * Delivery is at least once: a task whose handler crashed the process runs again after the
+ * visibility timeout, so make handlers idempotent (check the state they change, or use a
+ * conditional update). A handler that throws is retried with backoff, then kept as a dead letter.
+ * <p>
+ * The task id makes scheduling idempotent: a call whose id is already pending leaves the pending
+ * task as it is. The same queue is reachable through
+ * {@code warden.getDelayedQueue(queue)}: cancel or reschedule a task by its id there. With one
+ * parameter, the stored payload is that argument's JSON; with several, a JSON array of them.
+ * <p>
+ * Checked at startup: only {@code void} methods, a parsable delay, a parsable {@code id}
+ * expression, and argument types that JSON can carry both ways; anything else fails startup
+ * naming the method. As with any Spring proxy, a call from inside the same bean is not
+ * intercepted and runs at once.
+ */
+@Target(ElementType.METHOD)
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+public @interface DelayedTask {
+
+	/** The queue's name; by default the declaring class's name and the method's name. */
+	String queue() default "";
+
+	/**
+	 * How long after the call the task is due, counted by Redis's clock: {@code 30m},
+	 * {@code 500ms}, {@code PT30M}, or a property placeholder such as
+	 * {@code ${orders.payment-timeout:30m}}.
+	 */
+	String delay();
+
+	/**
+	 * SpEL for the task id, over the method's arguments ({@code #orderId},
+	 * {@code 'order-' + #order.id}); by default every call gets a fresh id.
+	 */
+	String id() default "";
+
+	/** Deliveries before the task becomes a dead letter; -1 uses {@code warden.delayed-task.max-attempts}. */
+	int maxAttempts() default -1;
+
+	/**
+	 * The wait before the second attempt, doubled for each further one ({@code 10s}); empty uses
+	 * {@code warden.delayed-task.backoff}.
+	 */
+	String backoff() default "";
+
+}

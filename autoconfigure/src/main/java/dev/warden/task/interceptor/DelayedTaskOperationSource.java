@@ -1,0 +1,165 @@
+package dev.warden.task.interceptor;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+
+import dev.warden.expression.MethodExpressions;
+import dev.warden.task.ConsumerOptions;
+import dev.warden.task.annotation.DelayedTask;
+import org.jspecify.annotations.Nullable;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.boot.convert.DurationStyle;
+import org.springframework.core.MethodClassKey;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.annotation.AnnotationUtils;
+import org.springframework.core.env.PropertyResolver;
+import org.springframework.expression.Expression;
+import org.springframework.util.ReflectionUtils;
+import tools.jackson.databind.json.JsonMapper;
+
+/**
+ * Turns {@link DelayedTask} annotations into {@link DelayedTaskOperation}s, once per method and
+ * target class, checking everything that can be checked before the first call.
+ */
+public final class DelayedTaskOperationSource {
+
+	private final MethodExpressions expressions;
+
+	private final PropertyResolver placeholders;
+
+	private final JsonMapper mapper;
+
+	private final ConsumerOptions defaults;
+
+	private final Map<MethodClassKey, Optional<DelayedTaskOperation>> operations = new ConcurrentHashMap<>();
+
+	/**
+	 * @param expressions parses task id expressions
+	 * @param placeholders resolves {@code ${...}} in delays and backoffs
+	 * @param mapper the JSON mapper that stores arguments
+	 * @param defaults the consumer options of annotations that leave them unset
+	 */
+	public DelayedTaskOperationSource(MethodExpressions expressions, PropertyResolver placeholders, JsonMapper mapper,
+			ConsumerOptions defaults) {
+		this.expressions = expressions;
+		this.placeholders = placeholders;
+		this.mapper = mapper;
+		this.defaults = defaults;
+	}
+
+	/** Parses and evaluates task id expressions. */
+	public MethodExpressions expressions() {
+		return expressions;
+	}
+
+	/**
+	 * The operation of {@code method} called on {@code targetClass}, or {@code null} when it is not
+	 * annotated.
+	 * @throws IllegalStateException naming the method when the annotation is invalid
+	 */
+	public @Nullable DelayedTaskOperation getOperation(Method method, Class<?> targetClass) {
+		if (method.getDeclaringClass() == Object.class) {
+			return null;
+		}
+		return operations.computeIfAbsent(new MethodClassKey(method, targetClass),
+				key -> Optional.ofNullable(parse(method, targetClass)))
+			.orElse(null);
+	}
+
+	/**
+	 * The operations of every annotated method of a class.
+	 * @throws IllegalStateException describing every invalid annotation of the class
+	 */
+	public List<DelayedTaskOperation> operationsOf(Class<?> targetClass) {
+		if (!AnnotationUtils.isCandidateClass(targetClass, DelayedTask.class)) {
+			return List.of();
+		}
+		List<DelayedTaskOperation> found = new ArrayList<>();
+		List<String> problems = new ArrayList<>();
+		ReflectionUtils.doWithMethods(targetClass, method -> {
+			try {
+				DelayedTaskOperation operation = getOperation(method, targetClass);
+				if (operation != null && operation.method().equals(method)) {
+					found.add(operation);
+				}
+			}
+			catch (IllegalStateException ex) {
+				problems.add(ex.getMessage());
+			}
+		}, ReflectionUtils.USER_DECLARED_METHODS);
+		if (!problems.isEmpty()) {
+			throw new IllegalStateException(String.join("; ", problems));
+		}
+		return found;
+	}
+
+	private @Nullable DelayedTaskOperation parse(Method method, Class<?> targetClass) {
+		Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
+		DelayedTask annotation = AnnotatedElementUtils.findMergedAnnotation(specific, DelayedTask.class);
+		if (annotation == null) {
+			return null;
+		}
+		String where = "@DelayedTask " + MethodExpressions.describe(specific);
+		if (specific.getReturnType() != void.class) {
+			throw new IllegalStateException(where + " must return void: a call schedules the task and returns at once");
+		}
+		if (Modifier.isStatic(specific.getModifiers()) || !Modifier.isPublic(specific.getModifiers())) {
+			throw new IllegalStateException(where + " must be a public instance method, called through the bean");
+		}
+		String queue = annotation.queue().isBlank()
+				? specific.getDeclaringClass().getName() + "." + specific.getName() : annotation.queue();
+		if (queue.indexOf('{') >= 0 || queue.indexOf('}') >= 0) {
+			throw new IllegalStateException(where + " has queue name '" + queue + "' with braces");
+		}
+		Duration delay = duration(where, "delay", annotation.delay());
+		if (delay.isNegative()) {
+			throw new IllegalStateException(where + " has a negative delay: " + annotation.delay());
+		}
+		Expression id = annotation.id().isBlank() ? null : expressions.parse(specific, targetClass, annotation.id());
+		ConsumerOptions options = defaults;
+		if (annotation.maxAttempts() != -1) {
+			if (annotation.maxAttempts() < 1) {
+				throw new IllegalStateException(where + " has maxAttempts " + annotation.maxAttempts()
+						+ "; at least 1 (-1 uses warden.delayed-task.max-attempts)");
+			}
+			options = options.withMaxAttempts(annotation.maxAttempts());
+		}
+		if (!annotation.backoff().isBlank()) {
+			Duration backoff = duration(where, "backoff", annotation.backoff());
+			if (backoff.isNegative() || backoff.isZero()) {
+				throw new IllegalStateException(where + " has a backoff that is not positive: " + annotation.backoff());
+			}
+			options = options.withBackoff(backoff);
+		}
+		ArgumentsCodec codec = new ArgumentsCodec(mapper, specific);
+		codec.check();
+		// Deliveries call it reflectively, through the bean's proxy.
+		ReflectionUtils.makeAccessible(specific);
+		return new DelayedTaskOperation(specific, queue, delay, id, codec, options);
+	}
+
+	private Duration duration(String where, String attribute, String text) {
+		String resolved;
+		try {
+			resolved = placeholders.resolveRequiredPlaceholders(text);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalStateException(where + " has " + attribute + " '" + text + "': " + ex.getMessage(), ex);
+		}
+		try {
+			return DurationStyle.detectAndParse(resolved.trim());
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalStateException(where + " has " + attribute + " '" + text + "'"
+					+ (resolved.equals(text) ? "" : " (resolved to '" + resolved + "')")
+					+ " that is not a duration such as 30m, 500ms or PT30M", ex);
+		}
+	}
+
+}

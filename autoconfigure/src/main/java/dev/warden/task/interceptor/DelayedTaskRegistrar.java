@@ -1,0 +1,120 @@
+package dev.warden.task.interceptor;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+
+import dev.warden.expression.MethodExpressions;
+import dev.warden.task.TaskConsumer;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.factory.BeanInitializationException;
+import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.util.ClassUtils;
+
+/**
+ * Finds every {@link dev.warden.task.annotation.DelayedTask} method as beans are created (an
+ * invalid one fails startup, naming the bean and the method) and, once the application has
+ * started, consumes each annotated queue on this instance. On shutdown it stops claiming tasks and
+ * waits for the running ones, before the Warden client closes.
+ */
+public final class DelayedTaskRegistrar implements BeanPostProcessor, SmartLifecycle {
+
+	/** Stops before the Warden client closes, starts after it. */
+	public static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 4000;
+
+	private final DelayedTaskOperationSource operations;
+
+	private final Supplier<DelayedTaskSupport> support;
+
+	private final Map<String, Handler> handlers = new LinkedHashMap<>();
+
+	private final List<TaskConsumer> consumers = new ArrayList<>();
+
+	private volatile boolean running;
+
+	/**
+	 * @param operations the parsed annotations
+	 * @param support supplies the support class once the application's beans exist
+	 */
+	public DelayedTaskRegistrar(DelayedTaskOperationSource operations, Supplier<DelayedTaskSupport> support) {
+		this.operations = operations;
+		this.support = support;
+	}
+
+	@Override
+	public Object postProcessAfterInitialization(Object bean, String beanName) {
+		Class<?> targetClass = ClassUtils.getUserClass(AopUtils.getTargetClass(bean));
+		List<DelayedTaskOperation> found;
+		try {
+			found = operations.operationsOf(targetClass);
+		}
+		catch (IllegalStateException ex) {
+			throw new BeanInitializationException("Invalid @DelayedTask on bean '" + beanName + "': " + ex.getMessage(), ex);
+		}
+		synchronized (handlers) {
+			for (DelayedTaskOperation operation : found) {
+				Handler existing = handlers.get(operation.queue());
+				if (existing != null) {
+					throw new BeanInitializationException("Queue '" + operation.queue() + "' has two @DelayedTask "
+							+ "handlers: " + MethodExpressions.describe(existing.operation.method()) + " (bean '"
+							+ existing.beanName + "') and " + MethodExpressions.describe(operation.method())
+							+ " (bean '" + beanName + "')");
+				}
+				handlers.put(operation.queue(), new Handler(beanName, bean, operation));
+			}
+		}
+		return bean;
+	}
+
+	@Override
+	public void start() {
+		DelayedTaskSupport tasks = support.get();
+		synchronized (handlers) {
+			for (Handler handler : handlers.values()) {
+				DelayedTaskOperation operation = handler.operation;
+				consumers.add(tasks.warden()
+					.getDelayedQueue(operation.queue(), operation.codec())
+					.consume(delivery -> tasks.deliver(handler.bean, operation, delivery.payload()),
+							operation.options()));
+			}
+		}
+		running = true;
+	}
+
+	@Override
+	public void stop() {
+		running = false;
+		List<TaskConsumer> stopping;
+		synchronized (handlers) {
+			stopping = List.copyOf(consumers);
+			consumers.clear();
+		}
+		if (!stopping.isEmpty()) {
+			support.get().warden().stopConsumers();
+		}
+	}
+
+	@Override
+	public boolean isRunning() {
+		return running;
+	}
+
+	@Override
+	public int getPhase() {
+		return PHASE;
+	}
+
+	/** The queues with an annotated handler. */
+	public List<String> queues() {
+		synchronized (handlers) {
+			return List.copyOf(handlers.keySet());
+		}
+	}
+
+	private record Handler(String beanName, Object bean, DelayedTaskOperation operation) {
+	}
+
+}

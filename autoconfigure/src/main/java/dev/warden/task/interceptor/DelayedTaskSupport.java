@@ -1,0 +1,110 @@
+package dev.warden.task.interceptor;
+
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.util.UUID;
+
+import dev.warden.Warden;
+import dev.warden.expression.MethodExpressions;
+import dev.warden.task.ScheduleResult;
+import org.aopalliance.intercept.MethodInvocation;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.aop.support.AopUtils;
+
+/**
+ * Decides what a call of a {@link dev.warden.task.annotation.DelayedTask} method does: a call from
+ * the application schedules the task; the call Warden makes when the task is due runs the method
+ * (through the bean, so its other advice, such as {@code @Transactional}, applies).
+ */
+public final class DelayedTaskSupport {
+
+	private static final Logger logger = LoggerFactory.getLogger(DelayedTaskSupport.class);
+
+	private final Warden warden;
+
+	private final DelayedTaskOperationSource operations;
+
+	private final MethodExpressions expressions;
+
+	// Which annotated method this thread is delivering a task to: that call runs, it is not scheduled.
+	private final ThreadLocal<@Nullable Method> delivering = new ThreadLocal<>();
+
+	/**
+	 * @param warden the client whose queues are used
+	 * @param operations the parsed annotations, whose expressions give task ids
+	 */
+	public DelayedTaskSupport(Warden warden, DelayedTaskOperationSource operations) {
+		this.warden = warden;
+		this.operations = operations;
+		this.expressions = operations.expressions();
+	}
+
+	Warden warden() {
+		return warden;
+	}
+
+	DelayedTaskOperationSource operations() {
+		return operations;
+	}
+
+	/** Schedules the call, or runs it when it is a delivery. */
+	@Nullable Object execute(MethodInvocation invocation) throws Throwable {
+		Object target = invocation.getThis();
+		if (target == null) {
+			return invocation.proceed();
+		}
+		Class<?> targetClass = AopUtils.getTargetClass(target);
+		DelayedTaskOperation operation = operations.getOperation(invocation.getMethod(), targetClass);
+		if (operation == null || operation.method().equals(delivering.get())) {
+			return invocation.proceed();
+		}
+		Object[] arguments = invocation.getArguments();
+		String id = taskId(operation, arguments, target, targetClass);
+		ScheduleResult result = warden.getDelayedQueue(operation.queue(), operation.codec())
+			.schedule(id, arguments, operation.delay());
+		if (!result.stored()) {
+			logger.debug("Task '{}' of queue '{}' is already pending; kept as it is", id, operation.queue());
+		}
+		return null;
+	}
+
+	/** Runs a due task: calls the method through {@code bean} with the stored arguments. */
+	void deliver(Object bean, DelayedTaskOperation operation, Object[] arguments) throws Exception {
+		Method previous = delivering.get();
+		delivering.set(operation.method());
+		try {
+			operation.method().invoke(bean, arguments);
+		}
+		catch (InvocationTargetException ex) {
+			Throwable cause = ex.getTargetException();
+			if (cause instanceof Exception exception) {
+				throw exception;
+			}
+			throw (Error) cause;
+		}
+		finally {
+			if (previous == null) {
+				delivering.remove();
+			}
+			else {
+				delivering.set(previous);
+			}
+		}
+	}
+
+	private String taskId(DelayedTaskOperation operation, Object[] arguments, Object target, Class<?> targetClass) {
+		if (operation.id() == null) {
+			return UUID.randomUUID().toString();
+		}
+		Object value = expressions.evaluate(operation.id(), operation.method(), arguments, target, targetClass);
+		String id = (value != null) ? value.toString() : null;
+		if (id == null || id.isBlank()) {
+			throw new IllegalArgumentException("Task id of " + MethodExpressions.describe(operation.method())
+					+ " evaluated to " + (id == null ? "null" : "a blank string") + "; nothing was scheduled");
+		}
+		return id;
+	}
+
+}
