@@ -10,6 +10,7 @@ import dev.warden.lock.LockListener;
 import dev.warden.lock.LockOwner;
 import dev.warden.lock.interceptor.LockOperationSourceAdvisor;
 import dev.warden.lock.interceptor.ReactorHandler;
+import dev.warden.task.ConsumerOptions;
 import dev.warden.test.redis.RedisServerExtension;
 import io.lettuce.core.RedisClient;
 import org.jspecify.annotations.Nullable;
@@ -33,7 +34,7 @@ class WardenAutoConfigurationTests {
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, AopAutoConfiguration.class,
-				WardenAutoConfiguration.class, WardenLockAutoConfiguration.class))
+				WardenAutoConfiguration.class, WardenLockAutoConfiguration.class, WardenTaskAutoConfiguration.class))
 		.withPropertyValues("spring.data.redis.host=" + redis.node().host(),
 				"spring.data.redis.port=" + redis.node().port());
 
@@ -73,6 +74,35 @@ class WardenAutoConfigurationTests {
 				assertThat(warden.getLock("leased").remainingTimeToLive()).isBetween(1L, 5_000L);
 				warden.getLock("leased").unlock();
 			});
+	}
+
+	@Test
+	void bindsDelayedTaskProperties() {
+		runner.withPropertyValues("warden.delayed-task.max-attempts=7", "warden.delayed-task.backoff=2s",
+				"warden.delayed-task.max-backoff=1m", "warden.delayed-task.visibility-timeout=90s",
+				"warden.delayed-task.concurrency=3", "warden.delayed-task.sweep-interval=5s",
+				"warden.delayed-task.shutdown-grace=1s")
+			.run(context -> {
+				WardenProperties.DelayedTask tasks = context.getBean(WardenProperties.class).getDelayedTask();
+				assertThat(tasks.toConsumerOptions()).isEqualTo(new ConsumerOptions(7, Duration.ofSeconds(2),
+						Duration.ofMinutes(1), Duration.ofSeconds(90)));
+				assertThat(tasks.getConcurrency()).isEqualTo(3);
+				assertThat(tasks.getSweepInterval()).isEqualTo(Duration.ofSeconds(5));
+				assertThat(tasks.getShutdownGrace()).isEqualTo(Duration.ofSeconds(1));
+			});
+	}
+
+	@Test
+	void invalidDelayedTaskPropertyFailsStartupNamingIt() {
+		runner.withPropertyValues("warden.delayed-task.max-attempts=0").run(context -> {
+			assertThat(context).hasFailed();
+			Throwable cause = context.getStartupFailure();
+			StringBuilder messages = new StringBuilder();
+			for (; cause != null; cause = cause.getCause()) {
+				messages.append(cause.getMessage());
+			}
+			assertThat(messages.toString()).contains("warden.delayed-task").contains("maxAttempts must be at least 1");
+		});
 	}
 
 	@Test

@@ -240,7 +240,15 @@ class DelayedQueueTests {
 		CountDownLatch never = new CountDownLatch(1);
 		dying.getDelayedQueue("crash", String.class).consume(delivery -> {
 			started.countDown();
-			never.await();
+			// Like a process that dies mid-task: no acknowledgement and no failure report, ever.
+			while (never.getCount() > 0) {
+				try {
+					never.await();
+				}
+				catch (InterruptedException ignored) {
+					// Keep hanging; the client that ran this is closed.
+				}
+			}
 		}, shortVisibility);
 		dying.getDelayedQueue("crash", String.class).schedule("survivor", "x", Duration.ZERO);
 		assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
@@ -254,6 +262,7 @@ class DelayedQueueTests {
 		assertThat(delivery.id()).isEqualTo("survivor");
 		assertThat(delivery.attempt()).isEqualTo(2);
 		Eventually.await("acknowledged", () -> rescuer.getDelayedQueue("crash").size() == 0);
+		never.countDown();
 	}
 
 	@Test

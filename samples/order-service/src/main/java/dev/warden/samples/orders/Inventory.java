@@ -29,6 +29,28 @@ public class Inventory {
 		jdbc.sql("update products set stock = ? where sku = ?").params(stock, sku).update();
 	}
 
+	/** Adds returned units to the stock. */
+	public void addStock(String sku, int quantity) {
+		jdbc.sql("update products set stock = stock + ? where sku = ?").params(quantity, sku).update();
+	}
+
+	/** Marks a created order paid; false when it is not {@code CREATED} any more. */
+	public boolean payIfCreated(long id) {
+		return jdbc.sql("update orders set status = 'PAID' where id = ? and status = 'CREATED'").param(id).update() == 1;
+	}
+
+	/** Marks a created order closed; false when it is not {@code CREATED} any more. */
+	public boolean closeIfCreated(long id) {
+		return jdbc.sql("update orders set status = 'CLOSED' where id = ? and status = 'CREATED'").param(id).update() == 1;
+	}
+
+	/** How many orders of the product have this status. */
+	public long countOrders(String sku, String status) {
+		return jdbc.sql("select count(*) from orders where sku = ? and status = ?").params(sku, status)
+			.query(Long.class)
+			.single();
+	}
+
 	public Order createOrder(String sku, int quantity) {
 		GeneratedKeyHolder key = new GeneratedKeyHolder();
 		jdbc.sql("insert into orders (sku, quantity, status) values (?, ?, 'CREATED')")

@@ -6,7 +6,7 @@ package dev.warden.samples.orders;
  * @param id the order's id
  * @param sku the product
  * @param quantity units ordered
- * @param status {@code CREATED}
+ * @param status {@code CREATED}, then {@code PAID}, or {@code CLOSED} when unpaid at the payment timeout
  */
 public record Order(long id, String sku, int quantity, String status) {
 }

@@ -4,6 +4,7 @@ import java.net.URI;
 import java.util.List;
 
 import dev.warden.lock.LockAcquisitionException;
+import dev.warden.samples.orders.OrderService.OrderNotPayableException;
 import dev.warden.samples.orders.OrderService.OutOfStockException;
 import dev.warden.samples.orders.OrderService.UnknownProductException;
 import org.springframework.http.HttpStatus;
@@ -16,7 +17,10 @@ import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RestController;
 
-/** The HTTP API: {@code POST /orders}, {@code GET /orders/{id}}, {@code GET /products}. */
+/**
+ * The HTTP API: {@code POST /orders}, {@code POST /orders/{id}/pay}, {@code GET /orders/{id}},
+ * {@code GET /products}.
+ */
 @RestController
 public class OrderController {
 
@@ -39,6 +43,11 @@ public class OrderController {
 		return ResponseEntity.created(URI.create("/orders/" + order.id())).body(order);
 	}
 
+	@PostMapping("/orders/{id}/pay")
+	public Order pay(@PathVariable long id) {
+		return orders.pay(id);
+	}
+
 	@GetMapping("/orders/{id}")
 	public ResponseEntity<Order> order(@PathVariable long id) {
 		return ResponseEntity.of(inventory.findOrder(id));
@@ -56,6 +65,11 @@ public class OrderController {
 
 	@ExceptionHandler
 	ProblemDetail outOfStock(OutOfStockException ex) {
+		return ProblemDetail.forStatusAndDetail(HttpStatus.CONFLICT, ex.getMessage());
+	}
+
+	@ExceptionHandler
+	ProblemDetail notPayable(OrderNotPayableException ex) {
 		return ProblemDetail.forStatusAndDetail(HttpStatus.CONFLICT, ex.getMessage());
 	}
 

@@ -2,18 +2,28 @@ package dev.warden.samples.orders;
 
 import java.util.concurrent.TimeUnit;
 
+import dev.warden.Warden;
 import dev.warden.lock.annotation.DistributedLock;
+import dev.warden.task.DelayedQueue;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
 
-/** Takes orders without overselling, however many instances run. */
+/**
+ * Takes orders without overselling, however many instances run, and closes the ones left unpaid.
+ */
 @Service
 public class OrderService {
 
 	private final Inventory inventory;
 
-	public OrderService(Inventory inventory) {
+	private final OrderTimeouts timeouts;
+
+	private final DelayedQueue<Object> timeoutQueue;
+
+	public OrderService(Inventory inventory, OrderTimeouts timeouts, Warden warden) {
 		this.inventory = inventory;
+		this.timeouts = timeouts;
+		this.timeoutQueue = warden.getDelayedQueue(OrderTimeouts.QUEUE);
 	}
 
 	/**
@@ -32,7 +42,33 @@ public class OrderService {
 			throw new OutOfStockException(sku, product.stock(), quantity);
 		}
 		inventory.setStock(sku, product.stock() - quantity);
-		return inventory.createOrder(sku, quantity);
+		Order order = inventory.createOrder(sku, quantity);
+		// Schedules the payment timeout; the order is closed if it is still unpaid by then.
+		timeouts.closeIfUnpaid(order.id(), sku);
+		return order;
+	}
+
+	/**
+	 * Pays an order and cancels its payment timeout.
+	 * @throws OrderNotPayableException when the order does not exist, is paid, or was closed
+	 */
+	public Order pay(long orderId) {
+		if (!inventory.payIfCreated(orderId)) {
+			throw new OrderNotPayableException(orderId);
+		}
+		timeoutQueue.cancel(OrderTimeouts.taskId(orderId));
+		return inventory.findOrder(orderId).orElseThrow();
+	}
+
+	/** Thrown when an order cannot be paid any more. */
+	public static class OrderNotPayableException extends RuntimeException {
+
+		private static final long serialVersionUID = 1L;
+
+		OrderNotPayableException(long orderId) {
+			super("Order " + orderId + " does not exist, is paid already, or was closed unpaid");
+		}
+
 	}
 
 	/** Thrown when the product does not exist. */
