@@ -174,10 +174,16 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 			claiming = true;
 			wakeAfterClaimNanos = Long.MAX_VALUE;
 		}
-		engine.<List<Object>>eval(TaskScripts.CLAIM, ScriptOutputType.MULTI, keys.allAndDead,
-				Integer.toString(reserved), Long.toString(options.visibilityTimeout().toMillis()), consumerId,
-				Integer.toString(options.maxAttempts()))
-			.whenComplete((reply, failure) -> claimed(reserved, reply, failure));
+		try {
+			engine.<List<Object>>eval(TaskScripts.CLAIM, ScriptOutputType.MULTI, keys.allAndDead,
+					Integer.toString(reserved), Long.toString(options.visibilityTimeout().toMillis()), consumerId,
+					Integer.toString(options.maxAttempts()))
+				.whenComplete((reply, failure) -> claimed(reserved, reply, failure));
+		}
+		catch (RuntimeException ex) {
+			// Lettuce refuses commands at once on a closed connection.
+			claimed(reserved, null, ex);
+		}
 	}
 
 	private void claimed(int reserved, @Nullable List<Object> reply, @Nullable Throwable failure) {
