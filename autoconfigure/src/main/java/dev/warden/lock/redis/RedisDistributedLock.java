@@ -1,7 +1,6 @@
 package dev.warden.lock.redis;
 
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -76,7 +75,7 @@ public final class RedisDistributedLock implements DistributedLock {
 
 	@Override
 	public void lockInterruptibly() throws InterruptedException {
-		acquire(currentThreadOwner.get(), Long.MAX_VALUE, WATCHDOG);
+		acquire(currentThreadOwner.get(), BlockingWait.FOREVER, WATCHDOG);
 	}
 
 	@Override
@@ -207,7 +206,7 @@ public final class RedisDistributedLock implements DistributedLock {
 		try {
 			while (true) {
 				try {
-					acquire(owner, Long.MAX_VALUE, leaseMillis);
+					acquire(owner, BlockingWait.FOREVER, leaseMillis);
 					return;
 				}
 				catch (InterruptedException ex) {
@@ -227,37 +226,8 @@ public final class RedisDistributedLock implements DistributedLock {
 	 * until acquired or the wait is over.
 	 */
 	private boolean acquire(LockOwner owner, long waitNanos, long leaseMillis) throws InterruptedException {
-		if (Thread.interrupted()) {
-			throw new InterruptedException("Interrupted before acquiring lock '" + name + "'");
-		}
-		long start = System.nanoTime();
-		Long ttl = attempt(owner, leaseMillis);
-		if (ttl == null) {
-			return true;
-		}
-		if (waitNanos <= 0) {
-			return false;
-		}
-		try (Membership<LockWaiters> waiting = engine.subscriptions().join(channel, LockWaiters::new)) {
-			awaitSubscription(waiting, start, waitNanos);
-			while (true) {
-				// Also the first try after the subscription is confirmed: a release published while
-				// subscribing is not missed.
-				ttl = attempt(owner, leaseMillis);
-				if (ttl == null) {
-					return true;
-				}
-				if (Thread.interrupted()) {
-					throw new InterruptedException("Interrupted while waiting for lock '" + name + "'");
-				}
-				long remaining = remaining(start, waitNanos);
-				if (remaining <= 0) {
-					return false;
-				}
-				long sleep = (ttl >= 0) ? Math.min(TimeUnit.MILLISECONDS.toNanos(ttl) + 1, remaining) : remaining;
-				sleepUntilRelease(waiting.listener(), sleep);
-			}
-		}
+		return BlockingWait.await(engine, channel, LockWaiters::new, waitNanos, () -> attempt(owner, leaseMillis),
+				"lock '" + name + "'");
 	}
 
 	/**
@@ -279,52 +249,6 @@ public final class RedisDistributedLock implements DistributedLock {
 			}
 			return ttl;
 		});
-	}
-
-	private void awaitSubscription(Membership<LockWaiters> waiting, long start, long waitNanos)
-			throws InterruptedException {
-		long commandTimeout = engine.commandTimeout().toNanos();
-		long remaining = remaining(start, waitNanos);
-		boolean boundedByWait = remaining < commandTimeout;
-		try {
-			waiting.subscribed().get(Math.max(0, boundedByWait ? remaining : commandTimeout), TimeUnit.NANOSECONDS);
-		}
-		catch (ExecutionException ex) {
-			throw RedisEngine.translate(ex.getCause(), "subscription to " + channel);
-		}
-		catch (TimeoutException ex) {
-			// The wait ending while subscribing is no failure: the loop makes its last attempt.
-			if (!boundedByWait) {
-				throw new RedisUnavailableException("Redis did not confirm the subscription to " + channel
-						+ " within " + engine.commandTimeout().toMillis() + " ms", ex);
-			}
-		}
-	}
-
-	private void sleepUntilRelease(LockWaiters waiters, long nanos) throws InterruptedException {
-		CompletableFuture<Void> wakeUp = waiters.nextRelease();
-		try {
-			wakeUp.get(nanos, TimeUnit.NANOSECONDS);
-		}
-		catch (TimeoutException ex) {
-			// Woken by the lease instead: retry. If a release claimed this sleeper meanwhile, the
-			// retry that follows is the one it asked for.
-			waiters.withdraw(wakeUp);
-		}
-		catch (InterruptedException ex) {
-			if (waiters.withdraw(wakeUp)) {
-				// This waiter was chosen for a release it will not act on: pass it on.
-				waiters.onMessage(LockWaiters.RELEASED_MESSAGE);
-			}
-			throw ex;
-		}
-		catch (ExecutionException ex) {
-			throw new IllegalStateException(ex.getCause());
-		}
-	}
-
-	private static long remaining(long start, long waitNanos) {
-		return (waitNanos == Long.MAX_VALUE) ? Long.MAX_VALUE : waitNanos - (System.nanoTime() - start);
 	}
 
 	private static long waitNanos(long waitTime, TimeUnit unit) {
@@ -412,7 +336,7 @@ public final class RedisDistributedLock implements DistributedLock {
 				waiting = joined;
 			}
 			long commandTimeout = engine.commandTimeout().toNanos();
-			long remaining = remaining(start, waitNanos);
+			long remaining = BlockingWait.remaining(start, waitNanos);
 			boolean boundedByWait = remaining < commandTimeout;
 			// A copy: timing out this waiter must not fail the subscription shared with others.
 			CompletableFuture<Void> confirmed = joined.subscribed().copy();
@@ -448,7 +372,7 @@ public final class RedisDistributedLock implements DistributedLock {
 						acquired();
 						return;
 					}
-					long remaining = remaining(start, waitNanos);
+					long remaining = BlockingWait.remaining(start, waitNanos);
 					if (remaining <= 0) {
 						finish(false);
 						return;
@@ -478,7 +402,7 @@ public final class RedisDistributedLock implements DistributedLock {
 				timer.cancel(false);
 				if (result.isDone()) {
 					// Stopped (cancelled) while asleep: a release that chose this waiter goes to another.
-					waiters.onMessage(LockWaiters.RELEASED_MESSAGE);
+					waiters.wakeOne();
 				}
 				else {
 					retry();
