@@ -5,11 +5,15 @@ import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
+import dev.warden.lock.DistributedCountDownLatch;
 import dev.warden.lock.DistributedLock;
+import dev.warden.lock.DistributedSemaphore;
 import dev.warden.lock.LockListener;
 import dev.warden.lock.LockOwner;
 import dev.warden.lock.redis.LeaseRenewal;
+import dev.warden.lock.redis.RedisCountDownLatch;
 import dev.warden.lock.redis.RedisDistributedLock;
+import dev.warden.lock.redis.RedisSemaphore;
 import dev.warden.redis.RedisEngine;
 import dev.warden.task.ConsumerOptions;
 import dev.warden.task.DelayedQueue;
@@ -119,6 +123,24 @@ public final class Warden implements AutoCloseable {
 	 */
 	public DistributedLock getLock(String name) {
 		return new RedisDistributedLock(name, engine, leaseRenewal, this::currentThreadOwner);
+	}
+
+	/**
+	 * Returns the semaphore of that name. The name is its Redis key.
+	 * @param name the semaphore's name; must not be blank
+	 * @return a lightweight view of the semaphore
+	 */
+	public DistributedSemaphore getSemaphore(String name) {
+		return new RedisSemaphore(name, engine);
+	}
+
+	/**
+	 * Returns the count-down latch of that name. The name is its Redis key.
+	 * @param name the latch's name; must not be blank
+	 * @return a lightweight view of the latch
+	 */
+	public DistributedCountDownLatch getCountDownLatch(String name) {
+		return new RedisCountDownLatch(name, engine);
 	}
 
 	/**

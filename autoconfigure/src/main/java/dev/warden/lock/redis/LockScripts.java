@@ -3,7 +3,7 @@ package dev.warden.lock.redis;
 import dev.warden.redis.LuaScript;
 
 /**
- * The reentrant lock's scripts, read and digested once. Their header comments state their
+ * The synchronizers' scripts, read and digested once. Their header comments state their
  * {@code KEYS}, {@code ARGV} and replies.
  */
 final class LockScripts {
@@ -15,6 +15,16 @@ final class LockScripts {
 	static final LuaScript RENEW = LuaScript.load(LockScripts.class, "lock-renew.lua");
 
 	static final LuaScript FORCE_RELEASE = LuaScript.load(LockScripts.class, "lock-force-release.lua");
+
+	static final LuaScript SEMAPHORE_ACQUIRE = LuaScript.load(LockScripts.class, "semaphore-acquire.lua");
+
+	static final LuaScript SEMAPHORE_RELEASE = LuaScript.load(LockScripts.class, "semaphore-release.lua");
+
+	static final LuaScript SEMAPHORE_SET_PERMITS = LuaScript.load(LockScripts.class, "semaphore-set-permits.lua");
+
+	static final LuaScript LATCH_SET_COUNT = LuaScript.load(LockScripts.class, "latch-set-count.lua");
+
+	static final LuaScript LATCH_COUNT_DOWN = LuaScript.load(LockScripts.class, "latch-count-down.lua");
 
 	private LockScripts() {
 	}

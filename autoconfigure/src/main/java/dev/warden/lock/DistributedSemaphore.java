@@ -1,0 +1,58 @@
+package dev.warden.lock;
+
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A counting semaphore shared by every client of one Redis. Permits are not owned: any client may
+ * release, as with {@link java.util.concurrent.Semaphore}. Waiters are woken by pub/sub when
+ * permits are released, never by polling.
+ * <p>
+ * The layout is Redisson's {@code RSemaphore}: a string at the name holding the available permits,
+ * and the count published on {@code redisson_sc:{name}} at each release.
+ */
+public interface DistributedSemaphore {
+
+	/** The semaphore's name, which is also its Redis key. */
+	String getName();
+
+	/**
+	 * Sets the number of permits, unless the semaphore already exists.
+	 * @param permits not negative
+	 * @return whether it was set
+	 */
+	boolean trySetPermits(int permits);
+
+	/** Takes one permit, waiting as long as it takes. */
+	void acquire() throws InterruptedException;
+
+	/**
+	 * Takes {@code permits} permits at once, waiting as long as it takes.
+	 * @param permits at least 1
+	 */
+	void acquire(int permits) throws InterruptedException;
+
+	/** Takes one permit if one is available now. */
+	boolean tryAcquire();
+
+	/**
+	 * Takes {@code permits} permits at once if they are available within the wait.
+	 * @param permits at least 1
+	 * @param waitTime not negative; 0 tries once
+	 * @param unit the unit of {@code waitTime}
+	 * @return whether they were taken
+	 */
+	boolean tryAcquire(int permits, long waitTime, TimeUnit unit) throws InterruptedException;
+
+	/** Returns one permit. */
+	void release();
+
+	/**
+	 * Returns {@code permits} permits and wakes waiters.
+	 * @param permits at least 1
+	 */
+	void release(int permits);
+
+	/** The permits available now. */
+	int availablePermits();
+
+}
