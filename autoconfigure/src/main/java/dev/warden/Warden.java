@@ -7,12 +7,14 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import dev.warden.lock.DistributedCountDownLatch;
 import dev.warden.lock.DistributedLock;
+import dev.warden.lock.DistributedReadWriteLock;
 import dev.warden.lock.DistributedSemaphore;
 import dev.warden.lock.LockListener;
 import dev.warden.lock.LockOwner;
 import dev.warden.lock.redis.LeaseRenewal;
 import dev.warden.lock.redis.RedisCountDownLatch;
 import dev.warden.lock.redis.RedisDistributedLock;
+import dev.warden.lock.redis.RedisReadWriteLock;
 import dev.warden.lock.redis.RedisSemaphore;
 import dev.warden.redis.RedisEngine;
 import dev.warden.task.ConsumerOptions;
@@ -123,6 +125,15 @@ public final class Warden implements AutoCloseable {
 	 */
 	public DistributedLock getLock(String name) {
 		return new RedisDistributedLock(name, engine, leaseRenewal, this::currentThreadOwner);
+	}
+
+	/**
+	 * Returns the read-write lock of that name. The name is its Redis key.
+	 * @param name the lock name; must not be blank
+	 * @return a lightweight view of the lock
+	 */
+	public DistributedReadWriteLock getReadWriteLock(String name) {
+		return new RedisReadWriteLock(name, engine, leaseRenewal, this::currentThreadOwner);
 	}
 
 	/**

@@ -9,7 +9,6 @@ import java.util.concurrent.TimeUnit;
 import dev.warden.lock.LockListener;
 import dev.warden.lock.LockOwner;
 import dev.warden.redis.RedisEngine;
-import io.lettuce.core.ScriptOutputType;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -55,14 +54,14 @@ public final class LeaseRenewal implements AutoCloseable {
 		return leaseMillis;
 	}
 
-	/** Starts renewing the owner's hold of the lock, unless it is renewed already. */
-	void start(String lockName, String ownerId) {
-		renewals.computeIfAbsent(key(lockName, ownerId), key -> new Renewal(key, lockName, ownerId).schedule());
+	/** Starts renewing the owner's holds of the lock, unless they are renewed already. */
+	void start(LockLayout layout, String ownerId) {
+		renewals.computeIfAbsent(key(layout, ownerId), key -> new Renewal(key, layout, ownerId).schedule());
 	}
 
-	/** Stops renewing the owner's hold; any renewal not yet sent is never sent. */
-	void stop(String lockName, String ownerId) {
-		Renewal renewal = renewals.remove(key(lockName, ownerId));
+	/** Stops renewing the owner's holds; any renewal not yet sent is never sent. */
+	void stop(LockLayout layout, String ownerId) {
+		Renewal renewal = renewals.remove(key(layout, ownerId));
 		if (renewal != null) {
 			renewal.cancel();
 		}
@@ -93,21 +92,20 @@ public final class LeaseRenewal implements AutoCloseable {
 		});
 	}
 
-	private static String key(String lockName, String ownerId) {
-		return ownerId + '\n' + lockName;
+	private static String key(LockLayout layout, String ownerId) {
+		// The hold field tells a read hold from a write hold of the same owner on the same lock.
+		return layout.holdField(ownerId) + '\n' + layout.name;
 	}
 
 	private final class Renewal {
 
 		private final String key;
 
+		private final LockLayout layout;
+
 		private final String lockName;
 
 		private final String ownerId;
-
-		private final String[] keys;
-
-		private final String[] args;
 
 		// Guarded by this.
 		private boolean cancelled;
@@ -116,12 +114,11 @@ public final class LeaseRenewal implements AutoCloseable {
 
 		private long lastRenewedNanos = System.nanoTime();
 
-		Renewal(String key, String lockName, String ownerId) {
+		Renewal(String key, LockLayout layout, String ownerId) {
 			this.key = key;
-			this.lockName = lockName;
+			this.layout = layout;
+			this.lockName = layout.name;
 			this.ownerId = ownerId;
-			this.keys = new String[] { lockName };
-			this.args = new String[] { Long.toString(leaseMillis), ownerId };
 		}
 
 		synchronized Renewal schedule() {
@@ -144,8 +141,7 @@ public final class LeaseRenewal implements AutoCloseable {
 					return;
 				}
 				// Sent while holding the monitor: once cancel() has returned, nothing more is sent.
-				engine.<Long>eval(LockScripts.RENEW, ScriptOutputType.INTEGER, keys, args)
-					.whenComplete(this::renewed);
+				layout.renew(engine, ownerId, leaseMillis).whenComplete(this::renewed);
 			}
 		}
 

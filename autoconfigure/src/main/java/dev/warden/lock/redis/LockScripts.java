@@ -16,6 +16,18 @@ final class LockScripts {
 
 	static final LuaScript FORCE_RELEASE = LuaScript.load(LockScripts.class, "lock-force-release.lua");
 
+	static final LuaScript READ_ACQUIRE = LuaScript.load(LockScripts.class, "read-acquire.lua");
+
+	static final LuaScript READ_RELEASE = LuaScript.load(LockScripts.class, "read-release.lua");
+
+	static final LuaScript READ_RENEW = LuaScript.load(LockScripts.class, "read-renew.lua");
+
+	static final LuaScript WRITE_ACQUIRE = LuaScript.load(LockScripts.class, "write-acquire.lua");
+
+	static final LuaScript WRITE_RELEASE = LuaScript.load(LockScripts.class, "write-release.lua");
+
+	static final LuaScript MODE_FORCE_RELEASE = LuaScript.load(LockScripts.class, "mode-force-release.lua");
+
 	static final LuaScript SEMAPHORE_ACQUIRE = LuaScript.load(LockScripts.class, "semaphore-acquire.lua");
 
 	static final LuaScript SEMAPHORE_RELEASE = LuaScript.load(LockScripts.class, "semaphore-release.lua");

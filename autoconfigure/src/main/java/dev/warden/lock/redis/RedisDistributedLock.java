@@ -11,7 +11,6 @@ import dev.warden.lock.DistributedLock;
 import dev.warden.lock.LockOwner;
 import dev.warden.redis.ChannelSubscriptions.Membership;
 import dev.warden.redis.RedisEngine;
-import io.lettuce.core.ScriptOutputType;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -27,11 +26,11 @@ public final class RedisDistributedLock implements DistributedLock {
 
 	private static final long WATCHDOG = -1;
 
+	private final LockLayout layout;
+
 	private final String name;
 
 	private final String channel;
-
-	private final String[] keys;
 
 	private final RedisEngine engine;
 
@@ -40,6 +39,7 @@ public final class RedisDistributedLock implements DistributedLock {
 	private final Supplier<LockOwner> currentThreadOwner;
 
 	/**
+	 * A reentrant lock, Redisson's {@code RLock}.
 	 * @param name the lock's name and Redis key
 	 * @param engine the client's engine
 	 * @param renewal the client's watchdog
@@ -47,12 +47,14 @@ public final class RedisDistributedLock implements DistributedLock {
 	 */
 	public RedisDistributedLock(String name, RedisEngine engine, LeaseRenewal renewal,
 			Supplier<LockOwner> currentThreadOwner) {
-		if (name == null || name.isBlank()) {
-			throw new IllegalArgumentException("A lock name must not be null or blank");
-		}
-		this.name = name;
-		this.channel = CHANNEL_PREFIX + ":{" + name + "}";
-		this.keys = new String[] { name };
+		this(new LockLayout.Reentrant(name), engine, renewal, currentThreadOwner);
+	}
+
+	RedisDistributedLock(LockLayout layout, RedisEngine engine, LeaseRenewal renewal,
+			Supplier<LockOwner> currentThreadOwner) {
+		this.layout = layout;
+		this.name = layout.name;
+		this.channel = layout.channel;
 		this.engine = engine;
 		this.renewal = renewal;
 		this.currentThreadOwner = currentThreadOwner;
@@ -130,10 +132,10 @@ public final class RedisDistributedLock implements DistributedLock {
 		String ownerId = requireOwner(owner).id();
 		// A release that times out is still sent when the connection comes back: it is what the
 		// owner asked for. Its renewal stops either way, so the lock cannot outlive its lease.
-		return engine.<Long>eval(LockScripts.RELEASE, ScriptOutputType.INTEGER, keys, ownerId, channel)
+		return layout.release(engine, ownerId)
 			.handle((released, failure) -> {
 				if (failure != null) {
-					renewal.stop(name, ownerId);
+					renewal.stop(layout, ownerId);
 					throw RedisEngine.translate(failure, "unlock of '" + name + "'");
 				}
 				if (released == null) {
@@ -143,7 +145,7 @@ public final class RedisDistributedLock implements DistributedLock {
 				}
 				if (released == 1L) {
 					// On the reply's own thread, before any later reply (a renewal's) is handled.
-					renewal.stop(name, ownerId);
+					renewal.stop(layout, ownerId);
 				}
 				return null;
 			});
@@ -151,18 +153,16 @@ public final class RedisDistributedLock implements DistributedLock {
 
 	@Override
 	public boolean forceUnlock() {
-		Long released = engine.await(engine.<Long>eval(LockScripts.FORCE_RELEASE, ScriptOutputType.INTEGER, keys,
-				channel).thenApply(reply -> {
-					renewal.stopAll(name);
-					return reply;
-				}), "force unlock of '" + name + "'");
+		Long released = engine.await(layout.forceRelease(engine).thenApply(reply -> {
+			renewal.stopAll(name);
+			return reply;
+		}), "force unlock of '" + name + "'");
 		return released != null && released == 1L;
 	}
 
 	@Override
 	public boolean isLocked() {
-		Long exists = engine.await(engine.commands().exists(name), "lock state of '" + name + "'");
-		return exists != null && exists > 0;
+		return engine.await(layout.isLocked(engine), "lock state of '" + name + "'");
 	}
 
 	@Override
@@ -172,8 +172,8 @@ public final class RedisDistributedLock implements DistributedLock {
 
 	@Override
 	public boolean isHeldBy(LockOwner owner) {
-		String ownerId = requireOwner(owner).id();
-		return Boolean.TRUE.equals(engine.await(engine.commands().hexists(name, ownerId),
+		String field = layout.holdField(requireOwner(owner).id());
+		return Boolean.TRUE.equals(engine.await(engine.commands().hexists(name, field),
 				"lock state of '" + name + "'"));
 	}
 
@@ -184,8 +184,8 @@ public final class RedisDistributedLock implements DistributedLock {
 
 	@Override
 	public int getHoldCount(LockOwner owner) {
-		String ownerId = requireOwner(owner).id();
-		String count = engine.await(engine.commands().hget(name, ownerId), "hold count of '" + name + "'");
+		String field = layout.holdField(requireOwner(owner).id());
+		String count = engine.await(engine.commands().hget(name, field), "hold count of '" + name + "'");
 		return (count != null) ? Integer.parseInt(count) : 0;
 	}
 
@@ -197,7 +197,7 @@ public final class RedisDistributedLock implements DistributedLock {
 
 	@Override
 	public String toString() {
-		return "RedisDistributedLock[" + name + "]";
+		return getClass().getSimpleName() + "[" + layout.getClass().getSimpleName() + " " + name + "]";
 	}
 
 	private void acquireUninterruptibly(long leaseMillis) {
@@ -226,7 +226,7 @@ public final class RedisDistributedLock implements DistributedLock {
 	 * until acquired or the wait is over.
 	 */
 	private boolean acquire(LockOwner owner, long waitNanos, long leaseMillis) throws InterruptedException {
-		return BlockingWait.await(engine, channel, LockWaiters::new, waitNanos, () -> attempt(owner, leaseMillis),
+		return BlockingWait.await(engine, channel, layout.waiters(), waitNanos, () -> attempt(owner, leaseMillis),
 				"lock '" + name + "'");
 	}
 
@@ -241,11 +241,10 @@ public final class RedisDistributedLock implements DistributedLock {
 	private CompletableFuture<@Nullable Long> attemptAsync(LockOwner owner, long leaseMillis) {
 		String ownerId = owner.id();
 		long lease = (leaseMillis == WATCHDOG) ? renewal.leaseMillis() : leaseMillis;
-		CompletableFuture<@Nullable Long> reply = engine.eval(LockScripts.ACQUIRE, ScriptOutputType.INTEGER, keys,
-				Long.toString(lease), ownerId);
+		CompletableFuture<@Nullable Long> reply = layout.acquire(engine, ownerId, lease);
 		return RedisEngine.map(reply, ttl -> {
 			if (ttl == null && leaseMillis == WATCHDOG) {
-				renewal.start(name, ownerId);
+				renewal.start(layout, ownerId);
 			}
 			return ttl;
 		});
@@ -326,7 +325,7 @@ public final class RedisDistributedLock implements DistributedLock {
 		private void subscribe() {
 			Membership<LockWaiters> joined;
 			try {
-				joined = engine.subscriptions().join(channel, LockWaiters::new);
+				joined = engine.subscriptions().join(channel, layout.waiters());
 			}
 			catch (RuntimeException ex) {
 				fail(ex);

@@ -1,0 +1,174 @@
+package dev.warden.lock.redis;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
+
+import dev.warden.redis.RedisEngine;
+import io.lettuce.core.ScriptOutputType;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * How one kind of lock lives in Redis: its scripts, its release channel, and the hash field that
+ * counts an owner's holds. {@link RedisDistributedLock} does the rest (waiting, the watchdog, the
+ * thread-bound and owner-bound API) the same way for every kind.
+ */
+abstract class LockLayout {
+
+	final String name;
+
+	final String channel;
+
+	final String[] keys;
+
+	LockLayout(String name, String channel) {
+		if (name == null || name.isBlank()) {
+			throw new IllegalArgumentException("A lock name must not be null or blank");
+		}
+		this.name = name;
+		this.channel = channel;
+		this.keys = new String[] { name };
+	}
+
+	/** The hash field that counts {@code ownerId}'s holds. */
+	String holdField(String ownerId) {
+		return ownerId;
+	}
+
+	/** Whether and how the lock's messages wake this client's waiters. */
+	Supplier<LockWaiters> waiters() {
+		return LockWaiters::new;
+	}
+
+	/** One acquisition: {@code null} when acquired, else the lock's remaining time to live in ms. */
+	abstract CompletableFuture<@Nullable Long> acquire(RedisEngine engine, String ownerId, long leaseMillis);
+
+	/** One release: {@code null} not held, 0 still held, 1 the owner's last hold released. */
+	abstract CompletableFuture<@Nullable Long> release(RedisEngine engine, String ownerId);
+
+	/** The watchdog's renewal: 1 renewed, 0 no longer held. */
+	abstract CompletableFuture<@Nullable Long> renew(RedisEngine engine, String ownerId, long leaseMillis);
+
+	/** Deletes the lock whoever holds it: 1 when it was held. */
+	abstract CompletableFuture<@Nullable Long> forceRelease(RedisEngine engine);
+
+	/** Whether anyone holds the lock (in this layout's sense). */
+	CompletableFuture<Boolean> isLocked(RedisEngine engine) {
+		return engine.commands().exists(name).toCompletableFuture().thenApply(count -> count != null && count > 0);
+	}
+
+	/** Redisson's {@code RLock}: a hash of owner ids to hold counts, released with message 0. */
+	static final class Reentrant extends LockLayout {
+
+		Reentrant(String name) {
+			super(name, RedisDistributedLock.CHANNEL_PREFIX + ":{" + name + "}");
+		}
+
+		@Override
+		CompletableFuture<@Nullable Long> acquire(RedisEngine engine, String ownerId, long leaseMillis) {
+			return engine.eval(LockScripts.ACQUIRE, ScriptOutputType.INTEGER, keys, Long.toString(leaseMillis), ownerId);
+		}
+
+		@Override
+		CompletableFuture<@Nullable Long> release(RedisEngine engine, String ownerId) {
+			return engine.eval(LockScripts.RELEASE, ScriptOutputType.INTEGER, keys, ownerId, channel);
+		}
+
+		@Override
+		CompletableFuture<@Nullable Long> renew(RedisEngine engine, String ownerId, long leaseMillis) {
+			return engine.eval(LockScripts.RENEW, ScriptOutputType.INTEGER, keys, Long.toString(leaseMillis), ownerId);
+		}
+
+		@Override
+		CompletableFuture<@Nullable Long> forceRelease(RedisEngine engine) {
+			return engine.eval(LockScripts.FORCE_RELEASE, ScriptOutputType.INTEGER, keys, channel);
+		}
+
+	}
+
+	/** The read side of Redisson's {@code RReadWriteLock}. */
+	static final class Read extends LockLayout {
+
+		Read(String name) {
+			super(name, RedisReadWriteLock.CHANNEL_PREFIX + ":{" + name + "}");
+		}
+
+		private String[] keys(String ownerId) {
+			return new String[] { name, timeoutPrefix(ownerId) };
+		}
+
+		private String timeoutPrefix(String ownerId) {
+			return "{" + name + "}:" + ownerId + ":rwlock_timeout";
+		}
+
+		@Override
+		CompletableFuture<@Nullable Long> acquire(RedisEngine engine, String ownerId, long leaseMillis) {
+			return engine.eval(LockScripts.READ_ACQUIRE, ScriptOutputType.INTEGER, keys(ownerId),
+					Long.toString(leaseMillis), ownerId, ownerId + RedisReadWriteLock.WRITE_SUFFIX);
+		}
+
+		@Override
+		CompletableFuture<@Nullable Long> release(RedisEngine engine, String ownerId) {
+			return engine.eval(LockScripts.READ_RELEASE, ScriptOutputType.INTEGER,
+					new String[] { name, timeoutPrefix(ownerId), "{" + name + "}" }, ownerId, channel);
+		}
+
+		@Override
+		CompletableFuture<@Nullable Long> renew(RedisEngine engine, String ownerId, long leaseMillis) {
+			return engine.eval(LockScripts.READ_RENEW, ScriptOutputType.INTEGER, keys(ownerId),
+					Long.toString(leaseMillis), ownerId);
+		}
+
+		@Override
+		CompletableFuture<@Nullable Long> forceRelease(RedisEngine engine) {
+			return engine.eval(LockScripts.MODE_FORCE_RELEASE, ScriptOutputType.INTEGER, keys, "read", channel);
+		}
+
+		@Override
+		CompletableFuture<Boolean> isLocked(RedisEngine engine) {
+			return engine.commands().hget(name, "mode").toCompletableFuture().thenApply("read"::equals);
+		}
+
+	}
+
+	/** The write side of Redisson's {@code RReadWriteLock}: its release wakes every waiter. */
+	static final class Write extends LockLayout {
+
+		Write(String name) {
+			super(name, RedisReadWriteLock.CHANNEL_PREFIX + ":{" + name + "}");
+		}
+
+		@Override
+		String holdField(String ownerId) {
+			return ownerId + RedisReadWriteLock.WRITE_SUFFIX;
+		}
+
+		@Override
+		CompletableFuture<@Nullable Long> acquire(RedisEngine engine, String ownerId, long leaseMillis) {
+			return engine.eval(LockScripts.WRITE_ACQUIRE, ScriptOutputType.INTEGER, keys, Long.toString(leaseMillis),
+					holdField(ownerId));
+		}
+
+		@Override
+		CompletableFuture<@Nullable Long> release(RedisEngine engine, String ownerId) {
+			return engine.eval(LockScripts.WRITE_RELEASE, ScriptOutputType.INTEGER, keys, holdField(ownerId), channel);
+		}
+
+		@Override
+		CompletableFuture<@Nullable Long> renew(RedisEngine engine, String ownerId, long leaseMillis) {
+			return engine.eval(LockScripts.RENEW, ScriptOutputType.INTEGER, keys, Long.toString(leaseMillis),
+					holdField(ownerId));
+		}
+
+		@Override
+		CompletableFuture<@Nullable Long> forceRelease(RedisEngine engine) {
+			return engine.eval(LockScripts.MODE_FORCE_RELEASE, ScriptOutputType.INTEGER, keys, "write", channel);
+		}
+
+		@Override
+		CompletableFuture<Boolean> isLocked(RedisEngine engine) {
+			return engine.commands().hget(name, "mode").toCompletableFuture().thenApply("write"::equals);
+		}
+
+	}
+
+}
