@@ -1,5 +1,6 @@
 package dev.warden.lock;
 
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
@@ -81,6 +82,54 @@ public interface DistributedLock extends Lock {
 	 * @throws InterruptedException if the thread is interrupted while waiting
 	 */
 	boolean tryLock(LockOwner owner, long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException;
+
+	/**
+	 * Acquires the lock for the current thread, waiting as long as it takes, under the watchdog,
+	 * and returns its fencing token.
+	 * @return the fencing token of this acquisition
+	 * @see #tryLockWithToken(LockOwner, long, long, TimeUnit)
+	 */
+	long lockWithToken();
+
+	/**
+	 * Acquires the lock for the current thread under the watchdog, returning its fencing token.
+	 * @param waitTime how long to wait; {@code 0} tries once
+	 * @param unit the unit of {@code waitTime}
+	 * @return the fencing token, or empty when the lock was not acquired
+	 * @throws InterruptedException if the thread is interrupted while waiting
+	 * @see #tryLockWithToken(LockOwner, long, long, TimeUnit)
+	 */
+	OptionalLong tryLockWithToken(long waitTime, TimeUnit unit) throws InterruptedException;
+
+	/**
+	 * Acquires the lock for {@code owner} under the watchdog, returning its fencing token.
+	 * @param owner the owner to acquire for
+	 * @param waitTime how long to wait; {@code 0} tries once
+	 * @param unit the unit of {@code waitTime}
+	 * @return the fencing token, or empty when the lock was not acquired
+	 * @throws InterruptedException if the thread is interrupted while waiting
+	 * @see #tryLockWithToken(LockOwner, long, long, TimeUnit)
+	 */
+	OptionalLong tryLockWithToken(LockOwner owner, long waitTime, TimeUnit unit) throws InterruptedException;
+
+	/**
+	 * Acquires the lock for {@code owner} with a fixed lease, returning its fencing token.
+	 * <p>
+	 * Every acquisition of a reentrant or write lock (a re-entry included) takes the next value of
+	 * a counter kept beside the lock in Redis, never reset by releases or expiry: tokens of one lock
+	 * name strictly increase across clients. A holder passes its token to the storage it writes,
+	 * and the storage refuses writes with a token lower than the last one it saw
+	 * ({@code UPDATE ... SET fence = ? WHERE id = ? AND fence < ?}), so a holder that lost the lock
+	 * while paused cannot overwrite its successor's work. Read locks hand out no token (0).
+	 * @param owner the owner to acquire for
+	 * @param waitTime how long to wait; {@code 0} tries once
+	 * @param leaseTime how long the hold lasts unless released first; must be positive
+	 * @param unit the unit of both times
+	 * @return the fencing token, or empty when the lock was not acquired
+	 * @throws InterruptedException if the thread is interrupted while waiting
+	 */
+	OptionalLong tryLockWithToken(LockOwner owner, long waitTime, long leaseTime, TimeUnit unit)
+			throws InterruptedException;
 
 	/**
 	 * Acquires the lock for {@code owner} without blocking a thread while waiting, held under the

@@ -2,10 +2,12 @@ package dev.warden.lock.interceptor;
 
 import java.lang.reflect.Method;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 import dev.warden.Warden;
 import dev.warden.lock.LockAcquisitionException;
+import dev.warden.lock.annotation.LockContext;
 import dev.warden.lock.annotation.OnLockFailure;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
@@ -57,15 +59,15 @@ public final class LockAspectSupport {
 
 	private @Nullable Object executeOnThread(Call call) throws Throwable {
 		LockSet locks = call.lockSet(warden.currentThreadOwner());
-		boolean acquired;
+		Map<String, Long> tokens;
 		try {
-			acquired = locks.acquire();
+			tokens = locks.acquireWithTokens();
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 			throw new LockAcquisitionException(locks.names(), call.operation.waitMillis(), ex);
 		}
-		if (!acquired) {
+		if (tokens == null) {
 			LockAcquisitionException failure = locks.failure();
 			return switch (call.onFailure()) {
 				case THROW -> throw failure;
@@ -74,7 +76,7 @@ public final class LockAspectSupport {
 			};
 		}
 		Object result;
-		try {
+		try (LockContext.Scope scope = LockContext.open(tokens)) {
 			result = call.proceed();
 		}
 		catch (Throwable ex) {

@@ -1,7 +1,10 @@
 package dev.warden.lock.interceptor;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -9,6 +12,7 @@ import java.util.function.Function;
 import dev.warden.lock.DistributedLock;
 import dev.warden.lock.LockAcquisitionException;
 import dev.warden.lock.LockOwner;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The locks one call needs, for one owner: acquired all or nothing, in the sorted order of their
@@ -56,25 +60,36 @@ public final class LockSet {
 	 * @throws InterruptedException when interrupted while waiting
 	 */
 	public boolean acquire() throws InterruptedException {
+		return acquireWithTokens() != null;
+	}
+
+	/**
+	 * Like {@link #acquire()}, returning each lock's fencing token.
+	 * @return the lock names and their tokens, or {@code null} when not all were acquired
+	 * @throws InterruptedException when interrupted while waiting
+	 */
+	public @Nullable Map<String, Long> acquireWithTokens() throws InterruptedException {
 		long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis);
+		Map<String, Long> tokens = new LinkedHashMap<>();
 		for (int i = 0; i < locks.size(); i++) {
 			long remaining = Math.max(0, deadline - System.nanoTime());
-			boolean acquired;
+			OptionalLong token;
 			try {
-				acquired = (leaseMillis == LockOperation.WATCHDOG_LEASE)
-						? locks.get(i).tryLock(owner, remaining, TimeUnit.NANOSECONDS)
-						: locks.get(i).tryLock(owner, remaining, leaseMillis * 1_000_000L, TimeUnit.NANOSECONDS);
+				token = (leaseMillis == LockOperation.WATCHDOG_LEASE)
+						? locks.get(i).tryLockWithToken(owner, remaining, TimeUnit.NANOSECONDS)
+						: locks.get(i).tryLockWithToken(owner, remaining, leaseMillis * 1_000_000L, TimeUnit.NANOSECONDS);
 			}
 			catch (InterruptedException | RuntimeException ex) {
 				releaseFirst(i);
 				throw ex;
 			}
-			if (!acquired) {
+			if (token.isEmpty()) {
 				releaseFirst(i);
-				return false;
+				return null;
 			}
+			tokens.put(names.get(i), token.getAsLong());
 		}
-		return true;
+		return tokens;
 	}
 
 	/**

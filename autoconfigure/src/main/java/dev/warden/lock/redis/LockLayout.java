@@ -1,5 +1,6 @@
 package dev.warden.lock.redis;
 
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
@@ -20,6 +21,9 @@ abstract class LockLayout {
 
 	final String[] keys;
 
+	/** The lock and its fencing counter, for the acquire scripts. */
+	final String[] acquireKeys;
+
 	LockLayout(String name, String channel) {
 		if (name == null || name.isBlank()) {
 			throw new IllegalArgumentException("A lock name must not be null or blank");
@@ -27,6 +31,35 @@ abstract class LockLayout {
 		this.name = name;
 		this.channel = channel;
 		this.keys = new String[] { name };
+		this.acquireKeys = new String[] { name, fencingKey(name) };
+	}
+
+	/**
+	 * The key of a lock's fencing counter, in the lock's hash slot: the lock name's own hash tag
+	 * when it has one, else the whole name as the tag.
+	 */
+	static String fencingKey(String name) {
+		int open = name.indexOf('{');
+		boolean tagged = open >= 0 && name.indexOf('}', open + 2) > open;
+		return (tagged ? name : "{" + name + "}") + ":warden_fencing";
+	}
+
+	/**
+	 * What an acquire script answered.
+	 *
+	 * @param acquired whether the lock was acquired
+	 * @param value the fencing token when acquired (0 for kinds without tokens); the lock's
+	 * remaining time to live in ms when not (-1: no expiry)
+	 */
+	record Attempt(boolean acquired, long value) {
+
+		static Attempt of(@Nullable List<Object> reply) {
+			if (reply == null || reply.size() < 2) {
+				throw new IllegalStateException("Unexpected acquire reply: " + reply);
+			}
+			return new Attempt(((Long) reply.get(0)) == 1L, (Long) reply.get(1));
+		}
+
 	}
 
 	/** The hash field that counts {@code ownerId}'s holds. */
@@ -39,8 +72,13 @@ abstract class LockLayout {
 		return LockWaiters::new;
 	}
 
-	/** One acquisition: {@code null} when acquired, else the lock's remaining time to live in ms. */
-	abstract CompletableFuture<@Nullable Long> acquire(RedisEngine engine, String ownerId, long leaseMillis);
+	/** One acquisition: its outcome, with a fencing token (0 when the kind has none) or the lock's TTL. */
+	final CompletableFuture<Attempt> acquire(RedisEngine engine, String ownerId, long leaseMillis) {
+		return RedisEngine.map(acquireScript(engine, ownerId, leaseMillis), Attempt::of);
+	}
+
+	abstract CompletableFuture<@Nullable List<Object>> acquireScript(RedisEngine engine, String ownerId,
+			long leaseMillis);
 
 	/** One release: {@code null} not held, 0 still held, 1 the owner's last hold released. */
 	abstract CompletableFuture<@Nullable Long> release(RedisEngine engine, String ownerId);
@@ -64,8 +102,9 @@ abstract class LockLayout {
 		}
 
 		@Override
-		CompletableFuture<@Nullable Long> acquire(RedisEngine engine, String ownerId, long leaseMillis) {
-			return engine.eval(LockScripts.ACQUIRE, ScriptOutputType.INTEGER, keys, Long.toString(leaseMillis), ownerId);
+		CompletableFuture<@Nullable List<Object>> acquireScript(RedisEngine engine, String ownerId, long leaseMillis) {
+			return engine.eval(LockScripts.ACQUIRE, ScriptOutputType.MULTI, acquireKeys, Long.toString(leaseMillis),
+					ownerId);
 		}
 
 		@Override
@@ -101,8 +140,8 @@ abstract class LockLayout {
 		}
 
 		@Override
-		CompletableFuture<@Nullable Long> acquire(RedisEngine engine, String ownerId, long leaseMillis) {
-			return engine.eval(LockScripts.READ_ACQUIRE, ScriptOutputType.INTEGER, keys(ownerId),
+		CompletableFuture<@Nullable List<Object>> acquireScript(RedisEngine engine, String ownerId, long leaseMillis) {
+			return engine.eval(LockScripts.READ_ACQUIRE, ScriptOutputType.MULTI, keys(ownerId),
 					Long.toString(leaseMillis), ownerId, ownerId + RedisReadWriteLock.WRITE_SUFFIX);
 		}
 
@@ -143,9 +182,9 @@ abstract class LockLayout {
 		}
 
 		@Override
-		CompletableFuture<@Nullable Long> acquire(RedisEngine engine, String ownerId, long leaseMillis) {
-			return engine.eval(LockScripts.WRITE_ACQUIRE, ScriptOutputType.INTEGER, keys, Long.toString(leaseMillis),
-					holdField(ownerId));
+		CompletableFuture<@Nullable List<Object>> acquireScript(RedisEngine engine, String ownerId, long leaseMillis) {
+			return engine.eval(LockScripts.WRITE_ACQUIRE, ScriptOutputType.MULTI, acquireKeys,
+					Long.toString(leaseMillis), holdField(ownerId));
 		}
 
 		@Override

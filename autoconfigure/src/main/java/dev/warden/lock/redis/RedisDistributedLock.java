@@ -1,5 +1,6 @@
 package dev.warden.lock.redis;
 
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -82,7 +83,7 @@ public final class RedisDistributedLock implements DistributedLock {
 
 	@Override
 	public boolean tryLock() {
-		return attempt(currentThreadOwner.get(), WATCHDOG) == null;
+		return attempt(currentThreadOwner.get(), WATCHDOG).acquired();
 	}
 
 	@Override
@@ -104,6 +105,47 @@ public final class RedisDistributedLock implements DistributedLock {
 	public boolean tryLock(LockOwner owner, long waitTime, long leaseTime, TimeUnit unit)
 			throws InterruptedException {
 		return acquire(requireOwner(owner), waitNanos(waitTime, unit), leaseMillis(leaseTime, unit));
+	}
+
+	@Override
+	public long lockWithToken() {
+		LockOwner owner = currentThreadOwner.get();
+		boolean interrupted = false;
+		try {
+			while (true) {
+				try {
+					return acquireToken(owner, BlockingWait.FOREVER, WATCHDOG);
+				}
+				catch (InterruptedException ex) {
+					interrupted = true;
+				}
+			}
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
+		}
+	}
+
+	@Override
+	public OptionalLong tryLockWithToken(long waitTime, TimeUnit unit) throws InterruptedException {
+		return token(acquireToken(currentThreadOwner.get(), waitNanos(waitTime, unit), WATCHDOG));
+	}
+
+	@Override
+	public OptionalLong tryLockWithToken(LockOwner owner, long waitTime, TimeUnit unit) throws InterruptedException {
+		return token(acquireToken(requireOwner(owner), waitNanos(waitTime, unit), WATCHDOG));
+	}
+
+	@Override
+	public OptionalLong tryLockWithToken(LockOwner owner, long waitTime, long leaseTime, TimeUnit unit)
+			throws InterruptedException {
+		return token(acquireToken(requireOwner(owner), waitNanos(waitTime, unit), leaseMillis(leaseTime, unit)));
+	}
+
+	private static OptionalLong token(long token) {
+		return (token >= 0) ? OptionalLong.of(token) : OptionalLong.empty();
 	}
 
 	@Override
@@ -226,27 +268,37 @@ public final class RedisDistributedLock implements DistributedLock {
 	 * until acquired or the wait is over.
 	 */
 	private boolean acquire(LockOwner owner, long waitNanos, long leaseMillis) throws InterruptedException {
-		return BlockingWait.await(engine, channel, layout.waiters(), waitNanos, () -> attempt(owner, leaseMillis),
-				"lock '" + name + "'");
+		return acquireToken(owner, waitNanos, leaseMillis) >= 0;
 	}
 
-	/**
-	 * One acquisition attempt, blocking; starts the watchdog when acquired without a lease.
-	 * @return {@code null} when acquired, else the holder's remaining lease in milliseconds
-	 */
-	private @Nullable Long attempt(LockOwner owner, long leaseMillis) {
+	/** Like {@link #acquire}, returning the fencing token, or -1 when not acquired. */
+	private long acquireToken(LockOwner owner, long waitNanos, long leaseMillis) throws InterruptedException {
+		long[] token = { -1 };
+		BlockingWait.await(engine, channel, layout.waiters(), waitNanos, () -> {
+			LockLayout.Attempt attempt = attempt(owner, leaseMillis);
+			if (attempt.acquired()) {
+				token[0] = attempt.value();
+				return null;
+			}
+			return attempt.value();
+		}, "lock '" + name + "'");
+		return token[0];
+	}
+
+	/** One acquisition attempt, blocking; starts the watchdog when acquired without a lease. */
+	private LockLayout.Attempt attempt(LockOwner owner, long leaseMillis) {
 		return engine.await(attemptAsync(owner, leaseMillis), "lock of '" + name + "'");
 	}
 
-	private CompletableFuture<@Nullable Long> attemptAsync(LockOwner owner, long leaseMillis) {
+	private CompletableFuture<LockLayout.Attempt> attemptAsync(LockOwner owner, long leaseMillis) {
 		String ownerId = owner.id();
 		long lease = (leaseMillis == WATCHDOG) ? renewal.leaseMillis() : leaseMillis;
-		CompletableFuture<@Nullable Long> reply = layout.acquire(engine, ownerId, lease);
-		return RedisEngine.map(reply, ttl -> {
-			if (ttl == null && leaseMillis == WATCHDOG) {
+		CompletableFuture<LockLayout.Attempt> reply = layout.acquire(engine, ownerId, lease);
+		return RedisEngine.map(reply, attempt -> {
+			if (attempt.acquired() && leaseMillis == WATCHDOG) {
 				renewal.start(layout, ownerId);
 			}
-			return ttl;
+			return attempt;
 		});
 	}
 
@@ -305,11 +357,11 @@ public final class RedisDistributedLock implements DistributedLock {
 				}
 			});
 			engine.withTimeout(attemptAsync(owner, leaseMillis), "lock of '" + name + "'")
-				.whenComplete((ttl, failure) -> {
+				.whenComplete((attempt, failure) -> {
 					if (failure != null) {
 						fail(failure);
 					}
-					else if (ttl == null) {
+					else if (attempt.acquired()) {
 						acquired();
 					}
 					else if (waitNanos <= 0) {
@@ -362,15 +414,16 @@ public final class RedisDistributedLock implements DistributedLock {
 				return;
 			}
 			engine.withTimeout(attemptAsync(owner, leaseMillis), "lock of '" + name + "'")
-				.whenComplete((ttl, failure) -> {
+				.whenComplete((attempt, failure) -> {
 					if (failure != null) {
 						fail(failure);
 						return;
 					}
-					if (ttl == null) {
+					if (attempt.acquired()) {
 						acquired();
 						return;
 					}
+					long ttl = attempt.value();
 					long remaining = BlockingWait.remaining(start, waitNanos);
 					if (remaining <= 0) {
 						finish(false);

@@ -1,14 +1,17 @@
--- Acquires or re-enters a reentrant lock (the layout of Redisson's RLock).
+-- Acquires or re-enters a reentrant lock (the layout of Redisson's RLock), and hands out a fencing
+-- token.
 --
 -- KEYS[1]  the lock: a hash, field = owner id, value = that owner's hold count
+-- KEYS[2]  the lock's fencing counter (same hash slot; never expires, never reset)
 -- ARGV[1]  lease in milliseconds
 -- ARGV[2]  owner id, <clientId>:<n>
 --
--- Returns  nil when acquired: the owner's hold count is incremented and the lease reset;
---          otherwise the lock's remaining time to live in milliseconds (-1: the key has no expiry).
+-- Returns  {1, token} when acquired: the owner's hold count is incremented, the lease reset, and the
+--          token is the next value of the fencing counter;
+--          {0, pttl} otherwise: the lock's remaining time to live in ms (-1: the key has no expiry).
 if redis.call('exists', KEYS[1]) == 0 or redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
     redis.call('hincrby', KEYS[1], ARGV[2], 1)
     redis.call('pexpire', KEYS[1], ARGV[1])
-    return nil
+    return {1, redis.call('incr', KEYS[2])}
 end
-return redis.call('pttl', KEYS[1])
+return {0, redis.call('pttl', KEYS[1])}

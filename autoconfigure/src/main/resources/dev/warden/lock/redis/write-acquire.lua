@@ -1,19 +1,21 @@
 -- Acquires or re-enters the write side of a read-write lock: one writer, no readers but itself.
+-- Hands out a fencing token.
 --
 -- KEYS[1]  the lock hash
+-- KEYS[2]  the lock's fencing counter (same hash slot; never expires, never reset)
 -- ARGV[1]  lease in milliseconds
 -- ARGV[2]  the owner's write field, <owner id>:write
 --
--- Returns  nil when acquired; otherwise the lock's remaining time to live in ms.
+-- Returns  {1, token} when acquired; {0, pttl} otherwise.
 local mode = redis.call('hget', KEYS[1], 'mode')
 if mode == false then
     redis.call('hset', KEYS[1], 'mode', 'write', ARGV[2], 1)
     redis.call('pexpire', KEYS[1], ARGV[1])
-    return nil
+    return {1, redis.call('incr', KEYS[2])}
 end
 if mode == 'write' and redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
     redis.call('hincrby', KEYS[1], ARGV[2], 1)
     redis.call('pexpire', KEYS[1], math.max(redis.call('pttl', KEYS[1]), tonumber(ARGV[1])))
-    return nil
+    return {1, redis.call('incr', KEYS[2])}
 end
-return redis.call('pttl', KEYS[1])
+return {0, redis.call('pttl', KEYS[1])}
