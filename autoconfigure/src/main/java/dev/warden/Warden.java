@@ -70,6 +70,8 @@ public final class Warden implements AutoCloseable {
 
 	private final JsonMapper jsonMapper;
 
+	private final Duration fairLockWaiterTimeout;
+
 	private final RedisDelayedQueue.Consumers consumers;
 
 	private Warden(Builder builder, RedisEngine engine) {
@@ -78,6 +80,7 @@ public final class Warden implements AutoCloseable {
 		this.leaseRenewal = new LeaseRenewal(engine, builder.watchdogTimeout.toMillis(),
 				builder.lockListener);
 		this.jsonMapper = builder.jsonMapper;
+		this.fairLockWaiterTimeout = builder.fairLockWaiterTimeout;
 		this.consumers = new RedisDelayedQueue.Consumers(
 				new TaskWorkers(builder.taskConcurrency, "warden-task-" + shortId(clientId) + "-"), clientId,
 				builder.taskDefaults, builder.taskSweepInterval, builder.shutdownGrace);
@@ -125,6 +128,17 @@ public final class Warden implements AutoCloseable {
 	 */
 	public DistributedLock getLock(String name) {
 		return new RedisDistributedLock(name, engine, leaseRenewal, this::currentThreadOwner);
+	}
+
+	/**
+	 * Returns the fair lock of that name: waiters acquire it in the order they asked, across
+	 * clients. The name is its Redis key; the layout is Redisson's fair lock.
+	 * @param name the lock name; must not be blank
+	 * @return a lightweight view of the lock
+	 */
+	public DistributedLock getFairLock(String name) {
+		return RedisDistributedLock.fair(name, fairLockWaiterTimeout.toMillis(), engine, leaseRenewal,
+				this::currentThreadOwner);
 	}
 
 	/**
@@ -264,6 +278,8 @@ public final class Warden implements AutoCloseable {
 
 		private JsonMapper jsonMapper = JsonMapper.builder().findAndAddModules().build();
 
+		private Duration fairLockWaiterTimeout = Duration.ofMinutes(5);
+
 		private int taskConcurrency = 8;
 
 		private ConsumerOptions taskDefaults = ConsumerOptions.DEFAULTS;
@@ -330,6 +346,20 @@ public final class Warden implements AutoCloseable {
 				throw new IllegalArgumentException("The lock listener must not be null");
 			}
 			this.lockListener = lockListener;
+			return this;
+		}
+
+		/**
+		 * How long a fair lock's waiter keeps its place once its turn could have come (5 minutes
+		 * by default): a waiter that crashed stops blocking those behind it after this.
+		 * @param fairLockWaiterTimeout positive
+		 * @return this builder
+		 */
+		public Builder fairLockWaiterTimeout(Duration fairLockWaiterTimeout) {
+			if (fairLockWaiterTimeout == null || fairLockWaiterTimeout.isNegative() || fairLockWaiterTimeout.isZero()) {
+				throw new IllegalArgumentException("The fair lock waiter timeout must be positive: " + fairLockWaiterTimeout);
+			}
+			this.fairLockWaiterTimeout = fairLockWaiterTimeout;
 			return this;
 		}
 

@@ -67,18 +67,31 @@ abstract class LockLayout {
 		return ownerId;
 	}
 
+	/** The channel on which {@code ownerId} waits for its turn. */
+	String waitChannel(String ownerId) {
+		return channel;
+	}
+
+	/** A waiter that gave up leaves (a fair lock's queue); nothing for most kinds. */
+	CompletableFuture<?> abandon(RedisEngine engine, String ownerId) {
+		return CompletableFuture.completedFuture(null);
+	}
+
 	/** Whether and how the lock's messages wake this client's waiters. */
 	Supplier<LockWaiters> waiters() {
 		return LockWaiters::new;
 	}
 
-	/** One acquisition: its outcome, with a fencing token (0 when the kind has none) or the lock's TTL. */
-	final CompletableFuture<Attempt> acquire(RedisEngine engine, String ownerId, long leaseMillis) {
-		return RedisEngine.map(acquireScript(engine, ownerId, leaseMillis), Attempt::of);
+	/**
+	 * One acquisition: its outcome, with a fencing token (0 when the kind has none) or the lock's TTL.
+	 * @param willWait whether the caller will wait if this attempt fails (a fair lock queues it then)
+	 */
+	final CompletableFuture<Attempt> acquire(RedisEngine engine, String ownerId, long leaseMillis, boolean willWait) {
+		return RedisEngine.map(acquireScript(engine, ownerId, leaseMillis, willWait), Attempt::of);
 	}
 
 	abstract CompletableFuture<@Nullable List<Object>> acquireScript(RedisEngine engine, String ownerId,
-			long leaseMillis);
+			long leaseMillis, boolean willWait);
 
 	/** One release: {@code null} not held, 0 still held, 1 the owner's last hold released. */
 	abstract CompletableFuture<@Nullable Long> release(RedisEngine engine, String ownerId);
@@ -102,7 +115,8 @@ abstract class LockLayout {
 		}
 
 		@Override
-		CompletableFuture<@Nullable List<Object>> acquireScript(RedisEngine engine, String ownerId, long leaseMillis) {
+		CompletableFuture<@Nullable List<Object>> acquireScript(RedisEngine engine, String ownerId, long leaseMillis,
+				boolean willWait) {
 			return engine.eval(LockScripts.ACQUIRE, ScriptOutputType.MULTI, acquireKeys, Long.toString(leaseMillis),
 					ownerId);
 		}
@@ -140,7 +154,8 @@ abstract class LockLayout {
 		}
 
 		@Override
-		CompletableFuture<@Nullable List<Object>> acquireScript(RedisEngine engine, String ownerId, long leaseMillis) {
+		CompletableFuture<@Nullable List<Object>> acquireScript(RedisEngine engine, String ownerId, long leaseMillis,
+				boolean willWait) {
 			return engine.eval(LockScripts.READ_ACQUIRE, ScriptOutputType.MULTI, keys(ownerId),
 					Long.toString(leaseMillis), ownerId, ownerId + RedisReadWriteLock.WRITE_SUFFIX);
 		}
@@ -182,7 +197,8 @@ abstract class LockLayout {
 		}
 
 		@Override
-		CompletableFuture<@Nullable List<Object>> acquireScript(RedisEngine engine, String ownerId, long leaseMillis) {
+		CompletableFuture<@Nullable List<Object>> acquireScript(RedisEngine engine, String ownerId, long leaseMillis,
+				boolean willWait) {
 			return engine.eval(LockScripts.WRITE_ACQUIRE, ScriptOutputType.MULTI, acquireKeys,
 					Long.toString(leaseMillis), holdField(ownerId));
 		}
@@ -206,6 +222,75 @@ abstract class LockLayout {
 		@Override
 		CompletableFuture<Boolean> isLocked(RedisEngine engine) {
 			return engine.commands().hget(name, "mode").toCompletableFuture().thenApply("write"::equals);
+		}
+
+	}
+
+	/**
+	 * Redisson's fair {@code RLock}: the reentrant hash plus a queue of waiters with deadlines; a
+	 * release wakes only the first waiter, on its own channel.
+	 */
+	static final class Fair extends LockLayout {
+
+		/** The prefix of every fair lock's queue of waiters, Redisson's. */
+		static final String QUEUE_PREFIX = "redisson_lock_queue";
+
+		/** The prefix of every fair lock's zset of waiter deadlines, Redisson's. */
+		static final String TIMEOUT_PREFIX = "redisson_lock_timeout";
+
+		private final String[] queueKeys;
+
+		private final String[] allKeys;
+
+		private final long waiterTimeoutMillis;
+
+		Fair(String name, long waiterTimeoutMillis) {
+			super(name, RedisDistributedLock.CHANNEL_PREFIX + ":{" + name + "}");
+			String queue = QUEUE_PREFIX + ":{" + name + "}";
+			String timeouts = TIMEOUT_PREFIX + ":{" + name + "}";
+			this.queueKeys = new String[] { queue, timeouts };
+			this.allKeys = new String[] { name, queue, timeouts };
+			this.waiterTimeoutMillis = waiterTimeoutMillis;
+		}
+
+		@Override
+		String waitChannel(String ownerId) {
+			return channel + ":" + ownerId;
+		}
+
+		@Override
+		Supplier<LockWaiters> waiters() {
+			// Only this waiter listens on its channel: every message is its turn.
+			return () -> new LockWaiters(message -> 1);
+		}
+
+		@Override
+		CompletableFuture<@Nullable List<Object>> acquireScript(RedisEngine engine, String ownerId, long leaseMillis,
+				boolean willWait) {
+			return engine.eval(LockScripts.FAIR_ACQUIRE, ScriptOutputType.MULTI,
+					new String[] { name, queueKeys[0], queueKeys[1], fencingKey(name) }, Long.toString(leaseMillis),
+					ownerId, Long.toString(waiterTimeoutMillis), willWait ? "1" : "0");
+		}
+
+		@Override
+		CompletableFuture<@Nullable Long> release(RedisEngine engine, String ownerId) {
+			return engine.eval(LockScripts.FAIR_RELEASE, ScriptOutputType.INTEGER, allKeys, ownerId, channel);
+		}
+
+		@Override
+		CompletableFuture<@Nullable Long> renew(RedisEngine engine, String ownerId, long leaseMillis) {
+			return engine.eval(LockScripts.RENEW, ScriptOutputType.INTEGER, keys, Long.toString(leaseMillis), ownerId);
+		}
+
+		@Override
+		CompletableFuture<@Nullable Long> forceRelease(RedisEngine engine) {
+			return engine.eval(LockScripts.FAIR_FORCE_RELEASE, ScriptOutputType.INTEGER, allKeys, channel);
+		}
+
+		@Override
+		CompletableFuture<?> abandon(RedisEngine engine, String ownerId) {
+			return engine.eval(LockScripts.FAIR_LEAVE, ScriptOutputType.INTEGER, queueKeys, ownerId,
+					Long.toString(waiterTimeoutMillis));
 		}
 
 	}

@@ -16,6 +16,14 @@ final class LockScripts {
 
 	static final LuaScript FORCE_RELEASE = LuaScript.load(LockScripts.class, "lock-force-release.lua");
 
+	static final LuaScript FAIR_ACQUIRE = LuaScript.load(LockScripts.class, "fair-acquire.lua");
+
+	static final LuaScript FAIR_RELEASE = LuaScript.load(LockScripts.class, "fair-release.lua");
+
+	static final LuaScript FAIR_FORCE_RELEASE = LuaScript.load(LockScripts.class, "fair-force-release.lua");
+
+	static final LuaScript FAIR_LEAVE = LuaScript.load(LockScripts.class, "fair-leave.lua");
+
 	static final LuaScript READ_ACQUIRE = LuaScript.load(LockScripts.class, "read-acquire.lua");
 
 	static final LuaScript READ_RELEASE = LuaScript.load(LockScripts.class, "read-release.lua");

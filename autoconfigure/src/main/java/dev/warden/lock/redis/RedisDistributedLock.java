@@ -51,6 +51,22 @@ public final class RedisDistributedLock implements DistributedLock {
 		this(new LockLayout.Reentrant(name), engine, renewal, currentThreadOwner);
 	}
 
+	/**
+	 * A fair lock, Redisson's fair {@code RLock}: waiters acquire in the order they arrived.
+	 * @param name the lock's name and Redis key
+	 * @param waiterTimeoutMillis how long a waiter keeps its place in the queue once its turn could
+	 * have come (so a crashed waiter does not block those behind it for longer)
+	 * @param engine the client's engine
+	 * @param renewal the client's watchdog
+	 * @param currentThreadOwner the owner of the calling thread
+	 * @return the lock
+	 */
+	public static RedisDistributedLock fair(String name, long waiterTimeoutMillis, RedisEngine engine,
+			LeaseRenewal renewal, Supplier<LockOwner> currentThreadOwner) {
+		return new RedisDistributedLock(new LockLayout.Fair(name, waiterTimeoutMillis), engine, renewal,
+				currentThreadOwner);
+	}
+
 	RedisDistributedLock(LockLayout layout, RedisEngine engine, LeaseRenewal renewal,
 			Supplier<LockOwner> currentThreadOwner) {
 		this.layout = layout;
@@ -83,7 +99,7 @@ public final class RedisDistributedLock implements DistributedLock {
 
 	@Override
 	public boolean tryLock() {
-		return attempt(currentThreadOwner.get(), WATCHDOG).acquired();
+		return attempt(currentThreadOwner.get(), WATCHDOG, false).acquired();
 	}
 
 	@Override
@@ -274,26 +290,44 @@ public final class RedisDistributedLock implements DistributedLock {
 	/** Like {@link #acquire}, returning the fencing token, or -1 when not acquired. */
 	private long acquireToken(LockOwner owner, long waitNanos, long leaseMillis) throws InterruptedException {
 		long[] token = { -1 };
-		BlockingWait.await(engine, channel, layout.waiters(), waitNanos, () -> {
-			LockLayout.Attempt attempt = attempt(owner, leaseMillis);
-			if (attempt.acquired()) {
-				token[0] = attempt.value();
-				return null;
+		boolean willWait = waitNanos > 0;
+		try {
+			BlockingWait.await(engine, layout.waitChannel(owner.id()), layout.waiters(), waitNanos, () -> {
+				LockLayout.Attempt attempt = attempt(owner, leaseMillis, willWait);
+				if (attempt.acquired()) {
+					token[0] = attempt.value();
+					return null;
+				}
+				return attempt.value();
+			}, "lock '" + name + "'");
+		}
+		finally {
+			if (willWait && token[0] < 0) {
+				giveUp(owner);
 			}
-			return attempt.value();
-		}, "lock '" + name + "'");
+		}
 		return token[0];
 	}
 
-	/** One acquisition attempt, blocking; starts the watchdog when acquired without a lease. */
-	private LockLayout.Attempt attempt(LockOwner owner, long leaseMillis) {
-		return engine.await(attemptAsync(owner, leaseMillis), "lock of '" + name + "'");
+	/** A waiter that did not get the lock leaves its place (a fair lock's queue). */
+	private void giveUp(LockOwner owner) {
+		try {
+			engine.await(layout.abandon(engine, owner.id()), "leaving the queue of '" + name + "'");
+		}
+		catch (RuntimeException ex) {
+			// Its place times out by itself.
+		}
 	}
 
-	private CompletableFuture<LockLayout.Attempt> attemptAsync(LockOwner owner, long leaseMillis) {
+	/** One acquisition attempt, blocking; starts the watchdog when acquired without a lease. */
+	private LockLayout.Attempt attempt(LockOwner owner, long leaseMillis, boolean willWait) {
+		return engine.await(attemptAsync(owner, leaseMillis, willWait), "lock of '" + name + "'");
+	}
+
+	private CompletableFuture<LockLayout.Attempt> attemptAsync(LockOwner owner, long leaseMillis, boolean willWait) {
 		String ownerId = owner.id();
 		long lease = (leaseMillis == WATCHDOG) ? renewal.leaseMillis() : leaseMillis;
-		CompletableFuture<LockLayout.Attempt> reply = layout.acquire(engine, ownerId, lease);
+		CompletableFuture<LockLayout.Attempt> reply = layout.acquire(engine, ownerId, lease, willWait);
 		return RedisEngine.map(reply, attempt -> {
 			if (attempt.acquired() && leaseMillis == WATCHDOG) {
 				renewal.start(layout, ownerId);
@@ -354,9 +388,12 @@ public final class RedisDistributedLock implements DistributedLock {
 			result.whenComplete((acquired, failure) -> {
 				if (result.isCancelled()) {
 					stopWaiting();
+					if (waitNanos > 0) {
+						layout.abandon(engine, owner.id());
+					}
 				}
 			});
-			engine.withTimeout(attemptAsync(owner, leaseMillis), "lock of '" + name + "'")
+			engine.withTimeout(attemptAsync(owner, leaseMillis, waitNanos > 0), "lock of '" + name + "'")
 				.whenComplete((attempt, failure) -> {
 					if (failure != null) {
 						fail(failure);
@@ -377,7 +414,7 @@ public final class RedisDistributedLock implements DistributedLock {
 		private void subscribe() {
 			Membership<LockWaiters> joined;
 			try {
-				joined = engine.subscriptions().join(channel, layout.waiters());
+				joined = engine.subscriptions().join(layout.waitChannel(owner.id()), layout.waiters());
 			}
 			catch (RuntimeException ex) {
 				fail(ex);
@@ -413,7 +450,7 @@ public final class RedisDistributedLock implements DistributedLock {
 			if (result.isDone()) {
 				return;
 			}
-			engine.withTimeout(attemptAsync(owner, leaseMillis), "lock of '" + name + "'")
+			engine.withTimeout(attemptAsync(owner, leaseMillis, waitNanos > 0), "lock of '" + name + "'")
 				.whenComplete((attempt, failure) -> {
 					if (failure != null) {
 						fail(failure);
@@ -471,11 +508,17 @@ public final class RedisDistributedLock implements DistributedLock {
 
 		private void fail(Throwable failure) {
 			stopWaiting();
+			if (waitNanos > 0) {
+				layout.abandon(engine, owner.id());
+			}
 			result.completeExceptionally(RedisEngine.translate(failure, "lock of '" + name + "'"));
 		}
 
 		private boolean finish(boolean acquired) {
 			stopWaiting();
+			if (!acquired && waitNanos > 0) {
+				layout.abandon(engine, owner.id());
+			}
 			return result.complete(acquired);
 		}
 

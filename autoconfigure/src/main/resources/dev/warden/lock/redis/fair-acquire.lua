@@ -1,0 +1,62 @@
+-- Acquires a fair lock: first come, first served (the layout of Redisson's fair RLock).
+--
+-- KEYS[1]  the lock hash (owner id -> hold count)
+-- KEYS[2]  the waiters' queue: a list of owner ids, redisson_lock_queue:{name}
+-- KEYS[3]  the waiters' deadlines: a zset owner id -> epoch ms, redisson_lock_timeout:{name}
+-- KEYS[4]  the lock's fencing counter
+-- ARGV[1]  lease in milliseconds
+-- ARGV[2]  owner id
+-- ARGV[3]  how long a waiter keeps its place once its turn could have come, in ms
+-- ARGV[4]  '1' to join the queue when the lock is not free, '0' to try once without queueing
+--
+-- Returns  {1, token} when acquired; {0, ttl} otherwise, ttl being how long until this waiter's
+--          turn may come (the lock's PTTL, or the time left to the waiter ahead of it).
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+-- Waiters at the head whose deadline passed (crashed, or gave up) lose their place.
+while true do
+    local first = redis.call('lindex', KEYS[2], 0)
+    if first == false then
+        break
+    end
+    local deadline = redis.call('zscore', KEYS[3], first)
+    if deadline == false or tonumber(deadline) > now then
+        break
+    end
+    redis.call('zrem', KEYS[3], first)
+    redis.call('lpop', KEYS[2])
+end
+if redis.call('exists', KEYS[1]) == 0
+        and (redis.call('exists', KEYS[2]) == 0 or redis.call('lindex', KEYS[2], 0) == ARGV[2]) then
+    redis.call('lpop', KEYS[2])
+    redis.call('zrem', KEYS[3], ARGV[2])
+    -- Everyone behind moved up one place: their deadlines come one waiter's time sooner.
+    for _, waiter in ipairs(redis.call('zrange', KEYS[3], 0, -1)) do
+        redis.call('zincrby', KEYS[3], -tonumber(ARGV[3]), waiter)
+    end
+    redis.call('hset', KEYS[1], ARGV[2], 1)
+    redis.call('pexpire', KEYS[1], ARGV[1])
+    return {1, redis.call('incr', KEYS[4])}
+end
+if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
+    redis.call('hincrby', KEYS[1], ARGV[2], 1)
+    redis.call('pexpire', KEYS[1], ARGV[1])
+    return {1, redis.call('incr', KEYS[4])}
+end
+if ARGV[4] ~= '1' then
+    return {0, redis.call('pttl', KEYS[1])}
+end
+if redis.call('zscore', KEYS[3], ARGV[2]) ~= false then
+    return {0, math.max(0, redis.call('pttl', KEYS[1]))}
+end
+local last = redis.call('lindex', KEYS[2], -1)
+local ttl
+if last ~= false and last ~= ARGV[2] and redis.call('zscore', KEYS[3], last) ~= false then
+    ttl = tonumber(redis.call('zscore', KEYS[3], last)) - now
+else
+    ttl = redis.call('pttl', KEYS[1])
+end
+if redis.call('zadd', KEYS[3], ttl + tonumber(ARGV[3]) + now, ARGV[2]) == 1 then
+    redis.call('rpush', KEYS[2], ARGV[2])
+end
+return {0, ttl}
