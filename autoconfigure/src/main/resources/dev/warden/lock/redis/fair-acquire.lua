@@ -47,6 +47,15 @@ if ARGV[4] ~= '1' then
     return {0, redis.call('pttl', KEYS[1])}
 end
 if redis.call('zscore', KEYS[3], ARGV[2]) ~= false then
+    -- Already queued: its turn may come when the waiter ahead of it times out, or, at the head,
+    -- when the lock's lease runs out.
+    local position = redis.call('lpos', KEYS[2], ARGV[2])
+    if position ~= false and position > 0 then
+        local ahead = redis.call('zscore', KEYS[3], redis.call('lindex', KEYS[2], position - 1))
+        if ahead ~= false then
+            return {0, math.max(0, tonumber(ahead) - now)}
+        end
+    end
     return {0, math.max(0, redis.call('pttl', KEYS[1]))}
 end
 local last = redis.call('lindex', KEYS[2], -1)
