@@ -7,10 +7,12 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import dev.warden.lock.DistributedCountDownLatch;
 import dev.warden.lock.DistributedLock;
+import dev.warden.lock.DistributedMultiLock;
 import dev.warden.lock.DistributedReadWriteLock;
 import dev.warden.lock.DistributedSemaphore;
 import dev.warden.lock.LockListener;
 import dev.warden.lock.LockOwner;
+import dev.warden.lock.MultiLock;
 import dev.warden.lock.redis.LeaseRenewal;
 import dev.warden.lock.redis.RedisCountDownLatch;
 import dev.warden.lock.redis.RedisDistributedLock;
@@ -128,6 +130,15 @@ public final class Warden implements AutoCloseable {
 	 */
 	public DistributedLock getLock(String name) {
 		return new RedisDistributedLock(name, engine, leaseRenewal, this::currentThreadOwner);
+	}
+
+	/**
+	 * Returns a lock over several locks, taken all or nothing in the order of their names.
+	 * @param locks the locks (from this client); at least one, distinct
+	 * @return the multi-lock
+	 */
+	public DistributedMultiLock getMultiLock(DistributedLock... locks) {
+		return new MultiLock(java.util.Arrays.asList(locks), this::currentThreadOwner);
 	}
 
 	/**

@@ -1,10 +1,8 @@
 package dev.warden.lock.interceptor;
 
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -12,6 +10,7 @@ import java.util.function.Function;
 import dev.warden.lock.DistributedLock;
 import dev.warden.lock.LockAcquisitionException;
 import dev.warden.lock.LockOwner;
+import dev.warden.lock.MultiLock;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -21,6 +20,8 @@ import org.jspecify.annotations.Nullable;
 public final class LockSet {
 
 	private final List<DistributedLock> locks;
+
+	private final MultiLock multiLock;
 
 	private final List<String> names;
 
@@ -34,6 +35,7 @@ public final class LockSet {
 			long leaseMillis) {
 		this.names = sortedNames;
 		this.locks = sortedNames.stream().map(lockFactory).toList();
+		this.multiLock = new MultiLock(locks, () -> owner);
 		this.owner = owner;
 		this.waitMillis = waitMillis;
 		this.leaseMillis = leaseMillis;
@@ -69,27 +71,9 @@ public final class LockSet {
 	 * @throws InterruptedException when interrupted while waiting
 	 */
 	public @Nullable Map<String, Long> acquireWithTokens() throws InterruptedException {
-		long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis);
-		Map<String, Long> tokens = new LinkedHashMap<>();
-		for (int i = 0; i < locks.size(); i++) {
-			long remaining = Math.max(0, deadline - System.nanoTime());
-			OptionalLong token;
-			try {
-				token = (leaseMillis == LockOperation.WATCHDOG_LEASE)
-						? locks.get(i).tryLockWithToken(owner, remaining, TimeUnit.NANOSECONDS)
-						: locks.get(i).tryLockWithToken(owner, remaining, leaseMillis * 1_000_000L, TimeUnit.NANOSECONDS);
-			}
-			catch (InterruptedException | RuntimeException ex) {
-				releaseFirst(i);
-				throw ex;
-			}
-			if (token.isEmpty()) {
-				releaseFirst(i);
-				return null;
-			}
-			tokens.put(names.get(i), token.getAsLong());
-		}
-		return tokens;
+		return (leaseMillis == LockOperation.WATCHDOG_LEASE)
+				? multiLock.tryLockWithTokens(owner, waitMillis, TimeUnit.MILLISECONDS)
+				: multiLock.tryLockWithTokens(owner, waitMillis, leaseMillis, TimeUnit.MILLISECONDS);
 	}
 
 	/**
@@ -143,23 +127,7 @@ public final class LockSet {
 	 * @throws IllegalMonitorStateException when a lock was no longer held (its lease ran out)
 	 */
 	public void release() {
-		RuntimeException first = null;
-		for (int i = locks.size() - 1; i >= 0; i--) {
-			try {
-				locks.get(i).unlock(owner);
-			}
-			catch (RuntimeException ex) {
-				if (first == null) {
-					first = ex;
-				}
-				else {
-					first.addSuppressed(ex);
-				}
-			}
-		}
-		if (first != null) {
-			throw first;
-		}
+		multiLock.unlock(owner);
 	}
 
 	/** Releases every lock without blocking; fails like {@link #release()}. */
@@ -169,12 +137,6 @@ public final class LockSet {
 			releases.add(locks.get(i).unlockAsync(owner));
 		}
 		return CompletableFuture.allOf(releases.toArray(CompletableFuture[]::new));
-	}
-
-	private void releaseFirst(int count) {
-		for (int i = count - 1; i >= 0; i--) {
-			locks.get(i).unlock(owner);
-		}
 	}
 
 	private CompletableFuture<Void> releaseFirstAsync(int count) {

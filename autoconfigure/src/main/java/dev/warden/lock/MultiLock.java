@@ -1,0 +1,197 @@
+package dev.warden.lock;
+
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * {@link DistributedMultiLock} over any {@link DistributedLock}s.
+ */
+public final class MultiLock implements DistributedMultiLock {
+
+	private static final long WATCHDOG = -1;
+
+	private final List<DistributedLock> locks;
+
+	private final Supplier<LockOwner> currentThreadOwner;
+
+	/**
+	 * @param locks the locks; at least one, with distinct names
+	 * @param currentThreadOwner the owner of the calling thread
+	 */
+	public MultiLock(List<DistributedLock> locks, Supplier<LockOwner> currentThreadOwner) {
+		if (locks == null || locks.isEmpty()) {
+			throw new IllegalArgumentException("A multi-lock needs at least one lock");
+		}
+		HashSet<String> names = new HashSet<>();
+		for (DistributedLock lock : locks) {
+			if (lock == null || !names.add(lock.getName())) {
+				throw new IllegalArgumentException("A multi-lock's locks must be distinct and not null: " + locks);
+			}
+		}
+		this.locks = locks.stream().sorted(Comparator.comparing(DistributedLock::getName)).toList();
+		this.currentThreadOwner = currentThreadOwner;
+	}
+
+	@Override
+	public List<DistributedLock> getLocks() {
+		return locks;
+	}
+
+	@Override
+	public void lock() {
+		boolean interrupted = false;
+		try {
+			while (true) {
+				try {
+					acquire(currentThreadOwner.get(), Long.MAX_VALUE, WATCHDOG);
+					return;
+				}
+				catch (InterruptedException ex) {
+					interrupted = true;
+				}
+			}
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
+		}
+	}
+
+	@Override
+	public void lockInterruptibly() throws InterruptedException {
+		acquire(currentThreadOwner.get(), Long.MAX_VALUE, WATCHDOG);
+	}
+
+	@Override
+	public boolean tryLock() {
+		try {
+			return acquire(currentThreadOwner.get(), 0, WATCHDOG) != null;
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return false;
+		}
+	}
+
+	@Override
+	public boolean tryLock(long waitTime, TimeUnit unit) throws InterruptedException {
+		return acquire(currentThreadOwner.get(), waitNanos(waitTime, unit), WATCHDOG) != null;
+	}
+
+	@Override
+	public boolean tryLock(long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException {
+		return acquire(currentThreadOwner.get(), waitNanos(waitTime, unit), leaseMillis(leaseTime, unit)) != null;
+	}
+
+	@Override
+	public @Nullable Map<String, Long> tryLockWithTokens(LockOwner owner, long waitTime, TimeUnit unit)
+			throws InterruptedException {
+		return acquire(owner, waitNanos(waitTime, unit), WATCHDOG);
+	}
+
+	@Override
+	public @Nullable Map<String, Long> tryLockWithTokens(LockOwner owner, long waitTime, long leaseTime, TimeUnit unit)
+			throws InterruptedException {
+		return acquire(owner, waitNanos(waitTime, unit), leaseMillis(leaseTime, unit));
+	}
+
+	@Override
+	public void unlock() {
+		unlock(currentThreadOwner.get());
+	}
+
+	@Override
+	public void unlock(LockOwner owner) {
+		RuntimeException first = null;
+		for (int i = locks.size() - 1; i >= 0; i--) {
+			try {
+				locks.get(i).unlock(owner);
+			}
+			catch (RuntimeException ex) {
+				if (first == null) {
+					first = ex;
+				}
+				else {
+					first.addSuppressed(ex);
+				}
+			}
+		}
+		if (first != null) {
+			throw first;
+		}
+	}
+
+	/**
+	 * Not supported: a condition cannot span several locks in several processes.
+	 * @throws UnsupportedOperationException always
+	 */
+	@Override
+	public java.util.concurrent.locks.Condition newCondition() {
+		throw new UnsupportedOperationException("Multi-locks do not support conditions");
+	}
+
+	@Override
+	public String toString() {
+		return "MultiLock" + locks.stream().map(DistributedLock::getName).toList();
+	}
+
+	private @Nullable Map<String, Long> acquire(LockOwner owner, long waitNanos, long leaseMillis)
+			throws InterruptedException {
+		long deadline = (waitNanos == Long.MAX_VALUE) ? Long.MAX_VALUE : System.nanoTime() + waitNanos;
+		Map<String, Long> tokens = new LinkedHashMap<>();
+		for (int i = 0; i < locks.size(); i++) {
+			long remaining = (deadline == Long.MAX_VALUE) ? Long.MAX_VALUE : Math.max(0, deadline - System.nanoTime());
+			OptionalLong token;
+			try {
+				token = (leaseMillis == WATCHDOG) ? locks.get(i).tryLockWithToken(owner, remaining, TimeUnit.NANOSECONDS)
+						: locks.get(i).tryLockWithToken(owner, remaining, TimeUnit.MILLISECONDS.toNanos(leaseMillis),
+								TimeUnit.NANOSECONDS);
+			}
+			catch (InterruptedException | RuntimeException ex) {
+				releaseFirst(owner, i);
+				throw ex;
+			}
+			if (token.isEmpty()) {
+				releaseFirst(owner, i);
+				return null;
+			}
+			tokens.put(locks.get(i).getName(), token.getAsLong());
+		}
+		return tokens;
+	}
+
+	private void releaseFirst(LockOwner owner, int count) {
+		for (int i = count - 1; i >= 0; i--) {
+			try {
+				locks.get(i).unlock(owner);
+			}
+			catch (RuntimeException ex) {
+				// Rolling back: a hold that cannot be released expires with its lease.
+			}
+		}
+	}
+
+	private static long waitNanos(long waitTime, TimeUnit unit) {
+		if (waitTime < 0) {
+			throw new IllegalArgumentException("The wait time must not be negative: " + waitTime + " " + unit);
+		}
+		return unit.toNanos(waitTime);
+	}
+
+	private static long leaseMillis(long leaseTime, TimeUnit unit) {
+		if (leaseTime <= 0) {
+			throw new IllegalArgumentException("The lease time must be positive: " + leaseTime + " " + unit);
+		}
+		return Math.max(1, unit.toMillis(leaseTime));
+	}
+
+}
