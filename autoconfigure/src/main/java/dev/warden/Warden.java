@@ -8,6 +8,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import dev.warden.lock.DistributedCountDownLatch;
 import dev.warden.lock.DistributedLock;
 import dev.warden.lock.DistributedMultiLock;
+import dev.warden.lock.DistributedPermitExpirableSemaphore;
 import dev.warden.lock.DistributedReadWriteLock;
 import dev.warden.lock.DistributedSemaphore;
 import dev.warden.lock.LockListener;
@@ -16,6 +17,7 @@ import dev.warden.lock.MultiLock;
 import dev.warden.lock.redis.LeaseRenewal;
 import dev.warden.lock.redis.RedisCountDownLatch;
 import dev.warden.lock.redis.RedisDistributedLock;
+import dev.warden.lock.redis.RedisPermitExpirableSemaphore;
 import dev.warden.lock.redis.RedisReadWriteLock;
 import dev.warden.lock.redis.RedisSemaphore;
 import dev.warden.redis.RedisEngine;
@@ -168,6 +170,15 @@ public final class Warden implements AutoCloseable {
 	 */
 	public DistributedSemaphore getSemaphore(String name) {
 		return new RedisSemaphore(name, engine);
+	}
+
+	/**
+	 * Returns the permit-expirable semaphore of that name: each permit has an id and a lease.
+	 * @param name the semaphore's name; must not be blank
+	 * @return a lightweight view of the semaphore
+	 */
+	public DistributedPermitExpirableSemaphore getPermitExpirableSemaphore(String name) {
+		return new RedisPermitExpirableSemaphore(name, engine);
 	}
 
 	/**

@@ -232,6 +232,16 @@ public final class RedisEngine implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * A key in the same Redis Cluster hash slot as {@code key}: {@code key}'s own hash tag when it
+	 * has one, else the whole key as the tag, followed by {@code suffix}.
+	 */
+	public static String sibling(String key, String suffix) {
+		int open = key.indexOf('{');
+		boolean tagged = open >= 0 && key.indexOf('}', open + 2) > open;
+		return (tagged ? key : "{" + key + "}") + suffix;
+	}
+
 	/** Turns a Lettuce failure into the matching Warden exception. */
 	public static RuntimeException translate(Throwable failure, String action) {
 		Throwable cause = unwrap(failure);

@@ -39,9 +39,7 @@ abstract class LockLayout {
 	 * when it has one, else the whole name as the tag.
 	 */
 	static String fencingKey(String name) {
-		int open = name.indexOf('{');
-		boolean tagged = open >= 0 && name.indexOf('}', open + 2) > open;
-		return (tagged ? name : "{" + name + "}") + ":warden_fencing";
+		return RedisEngine.sibling(name, ":warden_fencing");
 	}
 
 	/**

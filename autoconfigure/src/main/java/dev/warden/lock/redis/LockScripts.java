@@ -36,6 +36,12 @@ final class LockScripts {
 
 	static final LuaScript MODE_FORCE_RELEASE = LuaScript.load(LockScripts.class, "mode-force-release.lua");
 
+	static final LuaScript PERMIT_ACQUIRE = LuaScript.load(LockScripts.class, "permit-acquire.lua");
+
+	static final LuaScript PERMIT_RELEASE = LuaScript.load(LockScripts.class, "permit-release.lua");
+
+	static final LuaScript PERMIT_AVAILABLE = LuaScript.load(LockScripts.class, "permit-available.lua");
+
 	static final LuaScript SEMAPHORE_ACQUIRE = LuaScript.load(LockScripts.class, "semaphore-acquire.lua");
 
 	static final LuaScript SEMAPHORE_RELEASE = LuaScript.load(LockScripts.class, "semaphore-release.lua");

@@ -1,0 +1,65 @@
+package dev.warden.lock;
+
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A semaphore whose permits each have an id and a lease of their own: a permit not released by
+ * its holder returns to the pool when its lease runs out, so a crashed holder cannot leak it.
+ * Waiters are woken by releases and by the next expiry, never by polling.
+ * <p>
+ * Layout: the capacity in a string at the name, the permits out in a zset
+ * {@code {name}:warden_permits} (permit id to expiry, by Redis's clock), the channel
+ * {@code warden_permits:{name}}.
+ *
+ * <pre>{@code
+ * DistributedPermitExpirableSemaphore slots = warden.getPermitExpirableSemaphore("exports");
+ * slots.trySetPermits(4);
+ * String permit = slots.acquire(10, TimeUnit.MINUTES);
+ * try { export(); } finally { slots.release(permit); }
+ * }</pre>
+ */
+public interface DistributedPermitExpirableSemaphore {
+
+	/** The semaphore's name, which is also the Redis key of its capacity. */
+	String getName();
+
+	/**
+	 * Sets the number of permits, unless the semaphore already exists.
+	 * @param permits not negative
+	 * @return whether it was set
+	 */
+	boolean trySetPermits(int permits);
+
+	/**
+	 * Takes a permit, waiting as long as it takes.
+	 * @param leaseTime the permit's lease; positive
+	 * @param unit the unit of {@code leaseTime}
+	 * @return the permit's id, to release it with
+	 */
+	String acquire(long leaseTime, TimeUnit unit) throws InterruptedException;
+
+	/**
+	 * Takes a permit if one is available within the wait.
+	 * @param waitTime not negative; 0 tries once
+	 * @param leaseTime the permit's lease; positive
+	 * @param unit the unit of both times
+	 * @return the permit's id, or empty
+	 */
+	Optional<String> tryAcquire(long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException;
+
+	/**
+	 * Returns a permit.
+	 * @param permitId the id {@code acquire} returned
+	 * @throws IllegalArgumentException when no such permit is out: never taken, released already,
+	 * or expired (and back in the pool)
+	 */
+	void release(String permitId);
+
+	/** Returns a permit if it is still out; whether it was. */
+	boolean tryRelease(String permitId);
+
+	/** The permits available now (expired ones count as available). */
+	int availablePermits();
+
+}
