@@ -1,6 +1,8 @@
 package dev.warden;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -10,10 +12,12 @@ import dev.warden.lock.DistributedLock;
 import dev.warden.lock.DistributedMultiLock;
 import dev.warden.lock.DistributedPermitExpirableSemaphore;
 import dev.warden.lock.DistributedReadWriteLock;
+import dev.warden.lock.DistributedRedLock;
 import dev.warden.lock.DistributedSemaphore;
 import dev.warden.lock.LockListener;
 import dev.warden.lock.LockOwner;
 import dev.warden.lock.MultiLock;
+import dev.warden.lock.RedLock;
 import dev.warden.lock.redis.LeaseRenewal;
 import dev.warden.lock.redis.RedisCountDownLatch;
 import dev.warden.lock.redis.RedisDistributedLock;
@@ -76,6 +80,8 @@ public final class Warden implements AutoCloseable {
 
 	private final Duration fairLockWaiterTimeout;
 
+	private final List<Warden> redLockNodes;
+
 	private final RedisDelayedQueue.Consumers consumers;
 
 	private Warden(Builder builder, RedisEngine engine) {
@@ -85,6 +91,7 @@ public final class Warden implements AutoCloseable {
 				builder.lockListener);
 		this.jsonMapper = builder.jsonMapper;
 		this.fairLockWaiterTimeout = builder.fairLockWaiterTimeout;
+		this.redLockNodes = connectRedLockNodes(builder);
 		this.consumers = new RedisDelayedQueue.Consumers(
 				new TaskWorkers(builder.taskConcurrency, "warden-task-" + shortId(clientId) + "-"), clientId,
 				builder.taskDefaults, builder.taskSweepInterval, builder.shutdownGrace);
@@ -132,6 +139,35 @@ public final class Warden implements AutoCloseable {
 	 */
 	public DistributedLock getLock(String name) {
 		return new RedisDistributedLock(name, engine, leaseRenewal, this::currentThreadOwner);
+	}
+
+	/**
+	 * Returns the RedLock of that name over the nodes given to
+	 * {@link Builder#redLockNodes(List, Duration)}.
+	 * @param name the lock's name, its key on every node; must not be blank
+	 * @return the lock
+	 * @throws IllegalStateException when fewer than 3 nodes are configured
+	 */
+	public DistributedRedLock getRedLock(String name) {
+		List<DistributedLock> locks = new ArrayList<>(redLockNodes.size());
+		for (Warden node : redLockNodes) {
+			locks.add(node.getLock(name));
+		}
+		return new RedLock(name, locks, this::currentThreadOwner);
+	}
+
+	private static List<Warden> connectRedLockNodes(Builder builder) {
+		List<Warden> nodes = new ArrayList<>();
+		try {
+			for (AbstractRedisClient client : builder.redLockClients) {
+				nodes.add(Warden.builder(client).commandTimeout(builder.redLockNodeTimeout).build());
+			}
+		}
+		catch (RuntimeException ex) {
+			nodes.forEach(Warden::close);
+			throw ex;
+		}
+		return List.copyOf(nodes);
 	}
 
 	/**
@@ -278,6 +314,7 @@ public final class Warden implements AutoCloseable {
 		}
 		consumers.close();
 		leaseRenewal.close();
+		redLockNodes.forEach(Warden::close);
 		engine.close();
 	}
 
@@ -301,6 +338,10 @@ public final class Warden implements AutoCloseable {
 		private JsonMapper jsonMapper = JsonMapper.builder().findAndAddModules().build();
 
 		private Duration fairLockWaiterTimeout = Duration.ofMinutes(5);
+
+		private List<AbstractRedisClient> redLockClients = List.of();
+
+		private Duration redLockNodeTimeout = Duration.ofMillis(200);
 
 		private int taskConcurrency = 8;
 
@@ -368,6 +409,25 @@ public final class Warden implements AutoCloseable {
 				throw new IllegalArgumentException("The lock listener must not be null");
 			}
 			this.lockListener = lockListener;
+			return this;
+		}
+
+		/**
+		 * The independent Redis nodes of {@link Warden#getRedLock(String)}: the client opens its own
+		 * connections on each (the clients stay the caller's to shut down).
+		 * @param nodes the nodes' clients; at least 3 for RedLocks to be usable
+		 * @param nodeTimeout how long an attempt waits for one node before counting it as refused
+		 * @return this builder
+		 */
+		public Builder redLockNodes(List<? extends AbstractRedisClient> nodes, Duration nodeTimeout) {
+			if (nodes == null || nodes.stream().anyMatch(java.util.Objects::isNull)) {
+				throw new IllegalArgumentException("The RedLock nodes must not be null");
+			}
+			if (nodeTimeout == null || nodeTimeout.isNegative() || nodeTimeout.isZero()) {
+				throw new IllegalArgumentException("The RedLock node timeout must be positive: " + nodeTimeout);
+			}
+			this.redLockClients = List.copyOf(nodes);
+			this.redLockNodeTimeout = nodeTimeout;
 			return this;
 		}
 
@@ -460,7 +520,14 @@ public final class Warden implements AutoCloseable {
 		 */
 		public Warden build() {
 			String threadName = "warden-" + shortId(clientId);
-			return new Warden(this, RedisEngine.connect(client, threadName, commandTimeout));
+			RedisEngine engine = RedisEngine.connect(client, threadName, commandTimeout);
+			try {
+				return new Warden(this, engine);
+			}
+			catch (RuntimeException ex) {
+				engine.close();
+				throw ex;
+			}
 		}
 
 	}

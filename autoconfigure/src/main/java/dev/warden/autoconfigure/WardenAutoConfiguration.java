@@ -4,6 +4,7 @@ import dev.warden.Warden;
 import dev.warden.lock.LockListener;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
+import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -30,7 +31,7 @@ public final class WardenAutoConfiguration {
 	@ConditionalOnMissingBean
 	@ConditionalOnBean(RedisConnectionFactory.class)
 	Warden warden(RedisConnectionFactory connectionFactory, WardenProperties properties,
-			ObjectProvider<LockListener> lockListener) {
+			ObjectProvider<LockListener> lockListener, RedLockNodeClients redLockNodeClients) {
 		if (!(connectionFactory instanceof LettuceConnectionFactory lettuce)) {
 			throw new IllegalStateException("Warden needs a Lettuce connection factory, but the application's is a "
 					+ connectionFactory.getClass().getName() + "; set spring.data.redis.client-type=lettuce, or "
@@ -52,7 +53,17 @@ public final class WardenAutoConfiguration {
 			builder.clientId(properties.getClientId());
 		}
 		lockListener.ifAvailable(builder::lockListener);
+		List<RedisClient> nodes = redLockNodeClients.connect(client);
+		if (!nodes.isEmpty()) {
+			builder.redLockNodes(nodes, properties.getRedlock().getNodeTimeout());
+		}
 		return builder.build();
+	}
+
+	@Bean(destroyMethod = "close")
+	@ConditionalOnMissingBean
+	RedLockNodeClients wardenRedLockNodeClients(WardenProperties properties) {
+		return new RedLockNodeClients(properties.getRedlock().getNodes());
 	}
 
 	@Bean

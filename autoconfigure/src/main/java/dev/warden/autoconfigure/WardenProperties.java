@@ -1,6 +1,8 @@
 package dev.warden.autoconfigure;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 import dev.warden.task.ConsumerOptions;
 import org.jspecify.annotations.Nullable;
@@ -32,6 +34,8 @@ public class WardenProperties {
 
 	private final DelayedTask delayedTask = new DelayedTask();
 
+	private final RedLock redlock = new RedLock();
+
 	public boolean isEnabled() {
 		return enabled;
 	}
@@ -62,6 +66,10 @@ public class WardenProperties {
 
 	public DelayedTask getDelayedTask() {
 		return delayedTask;
+	}
+
+	public RedLock getRedlock() {
+		return redlock;
 	}
 
 	/**
@@ -246,6 +254,40 @@ public class WardenProperties {
 			catch (IllegalArgumentException ex) {
 				throw new IllegalArgumentException("Invalid warden.delayed-task.* property: " + ex.getMessage(), ex);
 			}
+		}
+
+	}
+
+	/**
+	 * RedLock properties.
+	 */
+	public static class RedLock {
+
+		/**
+		 * URIs of the independent Redis nodes of RedLocks (redis://host:port), at least 3. Empty:
+		 * no RedLocks.
+		 */
+		private List<String> nodes = new ArrayList<>();
+
+		/**
+		 * How long one RedLock attempt waits for a node before counting it as refused.
+		 */
+		private Duration nodeTimeout = Duration.ofMillis(200);
+
+		public List<String> getNodes() {
+			return nodes;
+		}
+
+		public void setNodes(List<String> nodes) {
+			this.nodes = nodes;
+		}
+
+		public Duration getNodeTimeout() {
+			return nodeTimeout;
+		}
+
+		public void setNodeTimeout(Duration nodeTimeout) {
+			this.nodeTimeout = nodeTimeout;
 		}
 
 	}
