@@ -82,6 +82,8 @@ public final class Warden implements AutoCloseable {
 
 	private final List<Warden> redLockNodes;
 
+	private final LockListener lockListener;
+
 	private final RedisDelayedQueue.Consumers consumers;
 
 	private Warden(Builder builder, RedisEngine engine) {
@@ -91,6 +93,7 @@ public final class Warden implements AutoCloseable {
 				builder.lockListener);
 		this.jsonMapper = builder.jsonMapper;
 		this.fairLockWaiterTimeout = builder.fairLockWaiterTimeout;
+		this.lockListener = builder.lockListener;
 		this.redLockNodes = connectRedLockNodes(builder);
 		this.consumers = new RedisDelayedQueue.Consumers(
 				new TaskWorkers(builder.taskConcurrency, "warden-task-" + shortId(clientId) + "-"), clientId,
@@ -290,6 +293,11 @@ public final class Warden implements AutoCloseable {
 	@SuppressWarnings("deprecation") // Thread.threadId() needs Java 19; the id is the same.
 	public LockOwner currentThreadOwner() {
 		return new LockOwner(clientId + ":" + Thread.currentThread().getId());
+	}
+
+	/** The listener told about lost leases. */
+	public LockListener getLockListener() {
+		return lockListener;
 	}
 
 	/** How many lock holds this client's watchdog is renewing. */

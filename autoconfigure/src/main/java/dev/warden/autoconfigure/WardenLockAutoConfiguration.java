@@ -66,9 +66,10 @@ public final class WardenLockAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	LockAspectSupport lockAspectSupport(Warden warden, LockOperationSource wardenLockOperationSource,
-			ObjectProvider<LockedReturnTypeHandler> handlers) {
+			ObjectProvider<LockedReturnTypeHandler> handlers, Environment environment) {
 		List<LockedReturnTypeHandler> ordered = handlers.orderedStream().toList();
-		return new LockAspectSupport(warden, wardenLockOperationSource, ordered);
+		return new LockAspectSupport(warden, wardenLockOperationSource, ordered,
+				properties(environment).getLock().isFailOnLostLease());
 	}
 
 	@Bean

@@ -108,6 +108,21 @@ public class WardenProperties {
 		 */
 		private int aspectOrder = DEFAULT_ASPECT_ORDER;
 
+		/**
+		 * Whether a lock lost while an annotated method ran (lease expired or force-unlocked)
+		 * fails the call with LockLostException after the method returned. It is logged and
+		 * reported to the LockListener either way.
+		 */
+		private boolean failOnLostLease = true;
+
+		public boolean isFailOnLostLease() {
+			return failOnLostLease;
+		}
+
+		public void setFailOnLostLease(boolean failOnLostLease) {
+			this.failOnLostLease = failOnLostLease;
+		}
+
 		public Duration getWatchdogTimeout() {
 			return watchdogTimeout;
 		}

@@ -53,6 +53,9 @@ public @interface DistributedLock {
 	 */
 	String name() default "";
 
+	/** The kind of lock: reentrant (the default), fair, or either side of a read-write lock. */
+	LockType type() default LockType.REENTRANT;
+
 	/**
 	 * SpEL expressions for the lock keys. None locks the name alone (one lock for every call).
 	 */

@@ -6,11 +6,16 @@ import java.util.Map;
 import java.util.Optional;
 
 import dev.warden.Warden;
+import dev.warden.lock.DistributedLock;
 import dev.warden.lock.LockAcquisitionException;
+import dev.warden.lock.LockLostException;
 import dev.warden.lock.annotation.LockContext;
+import dev.warden.lock.annotation.LockType;
 import dev.warden.lock.annotation.OnLockFailure;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.aop.support.AopUtils;
 
 /**
@@ -21,11 +26,15 @@ import org.springframework.aop.support.AopUtils;
  */
 public final class LockAspectSupport {
 
+	private static final Logger logger = LoggerFactory.getLogger(LockAspectSupport.class);
+
 	private final Warden warden;
 
 	private final LockOperationSource operations;
 
 	private final List<LockedReturnTypeHandler> handlers;
+
+	private final boolean failOnLostLease;
 
 	/**
 	 * @param warden the client whose locks are used
@@ -33,9 +42,31 @@ public final class LockAspectSupport {
 	 * @param handlers the asynchronous return types, in order of precedence
 	 */
 	public LockAspectSupport(Warden warden, LockOperationSource operations, List<LockedReturnTypeHandler> handlers) {
+		this(warden, operations, handlers, true);
+	}
+
+	/**
+	 * @param warden the client whose locks are used
+	 * @param operations the parsed annotations, which also evaluate lock keys
+	 * @param handlers the asynchronous return types, in order of precedence
+	 * @param failOnLostLease whether a lock lost while a method ran fails the call with
+	 * {@link LockLostException} after the method returned (it is logged either way)
+	 */
+	public LockAspectSupport(Warden warden, LockOperationSource operations, List<LockedReturnTypeHandler> handlers,
+			boolean failOnLostLease) {
 		this.warden = warden;
 		this.operations = operations;
+		this.failOnLostLease = failOnLostLease;
 		this.handlers = List.copyOf(handlers);
+	}
+
+	private DistributedLock lockOf(LockType type, String name) {
+		return switch (type) {
+			case REENTRANT -> warden.getLock(name);
+			case FAIR -> warden.getFairLock(name);
+			case READ -> warden.getReadWriteLock(name).readLock();
+			case WRITE -> warden.getReadWriteLock(name).writeLock();
+		};
 	}
 
 	/** Runs {@code invocation} under its locks, or as it is when its method is not annotated. */
@@ -88,8 +119,33 @@ public final class LockAspectSupport {
 			}
 			throw ex;
 		}
-		locks.release();
+		try {
+			locks.release();
+		}
+		catch (IllegalMonitorStateException lost) {
+			reportLost(call, locks, lost);
+		}
 		return result;
+	}
+
+	private void reportLost(Call call, LockSet locks, IllegalMonitorStateException lost) {
+		String method = call.operation.describe();
+		logger.warn("Lock(s) {} held by {} were lost before it returned (lease expired or force-unlocked): its work "
+				+ "was not protected for all of its run", locks.names(), method);
+		if (call.operation.leaseMillis() != LockOperation.WATCHDOG_LEASE) {
+			// A watchdog-held lock was reported by the watchdog when it found it gone.
+			for (String name : locks.names()) {
+				try {
+					warden.getLockListener().onLeaseLost(name, locks.owner(), lost);
+				}
+				catch (RuntimeException ex) {
+					logger.warn("Lock listener failed on the lost lease of '{}'", name, ex);
+				}
+			}
+		}
+		if (failOnLostLease) {
+			throw new LockLostException(method, locks.names(), lost);
+		}
 	}
 
 	private static @Nullable Object skipped(Class<?> returnType) {
@@ -114,7 +170,8 @@ public final class LockAspectSupport {
 		}
 
 		LockSet lockSet(dev.warden.lock.LockOwner owner) {
-			return new LockSet(names, warden::getLock, owner, operation.waitMillis(), operation.leaseMillis());
+			return new LockSet(names, name -> lockOf(operation.type(), name), owner, operation.waitMillis(),
+					operation.leaseMillis());
 		}
 
 		@Override

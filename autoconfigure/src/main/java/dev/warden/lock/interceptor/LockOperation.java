@@ -5,6 +5,7 @@ import java.util.List;
 
 import dev.warden.expression.MethodExpressions;
 import dev.warden.lock.annotation.DistributedLock;
+import dev.warden.lock.annotation.LockType;
 import dev.warden.lock.annotation.OnLockFailure;
 import org.jspecify.annotations.Nullable;
 import org.springframework.expression.Expression;
@@ -14,6 +15,7 @@ import org.springframework.expression.Expression;
  * interceptor needs at every call, with nothing left to parse.
  *
  * @param method the annotated method, as implemented by the target class
+ * @param type the kind of lock
  * @param name the lock name, including the configured key prefix
  * @param keyExpressions the key expressions, as written
  * @param keys the parsed key expressions
@@ -22,7 +24,7 @@ import org.springframework.expression.Expression;
  * @param onFailure what to do when the lock is not acquired
  * @param fallback the fallback method, with {@link OnLockFailure#FALLBACK}
  */
-public record LockOperation(Method method, String name, List<String> keyExpressions, List<Expression> keys,
+public record LockOperation(Method method, LockType type, String name, List<String> keyExpressions, List<Expression> keys,
 		long waitMillis, long leaseMillis, OnLockFailure onFailure, @Nullable FallbackMethod fallback) {
 
 	/** The lease value meaning "held under the watchdog". */

@@ -171,7 +171,7 @@ public final class LockOperationSource {
 					+ specific.getReturnType() + ", which cannot be skipped (null); return a wrapper type or "
 					+ "use THROW or FALLBACK");
 		}
-		return new LockOperation(specific, keyPrefix + name, List.of(annotation.key()), List.copyOf(keys), waitMillis,
+		return new LockOperation(specific, annotation.type(), keyPrefix + name, List.of(annotation.key()), List.copyOf(keys), waitMillis,
 				leaseMillis, onFailure, fallback);
 	}
 
