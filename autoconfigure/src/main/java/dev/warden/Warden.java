@@ -23,6 +23,7 @@ import dev.warden.lock.redis.RedisCountDownLatch;
 import dev.warden.lock.redis.RedisDistributedLock;
 import dev.warden.lock.redis.RedisPermitExpirableSemaphore;
 import dev.warden.lock.redis.RedisReadWriteLock;
+import dev.warden.lock.redis.ReplicaSync;
 import dev.warden.lock.redis.RedisSemaphore;
 import dev.warden.redis.RedisEngine;
 import dev.warden.task.ConsumerOptions;
@@ -89,8 +90,8 @@ public final class Warden implements AutoCloseable {
 	private Warden(Builder builder, RedisEngine engine) {
 		this.clientId = builder.clientId;
 		this.engine = engine;
-		this.leaseRenewal = new LeaseRenewal(engine, builder.watchdogTimeout.toMillis(),
-				builder.lockListener);
+		this.leaseRenewal = new LeaseRenewal(engine, builder.watchdogTimeout.toMillis(), builder.lockListener,
+				builder.replicaSync);
 		this.jsonMapper = builder.jsonMapper;
 		this.fairLockWaiterTimeout = builder.fairLockWaiterTimeout;
 		this.lockListener = builder.lockListener;
@@ -347,6 +348,8 @@ public final class Warden implements AutoCloseable {
 
 		private Duration fairLockWaiterTimeout = Duration.ofMinutes(5);
 
+		private ReplicaSync replicaSync = ReplicaSync.OFF;
+
 		private List<AbstractRedisClient> redLockClients = List.of();
 
 		private Duration redLockNodeTimeout = Duration.ofMillis(200);
@@ -436,6 +439,19 @@ public final class Warden implements AutoCloseable {
 			}
 			this.redLockClients = List.copyOf(nodes);
 			this.redLockNodeTimeout = nodeTimeout;
+			return this;
+		}
+
+		/**
+		 * The fail-over check: after each acquisition, wait until {@code replicas} replicas have
+		 * it (Redis {@code WAIT}), within {@code timeout}; if they do not, the hold is given back
+		 * and the attempt counts as failed. Off by default. Standalone and Sentinel only.
+		 * @param replicas how many replicas must acknowledge; 0 turns it off
+		 * @param timeout how long to wait for them
+		 * @return this builder
+		 */
+		public Builder replicaSync(int replicas, Duration timeout) {
+			this.replicaSync = new ReplicaSync(replicas, timeout);
 			return this;
 		}
 

@@ -48,7 +48,9 @@ public final class WardenAutoConfiguration {
 			.taskConcurrency(tasks.getConcurrency())
 			.taskDefaults(tasks.toConsumerOptions())
 			.taskSweepInterval(tasks.getSweepInterval())
-			.shutdownGrace(tasks.getShutdownGrace());
+			.shutdownGrace(tasks.getShutdownGrace())
+			.replicaSync(properties.getLock().getReplicaSync().getReplicas(),
+					properties.getLock().getReplicaSync().getTimeout());
 		if (properties.getClientId() != null) {
 			builder.clientId(properties.getClientId());
 		}

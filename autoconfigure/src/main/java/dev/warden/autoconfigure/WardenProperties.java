@@ -115,6 +115,12 @@ public class WardenProperties {
 		 */
 		private boolean failOnLostLease = true;
 
+		private final ReplicaSync replicaSync = new ReplicaSync();
+
+		public ReplicaSync getReplicaSync() {
+			return replicaSync;
+		}
+
 		public boolean isFailOnLostLease() {
 			return failOnLostLease;
 		}
@@ -153,6 +159,40 @@ public class WardenProperties {
 
 		public void setAspectOrder(int aspectOrder) {
 			this.aspectOrder = aspectOrder;
+		}
+
+	}
+
+	/**
+	 * The fail-over check after each lock acquisition.
+	 */
+	public static class ReplicaSync {
+
+		/**
+		 * How many replicas must acknowledge an acquisition (Redis WAIT) before it counts; 0 turns
+		 * the check off. If they do not within the timeout, the hold is given back.
+		 */
+		private int replicas;
+
+		/**
+		 * How long to wait for the replicas' acknowledgement.
+		 */
+		private Duration timeout = Duration.ofMillis(100);
+
+		public int getReplicas() {
+			return replicas;
+		}
+
+		public void setReplicas(int replicas) {
+			this.replicas = replicas;
+		}
+
+		public Duration getTimeout() {
+			return timeout;
+		}
+
+		public void setTimeout(Duration timeout) {
+			this.timeout = timeout;
 		}
 
 	}

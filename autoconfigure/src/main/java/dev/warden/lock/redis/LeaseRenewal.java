@@ -37,16 +37,34 @@ public final class LeaseRenewal implements AutoCloseable {
 
 	private final Map<String, Renewal> renewals = new ConcurrentHashMap<>();
 
+	private final ReplicaSync replicaSync;
+
 	/**
 	 * @param engine the client's engine, whose scheduler runs every renewal
 	 * @param leaseMillis the watchdog timeout: each renewal extends the lease to this
 	 * @param listener told when a lease is lost
 	 */
 	public LeaseRenewal(RedisEngine engine, long leaseMillis, LockListener listener) {
+		this(engine, leaseMillis, listener, ReplicaSync.OFF);
+	}
+
+	/**
+	 * @param engine the client's engine, whose scheduler runs every renewal
+	 * @param leaseMillis the watchdog timeout: each renewal extends the lease to this
+	 * @param listener told when a lease is lost
+	 * @param replicaSync the fail-over check after each acquisition of this client's locks
+	 */
+	public LeaseRenewal(RedisEngine engine, long leaseMillis, LockListener listener, ReplicaSync replicaSync) {
+		this.replicaSync = replicaSync;
 		this.engine = engine;
 		this.scheduler = engine.scheduler();
 		this.leaseMillis = leaseMillis;
 		this.listener = listener;
+	}
+
+	/** The client's fail-over check after acquisitions. */
+	ReplicaSync replicaSync() {
+		return replicaSync;
 	}
 
 	/** The lease a watchdog-held lock is acquired with and renewed to. */

@@ -13,6 +13,8 @@ import dev.warden.lock.LockOwner;
 import dev.warden.redis.ChannelSubscriptions.Membership;
 import dev.warden.redis.RedisEngine;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@link DistributedLock} on Redis, with Redisson's {@code RLock} layout.
@@ -21,6 +23,8 @@ import org.jspecify.annotations.Nullable;
  * {@link LeaseRenewal} and in the client's channel subscriptions.
  */
 public final class RedisDistributedLock implements DistributedLock {
+
+	private static final Logger logger = LoggerFactory.getLogger(RedisDistributedLock.class);
 
 	/** The prefix of every lock's release channel, Redisson's. */
 	public static final String CHANNEL_PREFIX = "redisson_lock__channel";
@@ -328,12 +332,38 @@ public final class RedisDistributedLock implements DistributedLock {
 		String ownerId = owner.id();
 		long lease = (leaseMillis == WATCHDOG) ? renewal.leaseMillis() : leaseMillis;
 		CompletableFuture<LockLayout.Attempt> reply = layout.acquire(engine, ownerId, lease, willWait);
+		ReplicaSync sync = renewal.replicaSync();
+		if (sync.enabled()) {
+			reply = reply.thenCompose(attempt -> attempt.acquired() ? confirmReplicated(attempt, ownerId, sync)
+					: CompletableFuture.completedFuture(attempt));
+		}
 		return RedisEngine.map(reply, attempt -> {
 			if (attempt.acquired() && leaseMillis == WATCHDOG) {
 				renewal.start(layout, ownerId);
 			}
 			return attempt;
 		});
+	}
+
+	/**
+	 * Waits until enough replicas have the acquisition; if they do not in time, gives the hold
+	 * back, so that a fail-over to a replica that never saw it cannot hand the lock to another.
+	 */
+	private CompletableFuture<LockLayout.Attempt> confirmReplicated(LockLayout.Attempt attempt, String ownerId,
+			ReplicaSync sync) {
+		return engine.commands()
+			.waitForReplication(sync.replicas(), sync.timeout().toMillis())
+			.toCompletableFuture()
+			.thenCompose(acknowledged -> {
+				if (acknowledged != null && acknowledged >= sync.replicas()) {
+					return CompletableFuture.completedFuture(attempt);
+				}
+				logger.warn("Lock '{}' was acquired but only {} of {} replica(s) acknowledged it within {} ms; released",
+						name, acknowledged, sync.replicas(), sync.timeout().toMillis());
+				// Not acquired: retry no sooner than another replication wait.
+				return layout.release(engine, ownerId)
+					.handle((released, failure) -> new LockLayout.Attempt(false, sync.timeout().toMillis()));
+			});
 	}
 
 	private static long waitNanos(long waitTime, TimeUnit unit) {

@@ -1,0 +1,31 @@
+package dev.warden.lock.redis;
+
+import java.time.Duration;
+
+/**
+ * The fail-over check made after each acquisition: {@code WAIT} until {@code replicas} replicas
+ * acknowledged it, within {@code timeout}; otherwise the hold is given back. Off when
+ * {@code replicas} is 0. Standalone and Sentinel deployments only.
+ *
+ * @param replicas how many replicas must acknowledge; 0 turns the check off
+ * @param timeout how long to wait for them
+ */
+public record ReplicaSync(int replicas, Duration timeout) {
+
+	/** No check. */
+	public static final ReplicaSync OFF = new ReplicaSync(0, Duration.ofMillis(100));
+
+	public ReplicaSync {
+		if (replicas < 0) {
+			throw new IllegalArgumentException("Replicas must not be negative: " + replicas);
+		}
+		if (timeout == null || timeout.isNegative() || timeout.isZero()) {
+			throw new IllegalArgumentException("The replica sync timeout must be positive: " + timeout);
+		}
+	}
+
+	boolean enabled() {
+		return replicas > 0;
+	}
+
+}
