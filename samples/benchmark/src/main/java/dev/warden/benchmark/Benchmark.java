@@ -1,0 +1,99 @@
+package dev.warden.benchmark;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+import java.util.function.Function;
+
+import dev.warden.test.redis.RedisNode;
+
+/**
+ * Runs Warden and Redisson side by side against one loopback {@code redis-server} it starts
+ * itself, alternating which goes first, several repetitions, and writes a Markdown table of
+ * medians with their spread and the Warden/Redisson ratios.
+ * <p>
+ * Arguments: {@code --run-ms=N} (time per measured run, default 3000), {@code --repetitions=N}
+ * (default 3), {@code --output=PATH} (default {@code target/benchmark.md}).
+ */
+public final class Benchmark {
+
+	private Benchmark() {
+	}
+
+	public static void main(String[] args) throws Exception {
+		long runMillis = longArgument(args, "--run-ms=", 3000);
+		int repetitions = (int) longArgument(args, "--repetitions=", 3);
+		Path output = Path.of(stringArgument(args, "--output=", "target/benchmark.md"));
+		Report report = run(runMillis, repetitions);
+		String table = report.markdown();
+		String text = "Warden vs Redisson on one loopback redis-server (" + redisVersion() + "), "
+				+ Runtime.getRuntime().availableProcessors() + " cores, Java " + System.getProperty("java.version") + "; "
+				+ repetitions + " repetitions of " + runMillis + " ms per measurement, median (min–max); " + Instant.now()
+				+ "\n\n" + table;
+		Files.createDirectories(output.toAbsolutePath().getParent());
+		Files.writeString(output, text, StandardCharsets.UTF_8);
+		System.out.println(text);
+		System.out.println("Written to " + output.toAbsolutePath());
+	}
+
+	/** Runs every scenario and returns the figures. */
+	static Report run(long runMillis, int repetitions) throws Exception {
+		Report report = new Report();
+		try (RedisNode redis = RedisNode.start(RedisNode.config().name("benchmark"))) {
+			Scenarios scenarios = new Scenarios(redis, runMillis);
+			List<Function<String, LockClient>> libraries = List.of(LockClient::warden, LockClient::redisson);
+			for (int repetition = 0; repetition < repetitions; repetition++) {
+				for (int threads : new int[] { 1, 8, 64 }) {
+					scenarios.ceiling(threads, report);
+				}
+				for (int i = 0; i < libraries.size(); i++) {
+					// Alternate which library goes first, so neither always runs on a warmer Redis.
+					Function<String, LockClient> factory = libraries.get((i + repetition) % libraries.size());
+					try (LockClient client = factory.apply(redis.uri())) {
+						for (int threads : new int[] { 1, 8, 64 }) {
+							scenarios.uncontended(client, threads, report);
+						}
+						scenarios.contended(client, 8, false, report);
+						scenarios.contended(client, 64, false, report);
+						scenarios.contended(client, 8, true, report);
+						scenarios.handoff(client, 200, report);
+					}
+					redis.call("FLUSHALL");
+				}
+				scenarios.weight(LockClient::warden, "Warden", report);
+				scenarios.weight(LockClient::redisson, "Redisson", report);
+			}
+		}
+		return report;
+	}
+
+	private static String redisVersion() {
+		try (RedisNode probe = RedisNode.start(RedisNode.config().name("version-probe"))) {
+			String info = (String) probe.call("INFO", "server");
+			for (String line : info.split("\r?\n")) {
+				if (line.startsWith("redis_version:")) {
+					return "Redis " + line.substring("redis_version:".length()).trim();
+				}
+			}
+		}
+		return "Redis";
+	}
+
+	private static long longArgument(String[] args, String prefix, long otherwise) {
+		String value = stringArgument(args, prefix, null);
+		return (value != null) ? Long.parseLong(value) : otherwise;
+	}
+
+	private static String stringArgument(String[] args, String prefix, String otherwise) {
+		for (String arg : args) {
+			if (arg.startsWith(prefix)) {
+				return arg.substring(prefix.length());
+			}
+		}
+		return otherwise;
+	}
+
+}

@@ -1,0 +1,103 @@
+package dev.warden.benchmark;
+
+import java.time.Duration;
+
+import dev.warden.Warden;
+import io.lettuce.core.RedisClient;
+import org.redisson.Redisson;
+import org.redisson.api.RedissonClient;
+import org.redisson.config.Config;
+
+/** One library under test, seen through the few operations the scenarios need. */
+interface LockClient extends AutoCloseable {
+
+	String label();
+
+	/** Takes the reentrant lock for the calling thread, waiting as long as it takes. */
+	void lock(String key);
+
+	void unlock(String key);
+
+	/** Takes the fair lock for the calling thread. */
+	void lockFair(String key);
+
+	void unlockFair(String key);
+
+	@Override
+	void close();
+
+	static LockClient warden(String uri) {
+		RedisClient redis = RedisClient.create(uri);
+		Warden warden = Warden.create(redis);
+		return new LockClient() {
+			@Override
+			public String label() {
+				return "Warden";
+			}
+
+			@Override
+			public void lock(String key) {
+				warden.getLock(key).lock();
+			}
+
+			@Override
+			public void unlock(String key) {
+				warden.getLock(key).unlock();
+			}
+
+			@Override
+			public void lockFair(String key) {
+				warden.getFairLock(key).lock();
+			}
+
+			@Override
+			public void unlockFair(String key) {
+				warden.getFairLock(key).unlock();
+			}
+
+			@Override
+			public void close() {
+				warden.close();
+				redis.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+			}
+		};
+	}
+
+	static LockClient redisson(String uri) {
+		Config config = new Config();
+		config.useSingleServer().setAddress(uri);
+		RedissonClient redisson = Redisson.create(config);
+		return new LockClient() {
+			@Override
+			public String label() {
+				return "Redisson";
+			}
+
+			@Override
+			public void lock(String key) {
+				redisson.getLock(key).lock();
+			}
+
+			@Override
+			public void unlock(String key) {
+				redisson.getLock(key).unlock();
+			}
+
+			@Override
+			public void lockFair(String key) {
+				redisson.getFairLock(key).lock();
+			}
+
+			@Override
+			public void unlockFair(String key) {
+				redisson.getFairLock(key).unlock();
+			}
+
+			@Override
+			public void close() {
+				redisson.shutdown();
+			}
+		};
+	}
+
+}

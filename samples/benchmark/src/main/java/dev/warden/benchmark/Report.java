@@ -1,0 +1,90 @@
+package dev.warden.benchmark;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Every measured value of one run, by metric and library; printed as a Markdown table of medians
+ * with their spread, and the Warden/Redisson ratio.
+ */
+final class Report {
+
+	/** A metric and whether a higher value is better. */
+	record Metric(String name, boolean higherIsBetter) {
+	}
+
+	private final Map<Metric, Map<String, List<Double>>> values = new LinkedHashMap<>();
+
+	void add(Metric metric, String library, double value) {
+		values.computeIfAbsent(metric, m -> new LinkedHashMap<>()).computeIfAbsent(library, l -> new ArrayList<>())
+			.add(value);
+	}
+
+	/** The median of a metric for a library, or NaN. */
+	double median(String metric, String library) {
+		for (Map.Entry<Metric, Map<String, List<Double>>> entry : values.entrySet()) {
+			if (entry.getKey().name().equals(metric)) {
+				List<Double> list = entry.getValue().get(library);
+				return (list == null) ? Double.NaN : median(list);
+			}
+		}
+		return Double.NaN;
+	}
+
+	int size() {
+		return values.size();
+	}
+
+	String markdown() {
+		StringBuilder out = new StringBuilder();
+		out.append("| scenario | Warden | Redisson | Warden / Redisson |\n|---|---|---|---|\n");
+		for (Map.Entry<Metric, Map<String, List<Double>>> entry : values.entrySet()) {
+			List<Double> warden = entry.getValue().getOrDefault("Warden", List.of());
+			List<Double> redisson = entry.getValue().getOrDefault("Redisson", List.of());
+			List<Double> shared = entry.getValue().getOrDefault("", List.of());
+			out.append("| ").append(entry.getKey().name()).append(" | ");
+			if (!shared.isEmpty()) {
+				out.append(cell(shared)).append(" | | |\n");
+				continue;
+			}
+			out.append(cell(warden)).append(" | ").append(cell(redisson)).append(" | ");
+			if (!warden.isEmpty() && !redisson.isEmpty() && median(redisson) != 0) {
+				out.append(String.format(Locale.ROOT, "%.2f×", median(warden) / median(redisson)));
+				out.append(entry.getKey().higherIsBetter() ? " (higher is better)" : " (lower is better)");
+			}
+			out.append(" |\n");
+		}
+		return out.toString();
+	}
+
+	private static String cell(List<Double> values) {
+		if (values.isEmpty()) {
+			return "";
+		}
+		List<Double> sorted = values.stream().sorted().toList();
+		if (sorted.size() == 1) {
+			return format(sorted.get(0));
+		}
+		return format(median(values)) + " (" + format(sorted.get(0)) + "–" + format(sorted.get(sorted.size() - 1)) + ")";
+	}
+
+	private static double median(List<Double> values) {
+		List<Double> sorted = values.stream().sorted().toList();
+		int middle = sorted.size() / 2;
+		return (sorted.size() % 2 == 1) ? sorted.get(middle) : (sorted.get(middle - 1) + sorted.get(middle)) / 2;
+	}
+
+	private static String format(double value) {
+		if (Math.abs(value) >= 10_000) {
+			return String.format(Locale.ROOT, "%.1f k", value / 1000);
+		}
+		if (Math.abs(value) >= 100) {
+			return String.format(Locale.ROOT, "%.0f", value);
+		}
+		return String.format(Locale.ROOT, "%.2f", value);
+	}
+
+}

@@ -1,0 +1,248 @@
+package dev.warden.benchmark;
+
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+import dev.warden.benchmark.Report.Metric;
+import dev.warden.test.redis.RedisNode;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+
+/**
+ * The measurements. Each runs one library against the shared Redis for a fixed time and adds its
+ * figures to the report; nothing here asserts anything.
+ */
+final class Scenarios {
+
+	private final RedisNode redis;
+
+	private final long runNanos;
+
+	private final long warmupNanos;
+
+	Scenarios(RedisNode redis, long runMillis) {
+		this.redis = redis;
+		this.runNanos = TimeUnit.MILLISECONDS.toNanos(runMillis);
+		this.warmupNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(100, runMillis / 4));
+	}
+
+	/** Lock and unlock pairs per second, each thread on its own key (no contention). */
+	void uncontended(LockClient client, int threads, Report report) throws Exception {
+		Run run = loop(client, threads, false, thread -> "bench:own:" + thread, warmupNanos);
+		run = loop(client, threads, false, thread -> "bench:own:" + thread, runNanos);
+		String scenario = threads + (threads == 1 ? " thread" : " threads") + ", own keys";
+		report.add(new Metric(scenario + ": pairs/s", true), client.label(), run.perSecond());
+		if (threads > 1) {
+			report.add(new Metric(scenario + ": acquire p99 (ms)", false), client.label(), run.percentileMillis(0.99));
+		}
+	}
+
+	/** Every thread on one key: acquisitions per second, acquire latency and fairness. */
+	void contended(LockClient client, int threads, boolean fair, Report report) throws Exception {
+		String key = fair ? "bench:fair" : "bench:one";
+		loop(client, threads, fair, thread -> key, warmupNanos);
+		Run run = loop(client, threads, fair, thread -> key, runNanos);
+		String scenario = (fair ? "fair lock, " : "") + threads + " threads, one key";
+		report.add(new Metric(scenario + ": acquisitions/s", true), client.label(), run.perSecond());
+		if (!fair) {
+			report.add(new Metric(scenario + ": acquire p50 (ms)", false), client.label(), run.percentileMillis(0.50));
+			report.add(new Metric(scenario + ": acquire p99 (ms)", false), client.label(), run.percentileMillis(0.99));
+			report.add(new Metric(scenario + ": fairness (min/max per thread)", true), client.label(), run.fairness());
+		}
+	}
+
+	/** From the holder's unlock returning to the waiter holding the lock. */
+	void handoff(LockClient client, int rounds, Report report) throws Exception {
+		ExecutorService holder = Executors.newSingleThreadExecutor();
+		ExecutorService waiter = Executors.newSingleThreadExecutor();
+		long[] latencies = new long[rounds];
+		try {
+			for (int i = 0; i < rounds; i++) {
+				holder.submit(() -> client.lock("bench:handoff")).get();
+				CountDownLatch started = new CountDownLatch(1);
+				Future<Long> acquiredAt = waiter.submit(() -> {
+					started.countDown();
+					client.lock("bench:handoff");
+					long at = System.nanoTime();
+					client.unlock("bench:handoff");
+					return at;
+				});
+				started.await();
+				// Let the waiter try, subscribe and go to sleep: the handoff measured is a wake-up.
+				TimeUnit.MILLISECONDS.sleep(3);
+				long releasedAt = holder.submit(() -> {
+					client.unlock("bench:handoff");
+					return System.nanoTime();
+				}).get();
+				latencies[i] = Math.max(0, acquiredAt.get() - releasedAt);
+			}
+		}
+		finally {
+			holder.shutdownNow();
+			waiter.shutdownNow();
+		}
+		Arrays.sort(latencies);
+		report.add(new Metric("handoff unlock → waiter holds: p50 (µs)", false), client.label(),
+				latencies[rounds / 2] / 1000.0);
+		report.add(new Metric("handoff unlock → waiter holds: p99 (µs)", false), client.label(),
+				latencies[Math.min(rounds - 1, (int) (rounds * 0.99))] / 1000.0);
+	}
+
+	/** What a client costs before its first lock: threads, connections and time. */
+	void weight(Function<String, LockClient> factory, String label, Report report) {
+		int threadsBefore = ManagementFactory.getThreadMXBean().getThreadCount();
+		long connectionsBefore = connectedClients();
+		long start = System.nanoTime();
+		LockClient client = factory.apply(redis.uri());
+		client.lock("bench:weight");
+		long createMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+		client.unlock("bench:weight");
+		report.add(new Metric("client weight: threads added", false), label,
+				ManagementFactory.getThreadMXBean().getThreadCount() - threadsBefore);
+		report.add(new Metric("client weight: connections opened", false), label, connectedClients() - connectionsBefore);
+		report.add(new Metric("client weight: create + first lock (ms)", false), label, createMillis);
+		client.close();
+	}
+
+	/** The ceiling: a no-op script by EVALSHA on one shared Lettuce connection. */
+	void ceiling(int threads, Report report) throws Exception {
+		RedisClient redisClient = RedisClient.create(redis.uri());
+		try (StatefulRedisConnection<String, String> connection = redisClient.connect()) {
+			RedisCommands<String, String> commands = connection.sync();
+			String sha = commands.scriptLoad("return 1");
+			Run run = timed(threads, runNanos, (thread, samples) -> {
+				commands.evalsha(sha, ScriptOutputType.INTEGER);
+				samples.add(0);
+			});
+			report.add(new Metric("ceiling: no-op EVALSHA, " + threads + " threads (ops/s)", true), "", run.perSecond());
+		}
+		finally {
+			redisClient.shutdown();
+		}
+	}
+
+	private long connectedClients() {
+		String info = (String) redis.call("INFO", "clients");
+		for (String line : info.split("\r?\n")) {
+			if (line.startsWith("connected_clients:")) {
+				return Long.parseLong(line.substring("connected_clients:".length()).trim());
+			}
+		}
+		return -1;
+	}
+
+	private Run loop(LockClient client, int threads, boolean fair, Function<Integer, String> key, long nanos)
+			throws Exception {
+		return timed(threads, nanos, (thread, samples) -> {
+			String name = key.apply(thread);
+			long start = System.nanoTime();
+			if (fair) {
+				client.lockFair(name);
+			}
+			else {
+				client.lock(name);
+			}
+			samples.add(System.nanoTime() - start);
+			if (fair) {
+				client.unlockFair(name);
+			}
+			else {
+				client.unlock(name);
+			}
+		});
+	}
+
+	@FunctionalInterface
+	private interface Step {
+
+		void run(int thread, Samples samples) throws Exception;
+
+	}
+
+	private static Run timed(int threads, long nanos, Step step) throws Exception {
+		ExecutorService pool = Executors.newFixedThreadPool(threads);
+		List<Future<Samples>> results = new ArrayList<>();
+		CountDownLatch ready = new CountDownLatch(threads);
+		CountDownLatch go = new CountDownLatch(1);
+		long[] window = new long[2];
+		try {
+			for (int t = 0; t < threads; t++) {
+				int thread = t;
+				results.add(pool.submit(() -> {
+					Samples samples = new Samples();
+					ready.countDown();
+					go.await();
+					long end = window[1];
+					while (System.nanoTime() < end) {
+						step.run(thread, samples);
+					}
+					return samples;
+				}));
+			}
+			ready.await();
+			window[0] = System.nanoTime();
+			window[1] = window[0] + nanos;
+			go.countDown();
+			List<Samples> all = new ArrayList<>();
+			for (Future<Samples> result : results) {
+				all.add(result.get());
+			}
+			return new Run(all, System.nanoTime() - window[0]);
+		}
+		finally {
+			pool.shutdownNow();
+		}
+	}
+
+	/** One thread's latencies, in nanoseconds. */
+	static final class Samples {
+
+		private long[] values = new long[1024];
+
+		private int size;
+
+		void add(long value) {
+			if (size == values.length) {
+				values = Arrays.copyOf(values, size * 2);
+			}
+			values[size++] = value;
+		}
+
+	}
+
+	/** What all threads of one timed run did. */
+	record Run(List<Samples> threads, long elapsedNanos) {
+
+		double perSecond() {
+			long total = threads.stream().mapToLong(samples -> samples.size).sum();
+			return total / (elapsedNanos / 1e9);
+		}
+
+		double percentileMillis(double percentile) {
+			long[] all = threads.stream().flatMapToLong(samples -> Arrays.stream(samples.values, 0, samples.size)).sorted()
+				.toArray();
+			if (all.length == 0) {
+				return Double.NaN;
+			}
+			return all[Math.min(all.length - 1, (int) (all.length * percentile))] / 1e6;
+		}
+
+		double fairness() {
+			long min = threads.stream().mapToLong(samples -> samples.size).min().orElse(0);
+			long max = threads.stream().mapToLong(samples -> samples.size).max().orElse(1);
+			return (max == 0) ? 0 : (double) min / max;
+		}
+
+	}
+
+}

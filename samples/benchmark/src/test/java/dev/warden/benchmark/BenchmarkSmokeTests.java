@@ -1,0 +1,21 @@
+package dev.warden.benchmark;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The benchmark runs end to end in a tiny configuration; its figures are not judged here. */
+class BenchmarkSmokeTests {
+
+	@Test
+	void everyScenarioProducesFiguresForBothLibraries() throws Exception {
+		Report report = Benchmark.run(150, 1);
+		String table = report.markdown();
+		assertThat(table).contains("| 8 threads, own keys: pairs/s |", "| handoff unlock → waiter holds: p50 (µs) |",
+				"| client weight: connections opened |", "| ceiling: no-op EVALSHA, 8 threads (ops/s) |");
+		assertThat(report.median("1 thread, own keys: pairs/s", "Warden")).isPositive();
+		assertThat(report.median("1 thread, own keys: pairs/s", "Redisson")).isPositive();
+		assertThat(report.median("fair lock, 8 threads, one key: acquisitions/s", "Warden")).isPositive();
+	}
+
+}
