@@ -47,23 +47,8 @@ public final class MultiLock implements DistributedMultiLock {
 
 	@Override
 	public void lock() {
-		boolean interrupted = false;
-		try {
-			while (true) {
-				try {
-					acquire(currentThreadOwner.get(), Long.MAX_VALUE, WATCHDOG);
-					return;
-				}
-				catch (InterruptedException ex) {
-					interrupted = true;
-				}
-			}
-		}
-		finally {
-			if (interrupted) {
-				Thread.currentThread().interrupt();
-			}
-		}
+		LockOwner owner = currentThreadOwner.get();
+		Uninterruptibly.await(() -> acquire(owner, Long.MAX_VALUE, WATCHDOG));
 	}
 
 	@Override

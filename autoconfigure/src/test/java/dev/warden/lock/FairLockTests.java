@@ -11,18 +11,14 @@ import java.util.concurrent.TimeUnit;
 
 import dev.warden.Eventually;
 import dev.warden.RedisChannels;
+import dev.warden.RedissonExtension;
 import dev.warden.Warden;
 import dev.warden.WardenClients;
 import dev.warden.test.redis.RedisServerExtension;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.redisson.Redisson;
 import org.redisson.api.RLock;
-import org.redisson.api.RedissonClient;
-import org.redisson.config.Config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -32,23 +28,13 @@ class FairLockTests {
 	static final RedisServerExtension redis = new RedisServerExtension();
 
 	@RegisterExtension
+	static final RedissonExtension redisson = new RedissonExtension(redis);
+
+	@RegisterExtension
 	final WardenClients clients = new WardenClients();
 
-	private static RedissonClient redisson;
 
 	private final ExecutorService threads = Executors.newCachedThreadPool();
-
-	@BeforeAll
-	static void startRedisson() {
-		Config config = new Config();
-		config.useSingleServer().setAddress(redis.node().uri()).setConnectionMinimumIdleSize(1);
-		redisson = Redisson.create(config);
-	}
-
-	@AfterAll
-	static void stopRedisson() {
-		redisson.shutdown();
-	}
 
 	@AfterEach
 	void stopThreads() {
@@ -116,7 +102,7 @@ class FairLockTests {
 
 	@Test
 	void interoperatesWithRedissonFairLock() throws Exception {
-		RLock theirs = redisson.getFairLock("shared-fair");
+		RLock theirs = redisson.client().getFairLock("shared-fair");
 		DistributedLock ours = clients.open(redis.node()).getFairLock("shared-fair");
 		ExecutorService redissonThread = Executors.newSingleThreadExecutor();
 		try {

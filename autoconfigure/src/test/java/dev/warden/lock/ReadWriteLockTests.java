@@ -12,18 +12,14 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.warden.RedisChannels;
+import dev.warden.RedissonExtension;
 import dev.warden.Warden;
 import dev.warden.WardenClients;
 import dev.warden.test.redis.RedisServerExtension;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.redisson.Redisson;
 import org.redisson.api.RReadWriteLock;
-import org.redisson.api.RedissonClient;
-import org.redisson.config.Config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -34,26 +30,16 @@ class ReadWriteLockTests {
 	static final RedisServerExtension redis = new RedisServerExtension();
 
 	@RegisterExtension
+	static final RedissonExtension redisson = new RedissonExtension(redis);
+
+	@RegisterExtension
 	final WardenClients clients = new WardenClients();
 
-	private static RedissonClient redisson;
 
 	private final ExecutorService threads = Executors.newCachedThreadPool();
 
 	/** One thread for the other client's thread-bound holds, so it unlocks what it locked. */
 	private final ExecutorService otherThread = Executors.newSingleThreadExecutor();
-
-	@BeforeAll
-	static void startRedisson() {
-		Config config = new Config();
-		config.useSingleServer().setAddress(redis.node().uri()).setConnectionMinimumIdleSize(1);
-		redisson = Redisson.create(config);
-	}
-
-	@AfterAll
-	static void stopRedisson() {
-		redisson.shutdown();
-	}
 
 	@AfterEach
 	void stopThreads() {
@@ -199,7 +185,7 @@ class ReadWriteLockTests {
 
 	@Test
 	void interoperatesWithRedissonReadWriteLock() throws Exception {
-		RReadWriteLock theirs = redisson.getReadWriteLock("shared-rw");
+		RReadWriteLock theirs = redisson.client().getReadWriteLock("shared-rw");
 		DistributedReadWriteLock ours = clients.open(redis.node()).getReadWriteLock("shared-rw");
 		ExecutorService redissonThread = Executors.newSingleThreadExecutor();
 		try {

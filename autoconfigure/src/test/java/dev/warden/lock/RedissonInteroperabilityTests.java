@@ -6,18 +6,14 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import dev.warden.RedisChannels;
+import dev.warden.RedissonExtension;
 import dev.warden.Warden;
 import dev.warden.WardenClients;
 import dev.warden.test.redis.RedisServerExtension;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.redisson.Redisson;
 import org.redisson.api.RLock;
-import org.redisson.api.RedissonClient;
-import org.redisson.config.Config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -30,23 +26,13 @@ class RedissonInteroperabilityTests {
 	static final RedisServerExtension redis = new RedisServerExtension();
 
 	@RegisterExtension
+	static final RedissonExtension redisson = new RedissonExtension(redis);
+
+	@RegisterExtension
 	final WardenClients clients = new WardenClients();
 
-	private static RedissonClient redisson;
 
 	private final ExecutorService threads = Executors.newCachedThreadPool();
-
-	@BeforeAll
-	static void startRedisson() {
-		Config config = new Config();
-		config.useSingleServer().setAddress(redis.node().uri()).setConnectionMinimumIdleSize(1);
-		redisson = Redisson.create(config);
-	}
-
-	@AfterAll
-	static void stopRedisson() {
-		redisson.shutdown();
-	}
 
 	@AfterEach
 	void stopThreads() {
@@ -55,7 +41,7 @@ class RedissonInteroperabilityTests {
 
 	@Test
 	void redissonHoldExcludesWarden() throws Exception {
-		RLock theirs = redisson.getLock("shared");
+		RLock theirs = redisson.client().getLock("shared");
 		DistributedLock ours = clients.open(redis.node()).getLock("shared");
 		onOwnThread(() -> {
 			theirs.lock();
@@ -75,7 +61,7 @@ class RedissonInteroperabilityTests {
 
 	@Test
 	void wardenHoldExcludesRedissonAndReentersOnlyForItsOwner() throws Exception {
-		RLock theirs = redisson.getLock("shared");
+		RLock theirs = redisson.client().getLock("shared");
 		DistributedLock ours = clients.open(redis.node()).getLock("shared");
 		ours.lock();
 
@@ -92,7 +78,7 @@ class RedissonInteroperabilityTests {
 
 	@Test
 	void wardenWaiterIsWokenPromptlyWhenRedissonUnlocks() throws Exception {
-		RLock theirs = redisson.getLock("handoff-to-warden");
+		RLock theirs = redisson.client().getLock("handoff-to-warden");
 		Warden warden = clients.open(redis.node());
 		DistributedLock ours = warden.getLock("handoff-to-warden");
 		ExecutorService redissonSide = Executors.newSingleThreadExecutor();
@@ -116,7 +102,7 @@ class RedissonInteroperabilityTests {
 
 	@Test
 	void redissonWaiterIsWokenPromptlyWhenWardenUnlocks() throws Exception {
-		RLock theirs = redisson.getLock("handoff-to-redisson");
+		RLock theirs = redisson.client().getLock("handoff-to-redisson");
 		DistributedLock ours = clients.open(redis.node()).getLock("handoff-to-redisson");
 		ours.lock(60, TimeUnit.SECONDS);
 
@@ -137,7 +123,7 @@ class RedissonInteroperabilityTests {
 	@Test
 	void mixedClientsLoseNoIncrement() throws Exception {
 		DistributedLock ours = clients.open(redis.node()).getLock("mixed-counter");
-		RLock theirs = redisson.getLock("mixed-counter");
+		RLock theirs = redisson.client().getLock("mixed-counter");
 		var counter = clients.redisClient(redis.node()).connect().sync();
 		Future<?> wardenSide = threads.submit(() -> {
 			for (int i = 0; i < 300; i++) {

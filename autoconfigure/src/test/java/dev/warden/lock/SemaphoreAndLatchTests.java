@@ -10,18 +10,14 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.warden.RedisChannels;
+import dev.warden.RedissonExtension;
 import dev.warden.WardenClients;
 import dev.warden.test.redis.RedisServerExtension;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.redisson.Redisson;
 import org.redisson.api.RCountDownLatch;
 import org.redisson.api.RSemaphore;
-import org.redisson.api.RedissonClient;
-import org.redisson.config.Config;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -32,23 +28,13 @@ class SemaphoreAndLatchTests {
 	static final RedisServerExtension redis = new RedisServerExtension();
 
 	@RegisterExtension
+	static final RedissonExtension redisson = new RedissonExtension(redis);
+
+	@RegisterExtension
 	final WardenClients clients = new WardenClients();
 
-	private static RedissonClient redisson;
 
 	private final ExecutorService threads = Executors.newCachedThreadPool();
-
-	@BeforeAll
-	static void startRedisson() {
-		Config config = new Config();
-		config.useSingleServer().setAddress(redis.node().uri()).setConnectionMinimumIdleSize(1);
-		redisson = Redisson.create(config);
-	}
-
-	@AfterAll
-	static void stopRedisson() {
-		redisson.shutdown();
-	}
 
 	@AfterEach
 	void stopThreads() {
@@ -147,7 +133,7 @@ class SemaphoreAndLatchTests {
 
 	@Test
 	void semaphoreInteroperatesWithRedisson() throws Exception {
-		RSemaphore theirs = redisson.getSemaphore("shared-semaphore");
+		RSemaphore theirs = redisson.client().getSemaphore("shared-semaphore");
 		DistributedSemaphore ours = clients.open(redis.node()).getSemaphore("shared-semaphore");
 		assertThat(theirs.trySetPermits(1)).isTrue();
 		assertThat(ours.trySetPermits(1)).isFalse();
@@ -167,7 +153,7 @@ class SemaphoreAndLatchTests {
 
 	@Test
 	void latchInteroperatesWithRedisson() throws Exception {
-		RCountDownLatch theirs = redisson.getCountDownLatch("shared-latch");
+		RCountDownLatch theirs = redisson.client().getCountDownLatch("shared-latch");
 		DistributedCountDownLatch ours = clients.open(redis.node()).getCountDownLatch("shared-latch");
 		assertThat(theirs.trySetCount(2)).isTrue();
 		assertThat(ours.getCount()).isEqualTo(2);

@@ -10,6 +10,7 @@ import java.util.function.Supplier;
 import dev.warden.RedisUnavailableException;
 import dev.warden.lock.DistributedLock;
 import dev.warden.lock.LockOwner;
+import dev.warden.lock.Uninterruptibly;
 import dev.warden.redis.ChannelSubscriptions.Membership;
 import dev.warden.redis.RedisEngine;
 import org.jspecify.annotations.Nullable;
@@ -130,22 +131,7 @@ public final class RedisDistributedLock implements DistributedLock {
 	@Override
 	public long lockWithToken() {
 		LockOwner owner = currentThreadOwner.get();
-		boolean interrupted = false;
-		try {
-			while (true) {
-				try {
-					return acquireToken(owner, BlockingWait.FOREVER, WATCHDOG);
-				}
-				catch (InterruptedException ex) {
-					interrupted = true;
-				}
-			}
-		}
-		finally {
-			if (interrupted) {
-				Thread.currentThread().interrupt();
-			}
-		}
+		return Uninterruptibly.await(() -> acquireToken(owner, BlockingWait.FOREVER, WATCHDOG));
 	}
 
 	@Override
@@ -264,23 +250,7 @@ public final class RedisDistributedLock implements DistributedLock {
 
 	private void acquireUninterruptibly(long leaseMillis) {
 		LockOwner owner = currentThreadOwner.get();
-		boolean interrupted = false;
-		try {
-			while (true) {
-				try {
-					acquire(owner, BlockingWait.FOREVER, leaseMillis);
-					return;
-				}
-				catch (InterruptedException ex) {
-					interrupted = true;
-				}
-			}
-		}
-		finally {
-			if (interrupted) {
-				Thread.currentThread().interrupt();
-			}
-		}
+		Uninterruptibly.await(() -> acquire(owner, BlockingWait.FOREVER, leaseMillis));
 	}
 
 	/**
