@@ -16,7 +16,9 @@ import dev.warden.test.redis.RedisNode;
  * medians with their spread and the Warden/Redisson ratios.
  * <p>
  * Arguments: {@code --run-ms=N} (time per measured run, default 3000), {@code --repetitions=N}
- * (default 3), {@code --output=PATH} (default {@code target/benchmark.md}).
+ * (default 3), {@code --tasks=N} (delayed tasks per lateness run, default 10,000; ten times as many
+ * for the memory run), {@code --spread-ms=N} (over how long their due times spread, default 5000),
+ * {@code --output=PATH} (default {@code target/benchmark.md}).
  */
 public final class Benchmark {
 
@@ -26,8 +28,10 @@ public final class Benchmark {
 	public static void main(String[] args) throws Exception {
 		long runMillis = longArgument(args, "--run-ms=", 3000);
 		int repetitions = (int) longArgument(args, "--repetitions=", 3);
+		int tasks = (int) longArgument(args, "--tasks=", 10_000);
+		long spreadMillis = longArgument(args, "--spread-ms=", 5_000);
 		Path output = Path.of(stringArgument(args, "--output=", "target/benchmark.md"));
-		Report report = run(runMillis, repetitions);
+		Report report = run(runMillis, repetitions, tasks, spreadMillis);
 		String table = report.markdown();
 		String text = "Warden vs Redisson on one loopback redis-server (" + redisVersion() + "), "
 				+ Runtime.getRuntime().availableProcessors() + " cores, Java " + System.getProperty("java.version") + "; "
@@ -40,7 +44,7 @@ public final class Benchmark {
 	}
 
 	/** Runs every scenario and returns the figures. */
-	static Report run(long runMillis, int repetitions) throws Exception {
+	static Report run(long runMillis, int repetitions, int tasks, long spreadMillis) throws Exception {
 		Report report = new Report();
 		try (RedisNode redis = RedisNode.start(RedisNode.config().name("benchmark"))) {
 			Scenarios scenarios = new Scenarios(redis, runMillis);
@@ -65,6 +69,12 @@ public final class Benchmark {
 				}
 				scenarios.weight(LockClient::warden, "Warden", report);
 				scenarios.weight(LockClient::redisson, "Redisson", report);
+				DelayedTaskScenarios delayed = new DelayedTaskScenarios(redis);
+				for (String label : (repetition % 2 == 0) ? List.of("Warden", "Redisson") : List.of("Redisson", "Warden")) {
+					delayed.lateness(tasks, spreadMillis, label, report);
+					delayed.lateness(tasks, 0, label, report);
+					delayed.bytesPerTask(tasks * 10, label, report);
+				}
 			}
 		}
 		return report;

@@ -9,13 +9,15 @@ class BenchmarkSmokeTests {
 
 	@Test
 	void everyScenarioProducesFiguresForBothLibraries() throws Exception {
-		Report report = Benchmark.run(150, 1);
+		Report report = Benchmark.run(150, 1, 200, 200);
 		String table = report.markdown();
 		assertThat(table).contains("| 8 threads, own keys: pairs/s |", "| handoff unlock → waiter holds: p50 (µs) |",
 				"| client weight: connections opened |", "| ceiling: no-op EVALSHA, 8 threads (ops/s) |");
 		assertThat(report.median("1 thread, own keys: pairs/s", "Warden")).isPositive();
 		assertThat(report.median("1 thread, own keys: pairs/s", "Redisson")).isPositive();
 		assertThat(report.median("fair lock, 8 threads, one key: acquisitions/s", "Warden")).isPositive();
+		assertThat(report.median("delayed, bytes per pending task (40-byte payload)", "Warden")).isPositive();
+		assertThat(report.median("delayed, bytes per pending task (40-byte payload)", "Redisson")).isPositive();
 	}
 
 }
