@@ -77,6 +77,9 @@ public final class Warden implements AutoCloseable {
 
 	private final AtomicBoolean closed = new AtomicBoolean();
 
+	// Thread ids are never reused by the JVM, so each thread's owner can be built once.
+	private final ThreadLocal<LockOwner> threadOwners;
+
 	private final JsonMapper jsonMapper;
 
 	private final Duration fairLockWaiterTimeout;
@@ -89,6 +92,7 @@ public final class Warden implements AutoCloseable {
 
 	private Warden(Builder builder, RedisEngine engine) {
 		this.clientId = builder.clientId;
+		this.threadOwners = ThreadLocal.withInitial(this::newThreadOwner);
 		this.engine = engine;
 		this.leaseRenewal = new LeaseRenewal(engine, builder.watchdogTimeout.toMillis(), builder.lockListener,
 				builder.replicaSync);
@@ -291,8 +295,12 @@ public final class Warden implements AutoCloseable {
 	}
 
 	/** The owner the thread-bound lock methods use for the calling thread. */
-	@SuppressWarnings("deprecation") // Thread.threadId() needs Java 19; the id is the same.
 	public LockOwner currentThreadOwner() {
+		return threadOwners.get();
+	}
+
+	@SuppressWarnings("deprecation") // Thread.threadId() needs Java 19; the id is the same.
+	private LockOwner newThreadOwner() {
 		return new LockOwner(clientId + ":" + Thread.currentThread().getId());
 	}
 

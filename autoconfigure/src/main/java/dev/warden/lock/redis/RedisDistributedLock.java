@@ -44,6 +44,11 @@ public final class RedisDistributedLock implements DistributedLock {
 
 	private final Supplier<LockOwner> currentThreadOwner;
 
+	// Built once: they name the lock in exceptions, and calls are frequent.
+	private final String acquireAction;
+
+	private final String releaseAction;
+
 	/**
 	 * A reentrant lock, Redisson's {@code RLock}.
 	 * @param name the lock's name and Redis key
@@ -80,6 +85,8 @@ public final class RedisDistributedLock implements DistributedLock {
 		this.engine = engine;
 		this.renewal = renewal;
 		this.currentThreadOwner = currentThreadOwner;
+		this.acquireAction = "lock of '" + name + "'";
+		this.releaseAction = "unlock of '" + name + "'";
 	}
 
 	@Override
@@ -172,7 +179,7 @@ public final class RedisDistributedLock implements DistributedLock {
 
 	@Override
 	public void unlock(LockOwner owner) {
-		engine.await(unlockAsync(owner), "unlock of '" + name + "'");
+		engine.await(unlockAsync(owner), releaseAction);
 	}
 
 	@Override
@@ -184,7 +191,7 @@ public final class RedisDistributedLock implements DistributedLock {
 			.handle((released, failure) -> {
 				if (failure != null) {
 					renewal.stop(layout, ownerId);
-					throw RedisEngine.translate(failure, "unlock of '" + name + "'");
+					throw RedisEngine.translate(failure, releaseAction);
 				}
 				if (released == null) {
 					throw new IllegalMonitorStateException(
@@ -273,7 +280,7 @@ public final class RedisDistributedLock implements DistributedLock {
 					return null;
 				}
 				return attempt.value();
-			}, "lock '" + name + "'");
+			}, acquireAction);
 		}
 		finally {
 			if (willWait && token[0] < 0) {
@@ -295,7 +302,7 @@ public final class RedisDistributedLock implements DistributedLock {
 
 	/** One acquisition attempt, blocking; starts the watchdog when acquired without a lease. */
 	private LockLayout.Attempt attempt(LockOwner owner, long leaseMillis, boolean willWait) {
-		return engine.await(attemptAsync(owner, leaseMillis, willWait), "lock of '" + name + "'");
+		return engine.await(attemptAsync(owner, leaseMillis, willWait), acquireAction);
 	}
 
 	private CompletableFuture<LockLayout.Attempt> attemptAsync(LockOwner owner, long leaseMillis, boolean willWait) {
@@ -393,7 +400,7 @@ public final class RedisDistributedLock implements DistributedLock {
 					}
 				}
 			});
-			engine.withTimeout(attemptAsync(owner, leaseMillis, waitNanos > 0), "lock of '" + name + "'")
+			engine.withTimeout(attemptAsync(owner, leaseMillis, waitNanos > 0), acquireAction)
 				.whenComplete((attempt, failure) -> {
 					if (failure != null) {
 						fail(failure);
@@ -450,7 +457,7 @@ public final class RedisDistributedLock implements DistributedLock {
 			if (result.isDone()) {
 				return;
 			}
-			engine.withTimeout(attemptAsync(owner, leaseMillis, waitNanos > 0), "lock of '" + name + "'")
+			engine.withTimeout(attemptAsync(owner, leaseMillis, waitNanos > 0), acquireAction)
 				.whenComplete((attempt, failure) -> {
 					if (failure != null) {
 						fail(failure);
