@@ -39,8 +39,10 @@ public final class Benchmark {
 				+ "\n\n" + table;
 		Files.createDirectories(output.toAbsolutePath().getParent());
 		Files.writeString(output, text, StandardCharsets.UTF_8);
+		Path chart = output.resolveSibling(output.getFileName().toString().replaceFirst("\\.md$", "") + ".png");
+		Chart.write(report.comparisons(), chart);
 		System.out.println(text);
-		System.out.println("Written to " + output.toAbsolutePath());
+		System.out.println("Written to " + output.toAbsolutePath() + " and " + chart.toAbsolutePath());
 	}
 
 	/** Runs every scenario and returns the figures. */

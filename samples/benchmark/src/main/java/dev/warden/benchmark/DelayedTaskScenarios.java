@@ -44,6 +44,7 @@ final class DelayedTaskScenarios {
 		String scenario = "delayed, " + tasks + " due " + (spreadMillis == 0 ? "at once" : "over " + spreadMillis + " ms");
 		long firstDue;
 		long lastRun;
+		RedisCounters before = RedisCounters.read(redis);
 		if (label.equals("Warden")) {
 			RedisClient client = RedisClient.create(redis.uri());
 			try (Warden warden = Warden.builder(client).shutdownGrace(Duration.ofSeconds(5)).build()) {
@@ -102,6 +103,10 @@ final class DelayedTaskScenarios {
 				consumers.shutdownNow();
 				redisson.shutdown();
 			}
+		}
+		RedisCounters after = RedisCounters.read(redis);
+		if (spreadMillis > 0) {
+			report.add(new Metric(scenario + ": Redis CPU per task (µs)", false), label, after.cpuMicrosPer(before, tasks));
 		}
 		Arrays.sort(lateness);
 		report.add(new Metric(scenario + ": lateness p50 (ms)", false), label, lateness[tasks / 2]);

@@ -38,6 +38,30 @@ final class Report {
 		return values.size();
 	}
 
+	/**
+	 * A metric measured for both libraries.
+	 *
+	 * @param metric the metric's name
+	 * @param betterBy how many times better Warden is (below 1: worse), whichever way the metric counts
+	 */
+	record Comparison(String metric, double betterBy) {
+	}
+
+	/** Every metric both libraries have a non-zero median for. */
+	List<Comparison> comparisons() {
+		List<Comparison> comparisons = new ArrayList<>();
+		for (Map.Entry<Metric, Map<String, List<Double>>> entry : values.entrySet()) {
+			List<Double> warden = entry.getValue().get("Warden");
+			List<Double> redisson = entry.getValue().get("Redisson");
+			if (warden == null || redisson == null || median(warden) <= 0 || median(redisson) <= 0) {
+				continue;
+			}
+			double ratio = median(warden) / median(redisson);
+			comparisons.add(new Comparison(entry.getKey().name(), entry.getKey().higherIsBetter() ? ratio : 1 / ratio));
+		}
+		return comparisons;
+	}
+
 	String markdown() {
 		StringBuilder out = new StringBuilder();
 		out.append("| scenario | Warden | Redisson | Warden / Redisson |\n|---|---|---|---|\n");

@@ -38,10 +38,18 @@ final class Scenarios {
 
 	/** Lock and unlock pairs per second, each thread on its own key (no contention). */
 	void uncontended(LockClient client, int threads, Report report) throws Exception {
-		Run run = loop(client, threads, false, thread -> "bench:own:" + thread, warmupNanos);
-		run = loop(client, threads, false, thread -> "bench:own:" + thread, runNanos);
+		loop(client, threads, false, thread -> "bench:own:" + thread, warmupNanos);
+		RedisCounters before = RedisCounters.read(redis);
+		Run run = loop(client, threads, false, thread -> "bench:own:" + thread, runNanos);
+		RedisCounters after = RedisCounters.read(redis);
 		String scenario = threads + (threads == 1 ? " thread" : " threads") + ", own keys";
 		report.add(new Metric(scenario + ": pairs/s", true), client.label(), run.perSecond());
+		if (threads == 1) {
+			report.add(new Metric(scenario + ": Redis commands per pair", false), client.label(),
+					after.commandsPer(before, run.count()));
+			report.add(new Metric(scenario + ": Redis CPU per pair (µs)", false), client.label(),
+					after.cpuMicrosPer(before, run.count()));
+		}
 		if (threads > 1) {
 			report.add(new Metric(scenario + ": acquire p99 (ms)", false), client.label(), run.percentileMillis(0.99));
 		}
@@ -51,9 +59,17 @@ final class Scenarios {
 	void contended(LockClient client, int threads, boolean fair, Report report) throws Exception {
 		String key = fair ? "bench:fair" : "bench:one";
 		loop(client, threads, fair, thread -> key, warmupNanos);
+		RedisCounters before = RedisCounters.read(redis);
 		Run run = loop(client, threads, fair, thread -> key, runNanos);
+		RedisCounters after = RedisCounters.read(redis);
 		String scenario = (fair ? "fair lock, " : "") + threads + " threads, one key";
 		report.add(new Metric(scenario + ": acquisitions/s", true), client.label(), run.perSecond());
+		if (threads == 8) {
+			report.add(new Metric(scenario + ": Redis commands per acquisition", false), client.label(),
+					after.commandsPer(before, run.count()));
+			report.add(new Metric(scenario + ": Redis CPU per acquisition (µs)", false), client.label(),
+					after.cpuMicrosPer(before, run.count()));
+		}
 		if (!fair) {
 			report.add(new Metric(scenario + ": acquire p50 (ms)", false), client.label(), run.percentileMillis(0.50));
 			report.add(new Metric(scenario + ": acquire p99 (ms)", false), client.label(), run.percentileMillis(0.99));
@@ -223,9 +239,12 @@ final class Scenarios {
 	/** What all threads of one timed run did. */
 	record Run(List<Samples> threads, long elapsedNanos) {
 
+		long count() {
+			return threads.stream().mapToLong(samples -> samples.size).sum();
+		}
+
 		double perSecond() {
-			long total = threads.stream().mapToLong(samples -> samples.size).sum();
-			return total / (elapsedNanos / 1e9);
+			return count() / (elapsedNanos / 1e9);
 		}
 
 		double percentileMillis(double percentile) {
