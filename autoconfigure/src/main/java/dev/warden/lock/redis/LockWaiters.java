@@ -24,8 +24,6 @@ final class LockWaiters implements ChannelListener {
 	static final int ALL = Integer.MAX_VALUE;
 
 
-	static final String RELEASED_MESSAGE = "0";
-
 	static final String READERS_RELEASED_MESSAGE = "1";
 
 	/** A lock's messages: {@code 1} (read holds released) wakes all, anything else one. */

@@ -36,8 +36,6 @@ public final class RedisDistributedLock implements DistributedLock {
 
 	private final String name;
 
-	private final String channel;
-
 	private final RedisEngine engine;
 
 	private final LeaseRenewal renewal;
@@ -81,7 +79,6 @@ public final class RedisDistributedLock implements DistributedLock {
 			Supplier<LockOwner> currentThreadOwner) {
 		this.layout = layout;
 		this.name = layout.name;
-		this.channel = layout.channel;
 		this.engine = engine;
 		this.renewal = renewal;
 		this.currentThreadOwner = currentThreadOwner;
@@ -394,10 +391,7 @@ public final class RedisDistributedLock implements DistributedLock {
 		CompletableFuture<Boolean> begin() {
 			result.whenComplete((acquired, failure) -> {
 				if (result.isCancelled()) {
-					stopWaiting();
-					if (waitNanos > 0) {
-						layout.abandon(engine, owner.id());
-					}
+					stopWaiting(false);
 				}
 			});
 			engine.withTimeout(attemptAsync(owner, leaseMillis, waitNanos > 0), acquireAction)
@@ -444,7 +438,8 @@ public final class RedisDistributedLock implements DistributedLock {
 					retry();
 				}
 				else if (failure instanceof TimeoutException) {
-					fail(new RedisUnavailableException("Redis did not confirm the subscription to " + channel
+					fail(new RedisUnavailableException("Redis did not confirm the subscription to "
+							+ layout.waitChannel(owner.id())
 							+ " within " + engine.commandTimeout().toMillis() + " ms"));
 				}
 				else {
@@ -514,22 +509,20 @@ public final class RedisDistributedLock implements DistributedLock {
 		}
 
 		private void fail(Throwable failure) {
-			stopWaiting();
-			if (waitNanos > 0) {
-				layout.abandon(engine, owner.id());
-			}
+			stopWaiting(false);
 			result.completeExceptionally(RedisEngine.translate(failure, "lock of '" + name + "'"));
 		}
 
 		private boolean finish(boolean acquired) {
-			stopWaiting();
-			if (!acquired && waitNanos > 0) {
-				layout.abandon(engine, owner.id());
-			}
+			stopWaiting(acquired);
 			return result.complete(acquired);
 		}
 
-		private void stopWaiting() {
+		/** Leaves the channel and, when the lock was not acquired, the waiters' queue (a fair lock's). */
+		private void stopWaiting(boolean acquired) {
+			if (!acquired && waitNanos > 0) {
+				layout.abandon(engine, owner.id());
+			}
 			Membership<LockWaiters> joined;
 			CompletableFuture<Void> pending;
 			synchronized (this) {

@@ -107,13 +107,6 @@ public final class DelayedTaskRegistrar implements BeanPostProcessor, SmartLifec
 		return PHASE;
 	}
 
-	/** The queues with an annotated handler. */
-	public List<String> queues() {
-		synchronized (handlers) {
-			return List.copyOf(handlers.keySet());
-		}
-	}
-
 	private record Handler(String beanName, Object bean, DelayedTaskOperation operation) {
 	}
 

@@ -2,10 +2,13 @@ package dev.warden.task.interceptor;
 
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
+import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 
 import dev.warden.Warden;
 import dev.warden.expression.MethodExpressions;
+import dev.warden.task.DelayedQueue;
 import dev.warden.task.ScheduleResult;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
@@ -27,6 +30,9 @@ public final class DelayedTaskSupport {
 	private final DelayedTaskOperationSource operations;
 
 	private final MethodExpressions expressions;
+
+	// One queue view per queue: scheduling is a hot path, and a view's keys are built once.
+	private final Map<String, DelayedQueue<Object[]>> queues = new ConcurrentHashMap<>();
 
 	// Which annotated method this thread is delivering a task to: that call runs, it is not scheduled.
 	private final ThreadLocal<@Nullable Method> delivering = new ThreadLocal<>();
@@ -62,7 +68,8 @@ public final class DelayedTaskSupport {
 		}
 		Object[] arguments = invocation.getArguments();
 		String id = taskId(operation, arguments, target, targetClass);
-		ScheduleResult result = warden.getDelayedQueue(operation.queue(), operation.codec())
+		ScheduleResult result = queues
+			.computeIfAbsent(operation.queue(), queue -> warden.getDelayedQueue(queue, operation.codec()))
 			.schedule(id, arguments, operation.delay());
 		if (!result.stored()) {
 			logger.debug("Task '{}' of queue '{}' is already pending; kept as it is", id, operation.queue());
