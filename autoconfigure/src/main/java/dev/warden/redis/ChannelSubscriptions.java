@@ -6,6 +6,7 @@ import java.util.concurrent.ConcurrentMap;
 import java.util.function.Supplier;
 
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import org.jspecify.annotations.Nullable;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 
 /**
@@ -61,6 +62,18 @@ public final class ChannelSubscriptions {
 			throw RedisEngine.translate(ex, "subscription to " + channel);
 		}
 		return new Membership<>(channel, (Channel<L>) joined);
+	}
+
+	/**
+	 * The listener of a channel this client is subscribed to, without joining it.
+	 * @param channel the channel name
+	 * @param type the listener type expected
+	 * @param <L> the listener type
+	 * @return the channel's listener, or {@code null} when it has no member or another kind of listener
+	 */
+	public <L extends ChannelListener> @Nullable L listener(String channel, Class<L> type) {
+		Channel<?> subscribed = channels.get(channel);
+		return (subscribed != null && type.isInstance(subscribed.listener)) ? type.cast(subscribed.listener) : null;
 	}
 
 	/** How many channels this client is subscribed to on behalf of its members. */

@@ -66,6 +66,45 @@ class ContentionTests {
 	}
 
 	@Test
+	void waitersThatGiveUpWhileTheLockIsHandedAroundLeaveNothingHeld() throws Exception {
+		// Short waits on a lock handed from thread to thread: some waits end just as a release
+		// claims the waiter. Each such waiter either takes the lock or leaves without a hold.
+		Warden warden = clients.open(redis.node());
+		RedisCommands<String, String> counter = clients.redisClient(redis.node()).connect().sync();
+		List<Future<Integer>> workers = new ArrayList<>();
+		for (int t = 0; t < 8; t++) {
+			int thread = t;
+			workers.add(threads.submit(() -> {
+				DistributedLock lock = warden.getLock("short-waits");
+				int acquired = 0;
+				for (int i = 0; i < 300; i++) {
+					if (!lock.tryLock(1 + (i + thread) % 3, TimeUnit.MILLISECONDS)) {
+						continue;
+					}
+					try {
+						acquired++;
+						String value = counter.get("short-waits-counter");
+						int next = (value == null) ? 1 : Integer.parseInt(value) + 1;
+						counter.set("short-waits-counter", Integer.toString(next));
+					}
+					finally {
+						lock.unlock();
+					}
+				}
+				return acquired;
+			}));
+		}
+		int acquired = 0;
+		for (Future<Integer> worker : workers) {
+			acquired += worker.get(5, TimeUnit.MINUTES);
+		}
+		assertThat(acquired).isPositive();
+		assertThat(redis.node().call("GET", "short-waits-counter")).isEqualTo(Integer.toString(acquired));
+		assertThat(redis.node().call("EXISTS", "short-waits")).isEqualTo(0L);
+		assertThat(warden.activeLeaseRenewals()).isZero();
+	}
+
+	@Test
 	void tenThousandContendedNamesLeaveNoSubscriptionBehind() throws Exception {
 		Warden holder = clients.open(redis.node());
 		Warden waiter = clients.open(redis.node());

@@ -217,6 +217,25 @@ class DelayedQueueTests {
 	}
 
 	@Test
+	void aBacklogDueAtOnceRunsEachTaskOnceAndLeavesNoStateBehind() throws Exception {
+		Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
+		DelayedQueue<Integer> producer = client().getDelayedQueue("backlog", Integer.class);
+		for (int i = 0; i < 2_000; i++) {
+			producer.schedule("task-" + i, i, Duration.ZERO);
+		}
+		CountDownLatch all = new CountDownLatch(2_000);
+		client().getDelayedQueue("backlog", Integer.class).consume(delivery -> {
+			runs.computeIfAbsent(delivery.id(), id -> new AtomicInteger()).incrementAndGet();
+			all.countDown();
+		}, FAST);
+		assertThat(all.await(60, TimeUnit.SECONDS)).isTrue();
+		Eventually.await("all acknowledged", () -> producer.size() == 0);
+		assertThat(runs).hasSize(2_000);
+		assertThat(runs.values()).allSatisfy(count -> assertThat(count).hasValue(1));
+		assertThat(redis.node().call("KEYS", "*{backlog}*")).asList().isEmpty();
+	}
+
+	@Test
 	void tasksOfStoppedClientsFireForANewClient() throws Exception {
 		Warden first = client();
 		DelayedQueue<String> queue = first.getDelayedQueue("restart", String.class);

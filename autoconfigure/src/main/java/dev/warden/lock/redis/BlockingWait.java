@@ -35,6 +35,14 @@ final class BlockingWait {
 		 */
 		@Nullable Long tryOnce();
 
+		/**
+		 * The lock was handed to the waiter by a release of this client (only waiters that offer
+		 * themselves as a {@link LockWaiters.Successor} get this).
+		 * @param token the fencing token the hand-over gave
+		 */
+		default void handedOver(long token) {
+		}
+
 	}
 
 	/**
@@ -49,6 +57,16 @@ final class BlockingWait {
 	 */
 	static boolean await(RedisEngine engine, String channel, Supplier<LockWaiters> waiters, long waitNanos,
 			Attempt attempt, String what) throws InterruptedException {
+		return await(engine, channel, waiters, waitNanos, attempt, what, null);
+	}
+
+	/**
+	 * Like {@link #await(RedisEngine, String, Supplier, long, Attempt, String)}, for a waiter that
+	 * a release by this client can hand the lock to.
+	 * @param successor what the waiter takes a hand-over as, or {@code null}
+	 */
+	static boolean await(RedisEngine engine, String channel, Supplier<LockWaiters> waiters, long waitNanos,
+			Attempt attempt, String what, LockWaiters.@Nullable Successor successor) throws InterruptedException {
 		if (Thread.interrupted()) {
 			throw new InterruptedException("Interrupted before acquiring " + what);
 		}
@@ -75,7 +93,11 @@ final class BlockingWait {
 					return false;
 				}
 				long sleep = (bound >= 0) ? Math.min(TimeUnit.MILLISECONDS.toNanos(bound) + 1, remaining) : remaining;
-				sleepUntilMessage(waiting.listener(), sleep);
+				Long token = sleepUntilMessage(engine, waiting.listener(), successor, sleep, what);
+				if (token != null) {
+					attempt.handedOver(token);
+					return true;
+				}
 			}
 		}
 	}
@@ -104,26 +126,39 @@ final class BlockingWait {
 		}
 	}
 
-	private static void sleepUntilMessage(LockWaiters waiters, long nanos) throws InterruptedException {
-		CompletableFuture<Void> wakeUp = waiters.nextRelease();
+	/** Sleeps; returns the fencing token of a hand-over, or {@code null} to retry. */
+	private static @Nullable Long sleepUntilMessage(RedisEngine engine, LockWaiters waiters,
+			LockWaiters.@Nullable Successor successor, long nanos, String what) throws InterruptedException {
+		LockWaiters.Sleeper sleeper = waiters.sleep(successor);
 		try {
-			wakeUp.get(nanos, TimeUnit.NANOSECONDS);
+			return sleeper.wakeUp.get(nanos, TimeUnit.NANOSECONDS);
 		}
 		catch (TimeoutException ex) {
-			// Woken by the time bound instead: retry. If a message claimed this sleeper meanwhile,
-			// the retry that follows is the one it asked for.
-			waiters.withdraw(wakeUp);
+			// Woken by the time bound instead: retry. If a release claimed this sleeper meanwhile,
+			// take what it gives: the lock, or the retry it asked for.
+			return waiters.withdraw(sleeper) ? outcome(engine, sleeper, what) : null;
 		}
 		catch (InterruptedException ex) {
-			if (waiters.withdraw(wakeUp)) {
+			if (waiters.withdraw(sleeper)) {
+				Long token = outcome(engine, sleeper, what);
+				if (token != null) {
+					// The lock was handed over before the interrupt was seen: keep it, and the interrupt.
+					Thread.currentThread().interrupt();
+					return token;
+				}
 				// This waiter was chosen by a message it will not act on: pass it on.
 				waiters.wakeOne();
 			}
 			throw ex;
 		}
 		catch (ExecutionException ex) {
-			throw new IllegalStateException(ex.getCause());
+			throw RedisEngine.translate(ex.getCause(), what);
 		}
+	}
+
+	/** The outcome of a claim on a sleeper that stopped waiting: comes within the command timeout. */
+	private static @Nullable Long outcome(RedisEngine engine, LockWaiters.Sleeper sleeper, String what) {
+		return engine.await(sleeper.wakeUp, what);
 	}
 
 }

@@ -22,6 +22,10 @@ import org.slf4j.LoggerFactory;
  * the owner's. Stopping and sending are serialized on the renewal, and every command goes over
  * one connection, so a renewal stopped before a release is sent can never reach Redis after it:
  * a stopped renewal never refreshes the key again.
+ * <p>
+ * It also counts, per lock, how many times in a row the client handed a lock straight to one of
+ * its own waiters, so that every {@value #MAX_HAND_OVERS_IN_A_ROW}th release is published for the
+ * waiters of other clients instead: they are never starved by one busy client.
  */
 public final class LeaseRenewal implements AutoCloseable {
 
@@ -35,7 +39,16 @@ public final class LeaseRenewal implements AutoCloseable {
 
 	private final LockListener listener;
 
+	/**
+	 * How many times in a row a client hands a lock to one of its own waiters before it releases it
+	 * plainly, with a message that wakes waiters elsewhere.
+	 */
+	static final int MAX_HAND_OVERS_IN_A_ROW = 16;
+
 	private final Map<String, Renewal> renewals = new ConcurrentHashMap<>();
+
+	// Only locks in a streak of hand-overs: every streak ends with a plain release.
+	private final Map<String, Integer> handOversInARow = new ConcurrentHashMap<>();
 
 	private final ReplicaSync replicaSync;
 
@@ -72,6 +85,21 @@ public final class LeaseRenewal implements AutoCloseable {
 		return leaseMillis;
 	}
 
+	/** Whether the next release of the lock may be handed to a waiter of this client. */
+	boolean mayHandOver(String lockName) {
+		return handOversInARow.getOrDefault(lockName, 0) < MAX_HAND_OVERS_IN_A_ROW;
+	}
+
+	/** The lock was handed to a waiter of this client. */
+	void handedOver(String lockName) {
+		handOversInARow.merge(lockName, 1, Integer::sum);
+	}
+
+	/** The lock was released plainly: a new streak of hand-overs may begin. */
+	void releasedPlainly(String lockName) {
+		handOversInARow.remove(lockName);
+	}
+
 	/** Starts renewing the owner's holds of the lock, unless they are renewed already. */
 	void start(LockLayout layout, String ownerId) {
 		renewals.computeIfAbsent(key(layout, ownerId), key -> new Renewal(key, layout, ownerId).schedule());
@@ -87,6 +115,7 @@ public final class LeaseRenewal implements AutoCloseable {
 
 	/** Stops the renewals of every owner of the lock (after a force unlock). */
 	void stopAll(String lockName) {
+		handOversInARow.remove(lockName);
 		renewals.values().removeIf(renewal -> {
 			if (renewal.lockName.equals(lockName)) {
 				renewal.cancel();

@@ -94,6 +94,19 @@ abstract class LockLayout {
 	/** One release: {@code null} not held, 0 still held, 1 the owner's last hold released. */
 	abstract CompletableFuture<@Nullable Long> release(RedisEngine engine, String ownerId);
 
+	/** Whether a release can hand the lock straight to a waiter of the same client. */
+	boolean handsOver() {
+		return false;
+	}
+
+	/**
+	 * One release that, when it frees the lock, hands it to {@code successor} in the same script:
+	 * {@code {-1, 0}} not held, {@code {0, 0}} still held, {@code {1, token}} handed over.
+	 */
+	CompletableFuture<List<Object>> handOver(RedisEngine engine, String ownerId, LockWaiters.Successor successor) {
+		throw new UnsupportedOperationException(getClass().getSimpleName() + " locks are not handed over");
+	}
+
 	/** The watchdog's renewal: 1 renewed, 0 no longer held. */
 	abstract CompletableFuture<@Nullable Long> renew(RedisEngine engine, String ownerId, long leaseMillis);
 
@@ -122,6 +135,17 @@ abstract class LockLayout {
 		@Override
 		CompletableFuture<@Nullable Long> release(RedisEngine engine, String ownerId) {
 			return engine.eval(LockScripts.RELEASE, ScriptOutputType.INTEGER, keys, ownerId, channel);
+		}
+
+		@Override
+		boolean handsOver() {
+			return true;
+		}
+
+		@Override
+		CompletableFuture<List<Object>> handOver(RedisEngine engine, String ownerId, LockWaiters.Successor successor) {
+			return engine.eval(LockScripts.HAND_OVER, ScriptOutputType.MULTI, acquireKeys, ownerId,
+					successor.ownerId(), Long.toString(successor.leaseMillis()));
 		}
 
 		@Override

@@ -12,6 +12,8 @@ final class LockScripts {
 
 	static final LuaScript RELEASE = LuaScript.load(LockScripts.class, "lock-release.lua");
 
+	static final LuaScript HAND_OVER = LuaScript.load(LockScripts.class, "lock-hand-over.lua");
+
 	static final LuaScript RENEW = LuaScript.load(LockScripts.class, "lock-renew.lua");
 
 	static final LuaScript FORCE_RELEASE = LuaScript.load(LockScripts.class, "lock-force-release.lua");

@@ -182,25 +182,73 @@ public final class RedisDistributedLock implements DistributedLock {
 	@Override
 	public CompletableFuture<Void> unlockAsync(LockOwner owner) {
 		String ownerId = requireOwner(owner).id();
+		LockWaiters localWaiters = localWaitersToHandOverTo();
+		LockWaiters.Sleeper successor = (localWaiters != null) ? localWaiters.claimSuccessor() : null;
+		if (successor != null) {
+			return handOver(ownerId, localWaiters, successor);
+		}
 		// A release that times out is still sent when the connection comes back: it is what the
 		// owner asked for. Its renewal stops either way, so the lock cannot outlive its lease.
 		return layout.release(engine, ownerId)
 			.handle((released, failure) -> {
 				if (failure != null) {
 					renewal.stop(layout, ownerId);
+					renewal.releasedPlainly(name);
 					throw RedisEngine.translate(failure, releaseAction);
 				}
 				if (released == null) {
-					throw new IllegalMonitorStateException(
-							"Cannot unlock '" + name + "': not held by " + ownerId + " (never acquired, "
-									+ "lease expired, or force-unlocked)");
+					throw notHeld(ownerId);
 				}
 				if (released == 1L) {
 					// On the reply's own thread, before any later reply (a renewal's) is handled.
 					renewal.stop(layout, ownerId);
+					renewal.releasedPlainly(name);
 				}
 				return null;
 			});
+	}
+
+	/**
+	 * This client's waiters of the lock when a release may hand it to one of them: a kind that
+	 * supports it, no replica check (a hand-over is not followed by one), and not too many
+	 * hand-overs in a row.
+	 */
+	private @Nullable LockWaiters localWaitersToHandOverTo() {
+		if (!layout.handsOver() || renewal.replicaSync().enabled() || !renewal.mayHandOver(name)) {
+			return null;
+		}
+		return engine.subscriptions().listener(layout.channel, LockWaiters.class);
+	}
+
+	/** Releases one hold; if that frees the lock, it passes to {@code successor} in the same script. */
+	private CompletableFuture<Void> handOver(String ownerId, LockWaiters waiters, LockWaiters.Sleeper successor) {
+		return layout.handOver(engine, ownerId, successor.successor)
+			.handle((reply, failure) -> {
+				if (failure != null) {
+					renewal.stop(layout, ownerId);
+					RuntimeException translated = RedisEngine.translate(failure, releaseAction);
+					// Whether the lock reached the successor is unknown: if it did, it expires with its lease.
+					successor.wakeUp.completeExceptionally(translated);
+					throw translated;
+				}
+				long outcome = (Long) reply.get(0);
+				if (outcome == 1L) {
+					renewal.stop(layout, ownerId);
+					renewal.handedOver(name);
+					successor.wakeUp.complete((Long) reply.get(1));
+					return null;
+				}
+				waiters.giveBack(successor);
+				if (outcome < 0) {
+					throw notHeld(ownerId);
+				}
+				return null;
+			});
+	}
+
+	private IllegalMonitorStateException notHeld(String ownerId) {
+		return new IllegalMonitorStateException("Cannot unlock '" + name + "': not held by " + ownerId
+				+ " (never acquired, lease expired, or force-unlocked)");
 	}
 
 	@Override
@@ -269,15 +317,28 @@ public final class RedisDistributedLock implements DistributedLock {
 	private long acquireToken(LockOwner owner, long waitNanos, long leaseMillis) throws InterruptedException {
 		long[] token = { -1 };
 		boolean willWait = waitNanos > 0;
-		try {
-			BlockingWait.await(engine, layout.waitChannel(owner.id()), layout.waiters(), waitNanos, () -> {
+		BlockingWait.Attempt attempt = new BlockingWait.Attempt() {
+			@Override
+			public @Nullable Long tryOnce() {
 				LockLayout.Attempt attempt = attempt(owner, leaseMillis, willWait);
 				if (attempt.acquired()) {
 					token[0] = attempt.value();
 					return null;
 				}
 				return attempt.value();
-			}, acquireAction);
+			}
+
+			@Override
+			public void handedOver(long handedToken) {
+				token[0] = handedToken;
+				if (leaseMillis == WATCHDOG) {
+					renewal.start(layout, owner.id());
+				}
+			}
+		};
+		try {
+			BlockingWait.await(engine, layout.waitChannel(owner.id()), layout.waiters(), waitNanos, attempt,
+					acquireAction, successor(owner, leaseMillis));
 		}
 		finally {
 			if (willWait && token[0] < 0) {
@@ -285,6 +346,14 @@ public final class RedisDistributedLock implements DistributedLock {
 			}
 		}
 		return token[0];
+	}
+
+	/** What a waiter takes a hand-over from a release of this client as, when its kind allows it. */
+	private LockWaiters.@Nullable Successor successor(LockOwner owner, long leaseMillis) {
+		if (!layout.handsOver()) {
+			return null;
+		}
+		return new LockWaiters.Successor(owner.id(), (leaseMillis == WATCHDOG) ? renewal.leaseMillis() : leaseMillis);
 	}
 
 	/** A waiter that did not get the lock leaves its place (a fair lock's queue). */
@@ -380,7 +449,7 @@ public final class RedisDistributedLock implements DistributedLock {
 
 		private @Nullable Membership<LockWaiters> waiting;
 
-		private @Nullable CompletableFuture<Void> wakeUp;
+		private LockWaiters.@Nullable Sleeper wakeUp;
 
 		AsyncAcquisition(LockOwner owner, long waitNanos, long leaseMillis) {
 			this.owner = owner;
@@ -474,22 +543,22 @@ public final class RedisDistributedLock implements DistributedLock {
 
 		private void sleep(long nanos) {
 			LockWaiters waiters;
-			CompletableFuture<Void> next;
+			LockWaiters.Sleeper next;
 			synchronized (this) {
 				if (waiting == null || result.isDone()) {
 					return;
 				}
 				waiters = waiting.listener();
-				next = waiters.nextRelease();
+				next = waiters.sleep(null);
 				wakeUp = next;
 			}
 			ScheduledFuture<?> timer = engine.scheduler().schedule(() -> {
 				// Not claimed by a release: wake up for the holder's lease instead.
 				if (!waiters.withdraw(next)) {
-					next.complete(null);
+					next.wakeUp.complete(null);
 				}
 			}, nanos, TimeUnit.NANOSECONDS);
-			next.thenRun(() -> {
+			next.wakeUp.thenRun(() -> {
 				timer.cancel(false);
 				if (result.isDone()) {
 					// Stopped (cancelled) while asleep: a release that chose this waiter goes to another.
@@ -524,7 +593,7 @@ public final class RedisDistributedLock implements DistributedLock {
 				layout.abandon(engine, owner.id());
 			}
 			Membership<LockWaiters> joined;
-			CompletableFuture<Void> pending;
+			LockWaiters.Sleeper pending;
 			synchronized (this) {
 				joined = waiting;
 				pending = wakeUp;

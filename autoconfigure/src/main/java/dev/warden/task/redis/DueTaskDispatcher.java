@@ -3,7 +3,9 @@ package dev.warden.task.redis;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -74,7 +76,14 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 
 	private long wakeAtNanos = Long.MAX_VALUE;
 
+	// Deliveries whose handler runs or whose acknowledgement is under way.
 	private int activeHandlers;
+
+	// Ids and claim tokens of deliveries to acknowledge, in pairs; guarded by itself.
+	private final List<String> acknowledgements = new ArrayList<>();
+
+	// Guarded by the acknowledgements' monitor.
+	private boolean acknowledging;
 
 	private @Nullable Membership<DueTaskDispatcher<T>> subscription;
 
@@ -226,6 +235,7 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 	}
 
 	private void deliver(String id, String payload, int attempt, String token) {
+		boolean acknowledging = false;
 		try {
 			T value;
 			try {
@@ -247,25 +257,88 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 				fail(id, token, options.backoffAfter(attempt).toMillis(), describe(ex));
 				return;
 			}
-			Long acknowledged = engine.await(
-					engine.eval(TaskScripts.ACK, ScriptOutputType.INTEGER, keys.ack, id, token),
-					"acknowledgement of task '" + id + "'");
-			if (acknowledged == null || acknowledged == 0L) {
-				logger.info("Task '{}' of queue '{}' was cancelled, replaced or redelivered while it ran; "
-						+ "its completion was not recorded", id, queue);
-			}
+			acknowledging = true;
+			acknowledge(id, token);
 		}
 		catch (RuntimeException ex) {
-			// Redis unreachable for the acknowledgement: the task stays in flight and is delivered again.
+			// Redis unreachable for the outcome: the task stays in flight and is delivered again.
 			logger.warn("Could not record the outcome of task '{}' of queue '{}'; it will be delivered again after "
 					+ "its visibility timeout", id, queue, ex);
 		}
 		finally {
-			synchronized (this) {
-				activeHandlers--;
-				notifyAll();
+			if (!acknowledging) {
+				deliveriesDone(1);
 			}
+			// The handler is done: its slot may run another task while the acknowledgement is sent.
 			workers.release(1);
+		}
+	}
+
+	/**
+	 * Acknowledges a task whose handler succeeded, without waiting: sent at once when no
+	 * acknowledgement of this consumer is under way, else with the others that finish meanwhile, in
+	 * one call when that one is answered. The delivery counts as running until then.
+	 */
+	private void acknowledge(String id, String token) {
+		List<String> batch;
+		synchronized (acknowledgements) {
+			acknowledgements.add(id);
+			acknowledgements.add(token);
+			if (acknowledging) {
+				return;
+			}
+			acknowledging = true;
+			batch = takeAcknowledgements();
+		}
+		sendAcknowledgements(batch);
+	}
+
+	// Called holding the acknowledgements' monitor.
+	private List<String> takeAcknowledgements() {
+		List<String> batch = new ArrayList<>(acknowledgements);
+		acknowledgements.clear();
+		return batch;
+	}
+
+	private void sendAcknowledgements(List<String> batch) {
+		CompletableFuture<List<Object>> reply;
+		try {
+			reply = engine.withTimeout(engine.eval(TaskScripts.ACK, ScriptOutputType.MULTI, keys.ack,
+					batch.toArray(String[]::new)), "acknowledgement of " + (batch.size() / 2) + " task(s)");
+		}
+		catch (RuntimeException ex) {
+			// Lettuce refuses commands at once on a closed connection.
+			reply = CompletableFuture.failedFuture(ex);
+		}
+		reply.whenComplete((outcomes, failure) -> {
+			for (int i = 0; i + 1 < batch.size(); i += 2) {
+				String id = batch.get(i);
+				if (failure != null) {
+					logger.warn("Could not record the completion of task '{}' of queue '{}'; it will be delivered "
+							+ "again after its visibility timeout", id, queue, failure);
+				}
+				else if (outcomes == null || !Long.valueOf(1L).equals(outcomes.get(i / 2))) {
+					logger.info("Task '{}' of queue '{}' was cancelled, replaced or redelivered while it ran; "
+							+ "its completion was not recorded", id, queue);
+				}
+			}
+			deliveriesDone(batch.size() / 2);
+			List<String> next;
+			synchronized (acknowledgements) {
+				if (acknowledgements.isEmpty()) {
+					acknowledging = false;
+					return;
+				}
+				next = takeAcknowledgements();
+			}
+			sendAcknowledgements(next);
+		});
+	}
+
+	private void deliveriesDone(int count) {
+		synchronized (this) {
+			activeHandlers -= count;
+			notifyAll();
 		}
 	}
 

@@ -1,21 +1,28 @@
--- Completes a delivered task: deletes it everywhere, if the delivery is still the current one.
+-- Completes delivered tasks: deletes each everywhere, if its delivery is still the current one.
+-- A consumer acknowledges the tasks whose handlers finished while its previous acknowledgement was
+-- under way in one call.
 --
 -- KEYS[1]  in-flight zset
 -- KEYS[2]  tasks hash
 -- KEYS[3]  attempts hash
 -- KEYS[4]  claims hash
 -- KEYS[5]  errors hash
--- ARGV[1]  task id
--- ARGV[2]  the delivery's claim token
+-- ARGV     pairs: task id, the delivery's claim token (ARGV[1], ARGV[2], then ARGV[3], ARGV[4], ...)
 --
--- Returns  1 when completed; 0 when the claim no longer matches (the task was cancelled, replaced,
---          or redelivered after its deadline): nothing is changed.
-if redis.call('hget', KEYS[4], ARGV[1]) ~= ARGV[2] then
-    return 0
+-- Returns  one integer per pair, in order: 1 when completed; 0 when the claim no longer matches (the
+--          task was cancelled, replaced, or redelivered after its deadline): nothing is changed.
+local out = {}
+for i = 1, #ARGV - 1, 2 do
+    local id = ARGV[i]
+    if redis.call('hget', KEYS[4], id) ~= ARGV[i + 1] then
+        out[#out + 1] = 0
+    else
+        redis.call('zrem', KEYS[1], id)
+        redis.call('hdel', KEYS[2], id)
+        redis.call('hdel', KEYS[3], id)
+        redis.call('hdel', KEYS[4], id)
+        redis.call('hdel', KEYS[5], id)
+        out[#out + 1] = 1
+    end
 end
-redis.call('zrem', KEYS[1], ARGV[1])
-redis.call('hdel', KEYS[2], ARGV[1])
-redis.call('hdel', KEYS[3], ARGV[1])
-redis.call('hdel', KEYS[4], ARGV[1])
-redis.call('hdel', KEYS[5], ARGV[1])
-return 1
+return out

@@ -1,0 +1,183 @@
+package dev.warden.lock.redis;
+
+import java.time.Duration;
+import java.util.OptionalLong;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import dev.warden.Eventually;
+import dev.warden.WardenClients;
+import dev.warden.lock.LockListener;
+import dev.warden.lock.LockOwner;
+import dev.warden.redis.RedisEngine;
+import dev.warden.test.redis.RedisServerExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * A release that frees a lock while a waiter of the same client sleeps hands the lock straight to
+ * that waiter, in the release script.
+ */
+class HandOverTests {
+
+	@RegisterExtension
+	static final RedisServerExtension redis = new RedisServerExtension();
+
+	@RegisterExtension
+	final WardenClients clients = new WardenClients();
+
+	private final ExecutorService threads = Executors.newCachedThreadPool();
+
+	private RedisEngine engine;
+
+	private LeaseRenewal renewal;
+
+	@BeforeEach
+	void connect() {
+		engine = RedisEngine.connect(clients.redisClient(redis.node()), "hand-over-test", Duration.ofSeconds(5));
+		renewal = new LeaseRenewal(engine, 30_000, new LockListener() {
+		});
+	}
+
+	@AfterEach
+	void close() {
+		threads.shutdownNow();
+		renewal.close();
+		engine.close();
+	}
+
+	@Test
+	void releaseHandsTheLockToASleepingWaiterWithTheNextTokenAndItsWatchdog() throws Exception {
+		RedisDistributedLock lock = lock("hand-over");
+		LockOwner first = new LockOwner("client:1");
+		LockOwner second = new LockOwner("client:2");
+		long firstToken = lock.tryLockWithToken(first, 0, TimeUnit.SECONDS).orElseThrow();
+		Future<OptionalLong> waiting = threads.submit(() -> lock.tryLockWithToken(second, 10, TimeUnit.SECONDS));
+		awaitAsleep(lock, 1);
+		long publishes = publishes();
+
+		lock.unlock(first);
+
+		// Taken over in the release itself: no message, and the waiter holds it before it even wakes.
+		assertThat(redis.node().call("HGETALL", "hand-over")).isEqualTo(java.util.List.of("client:2", "1"));
+		assertThat(publishes()).isEqualTo(publishes);
+		assertThat(waiting.get(10, TimeUnit.SECONDS)).hasValue(firstToken + 1);
+		assertThat(lock.isHeldBy(second)).isTrue();
+		assertThat(renewal.activeRenewals()).isEqualTo(1);
+		lock.unlock(second);
+		assertThat(renewal.activeRenewals()).isZero();
+		assertThat(redis.node().call("EXISTS", "hand-over")).isEqualTo(0L);
+	}
+
+	@Test
+	void handedOverLockKeepsTheLeaseTheWaiterAskedFor() throws Exception {
+		RedisDistributedLock lock = lock("hand-over-lease");
+		LockOwner first = new LockOwner("client:1");
+		LockOwner second = new LockOwner("client:2");
+		assertThat(lock.tryLock(first, 0, TimeUnit.SECONDS)).isTrue();
+		Future<Boolean> waiting = threads.submit(() -> lock.tryLock(second, 10, 4, TimeUnit.SECONDS));
+		awaitAsleep(lock, 1);
+
+		lock.unlock(first);
+
+		assertThat(waiting.get(10, TimeUnit.SECONDS)).isTrue();
+		assertThat(lock.remainingTimeToLive()).isBetween(1L, 4_000L);
+		assertThat(renewal.activeRenewals()).isZero();
+		lock.unlock(second);
+	}
+
+	@Test
+	void partialReleaseKeepsTheWaiterAsleepUntilTheLastHold() throws Exception {
+		RedisDistributedLock lock = lock("hand-over-nested");
+		LockOwner first = new LockOwner("client:1");
+		LockOwner second = new LockOwner("client:2");
+		assertThat(lock.tryLock(first, 0, TimeUnit.SECONDS)).isTrue();
+		assertThat(lock.tryLock(first, 0, TimeUnit.SECONDS)).isTrue();
+		Future<Boolean> waiting = threads.submit(() -> lock.tryLock(second, 10, TimeUnit.SECONDS));
+		awaitAsleep(lock, 1);
+
+		lock.unlock(first);
+		assertThat(lock.getHoldCount(first)).isEqualTo(1);
+		assertThat(waiters(lock).asleep()).isEqualTo(1);
+
+		lock.unlock(first);
+		assertThat(waiting.get(10, TimeUnit.SECONDS)).isTrue();
+		lock.unlock(second);
+	}
+
+	@Test
+	void releaseByANonOwnerLeavesTheWaiterAsleep() throws Exception {
+		RedisDistributedLock lock = lock("hand-over-stranger");
+		LockOwner holder = new LockOwner("client:1");
+		assertThat(lock.tryLock(holder, 0, TimeUnit.SECONDS)).isTrue();
+		Future<Boolean> waiting = threads.submit(() -> lock.tryLock(new LockOwner("client:2"), 10, TimeUnit.SECONDS));
+		awaitAsleep(lock, 1);
+
+		assertThatExceptionOfType(IllegalMonitorStateException.class)
+			.isThrownBy(() -> lock.unlock(new LockOwner("client:3")));
+		assertThat(waiters(lock).asleep()).isEqualTo(1);
+		assertThat(lock.isHeldBy(holder)).isTrue();
+
+		lock.unlock(holder);
+		assertThat(waiting.get(10, TimeUnit.SECONDS)).isTrue();
+	}
+
+	@Test
+	void afterSixteenHandOversInARowTheReleaseIsPublishedForOtherClients() throws Exception {
+		RedisDistributedLock lock = lock("hand-over-streak");
+		LockOwner[] owners = { new LockOwner("client:1"), new LockOwner("client:2") };
+		assertThat(lock.tryLock(owners[0], 0, TimeUnit.SECONDS)).isTrue();
+		long publishes = publishes();
+		for (int release = 1; release <= LeaseRenewal.MAX_HAND_OVERS_IN_A_ROW + 1; release++) {
+			LockOwner next = owners[release % 2];
+			Future<Boolean> waiting = threads.submit(() -> lock.tryLock(next, 10, TimeUnit.SECONDS));
+			awaitAsleep(lock, 1);
+			lock.unlock(owners[(release + 1) % 2]);
+			assertThat(waiting.get(10, TimeUnit.SECONDS)).isTrue();
+			long expected = (release <= LeaseRenewal.MAX_HAND_OVERS_IN_A_ROW) ? 0 : 1;
+			assertThat(publishes() - publishes).as("messages after %d releases", release).isEqualTo(expected);
+		}
+		lock.unlock(owners[(LeaseRenewal.MAX_HAND_OVERS_IN_A_ROW + 1) % 2]);
+	}
+
+	private RedisDistributedLock lock(String name) {
+		return new RedisDistributedLock(name, engine, renewal, () -> {
+			throw new UnsupportedOperationException("owner-bound calls only");
+		});
+	}
+
+	private LockWaiters waiters(RedisDistributedLock lock) {
+		LockWaiters waiters = engine.subscriptions()
+			.listener(RedisDistributedLock.CHANNEL_PREFIX + ":{" + lock.getName() + "}", LockWaiters.class);
+		assertThat(waiters).as("waiters of " + lock.getName()).isNotNull();
+		return waiters;
+	}
+
+	private void awaitAsleep(RedisDistributedLock lock, int count) throws InterruptedException {
+		Eventually.await(count + " waiter(s) asleep on " + lock.getName(), () -> {
+			LockWaiters waiters = engine.subscriptions()
+				.listener(RedisDistributedLock.CHANNEL_PREFIX + ":{" + lock.getName() + "}", LockWaiters.class);
+			return waiters != null && waiters.asleep() == count;
+		});
+	}
+
+	/** PUBLISH calls Redis has executed, those in scripts included. */
+	private static long publishes() {
+		String stats = (String) redis.node().call("INFO", "commandstats");
+		for (String line : stats.split("\r?\n")) {
+			if (line.startsWith("cmdstat_publish:")) {
+				String calls = line.substring(line.indexOf("calls=") + 6);
+				return Long.parseLong(calls.substring(0, calls.indexOf(',')));
+			}
+		}
+		return 0;
+	}
+
+}
