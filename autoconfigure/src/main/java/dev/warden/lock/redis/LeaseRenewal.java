@@ -17,6 +17,11 @@ import org.slf4j.LoggerFactory;
  * The watchdog of one client: renews the lease of every lock held without an explicit lease,
  * every third of the watchdog timeout, on one shared scheduler.
  * <p>
+ * One periodic sweep, every twelfth of the watchdog timeout, renews each hold whose last renewal
+ * (or acquisition) is a quarter of the timeout old, so a hold is renewed between a quarter and a
+ * third of the timeout after the last time. Taking and releasing a lock thus only add and remove
+ * an entry; nothing is scheduled per lock.
+ * <p>
  * A renewal is keyed by lock and owner. It runs from the owner's first watchdog acquisition until
  * the release that frees the lock, a force unlock, or the discovery that the lock is no longer
  * the owner's. Stopping and sending are serialized on the renewal, and every command goes over
@@ -52,6 +57,13 @@ public final class LeaseRenewal implements AutoCloseable {
 
 	private final ReplicaSync replicaSync;
 
+	private final long renewAfterNanos;
+
+	private volatile @Nullable ScheduledFuture<?> sweep;
+
+	// Guarded by this.
+	private boolean closed;
+
 	/**
 	 * @param engine the client's engine, whose scheduler runs every renewal
 	 * @param leaseMillis the watchdog timeout: each renewal extends the lease to this
@@ -73,6 +85,7 @@ public final class LeaseRenewal implements AutoCloseable {
 		this.scheduler = engine.scheduler();
 		this.leaseMillis = leaseMillis;
 		this.listener = listener;
+		this.renewAfterNanos = TimeUnit.MILLISECONDS.toNanos(leaseMillis) / 4;
 	}
 
 	/** The client's fail-over check after acquisitions. */
@@ -102,7 +115,30 @@ public final class LeaseRenewal implements AutoCloseable {
 
 	/** Starts renewing the owner's holds of the lock, unless they are renewed already. */
 	void start(LockLayout layout, String ownerId) {
-		renewals.computeIfAbsent(key(layout, ownerId), key -> new Renewal(key, layout, ownerId).schedule());
+		renewals.computeIfAbsent(key(layout, ownerId), key -> new Renewal(key, layout, ownerId));
+		if (sweep == null) {
+			startSweeping();
+		}
+	}
+
+	private synchronized void startSweeping() {
+		if (sweep == null && !closed) {
+			long period = Math.max(1, leaseMillis / 12);
+			sweep = scheduler.scheduleAtFixedRate(this::sweep, period, period, TimeUnit.MILLISECONDS);
+		}
+	}
+
+	private void sweep() {
+		long now = System.nanoTime();
+		for (Renewal renewal : renewals.values()) {
+			try {
+				renewal.renewIfDue(now);
+			}
+			catch (RuntimeException ex) {
+				// Refused at once (a closed connection): like a failed renewal, tried again later.
+				renewal.renewed(null, ex);
+			}
+		}
 	}
 
 	/** Stops renewing the owner's holds; any renewal not yet sent is never sent. */
@@ -133,6 +169,12 @@ public final class LeaseRenewal implements AutoCloseable {
 	/** Stops every renewal; the locks expire when their current lease runs out. */
 	@Override
 	public void close() {
+		synchronized (this) {
+			closed = true;
+			if (sweep != null) {
+				sweep.cancel(false);
+			}
+		}
 		renewals.values().removeIf(renewal -> {
 			renewal.cancel();
 			return true;
@@ -157,9 +199,11 @@ public final class LeaseRenewal implements AutoCloseable {
 		// Guarded by this.
 		private boolean cancelled;
 
-		private @Nullable ScheduledFuture<?> next;
+		private boolean inFlight;
 
 		private long lastRenewedNanos = System.nanoTime();
+
+		private volatile long dueNanos = lastRenewedNanos + renewAfterNanos;
 
 		Renewal(String key, LockLayout layout, String ownerId) {
 			this.key = key;
@@ -168,39 +212,36 @@ public final class LeaseRenewal implements AutoCloseable {
 			this.ownerId = ownerId;
 		}
 
-		synchronized Renewal schedule() {
-			if (!cancelled) {
-				next = scheduler.schedule(this::renew, Math.max(1, leaseMillis / 3), TimeUnit.MILLISECONDS);
-			}
-			return this;
-		}
-
 		synchronized void cancel() {
 			cancelled = true;
-			if (next != null) {
-				next.cancel(false);
-			}
 		}
 
-		private void renew() {
+		void renewIfDue(long now) {
+			if (now - dueNanos < 0) {
+				return;
+			}
 			synchronized (this) {
-				if (cancelled) {
+				if (cancelled || inFlight) {
 					return;
 				}
+				inFlight = true;
 				// Sent while holding the monitor: once cancel() has returned, nothing more is sent.
 				layout.renew(engine, ownerId, leaseMillis).whenComplete(this::renewed);
 			}
 		}
 
 		private void renewed(@Nullable Long reply, @Nullable Throwable failure) {
+			long now = System.nanoTime();
 			synchronized (this) {
+				inFlight = false;
 				if (cancelled) {
 					return;
 				}
+				// Renewed or not, the next try comes after the same interval.
+				dueNanos = now + renewAfterNanos;
 			}
 			if (failure == null && reply != null && reply == 1L) {
-				lastRenewedNanos = System.nanoTime();
-				schedule();
+				lastRenewedNanos = now;
 				return;
 			}
 			if (failure == null) {
@@ -213,7 +254,6 @@ public final class LeaseRenewal implements AutoCloseable {
 				return;
 			}
 			logger.debug("Renewing the lease of lock '{}' for {} failed; retrying", lockName, ownerId, failure);
-			schedule();
 		}
 
 		private void lost(@Nullable Throwable failure) {

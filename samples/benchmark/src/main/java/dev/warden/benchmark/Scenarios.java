@@ -82,6 +82,17 @@ final class Scenarios {
 	 * from the call, not from its return: a release can hand the lock over before it returns.)
 	 */
 	void handoff(LockClient client, int rounds, Report report) throws Exception {
+		handoff(client, client, "", rounds, report);
+	}
+
+	/** Like {@link #handoff(LockClient, int, Report)}, the waiter on a second client of its own. */
+	void handoffBetweenClients(LockClient holderClient, LockClient waiterClient, int rounds, Report report)
+			throws Exception {
+		handoff(holderClient, waiterClient, ", two clients", rounds, report);
+	}
+
+	private void handoff(LockClient client, LockClient waiterClient, String between, int rounds, Report report)
+			throws Exception {
 		ExecutorService holder = Executors.newSingleThreadExecutor();
 		ExecutorService waiter = Executors.newSingleThreadExecutor();
 		long[] latencies = new long[rounds];
@@ -91,9 +102,9 @@ final class Scenarios {
 				CountDownLatch started = new CountDownLatch(1);
 				Future<Long> acquiredAt = waiter.submit(() -> {
 					started.countDown();
-					client.lock("bench:handoff");
+					waiterClient.lock("bench:handoff");
 					long at = System.nanoTime();
-					client.unlock("bench:handoff");
+					waiterClient.unlock("bench:handoff");
 					return at;
 				});
 				started.await();
@@ -112,9 +123,10 @@ final class Scenarios {
 			waiter.shutdownNow();
 		}
 		Arrays.sort(latencies);
-		report.add(new Metric("handoff unlock() called → waiter holds: p50 (µs)", false), client.label(),
-				latencies[rounds / 2] / 1000.0);
-		report.add(new Metric("handoff unlock() called → waiter holds: p99 (µs)", false), client.label(),
+		report.add(new Metric("handoff" + between + ", unlock() called → waiter holds: p50 (µs)", false),
+				client.label(), latencies[rounds / 2] / 1000.0);
+		report.add(new Metric("handoff" + between + ", unlock() called → waiter holds: p99 (µs)", false),
+				client.label(),
 				latencies[Math.min(rounds - 1, (int) (rounds * 0.99))] / 1000.0);
 	}
 
