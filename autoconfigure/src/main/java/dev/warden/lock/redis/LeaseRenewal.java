@@ -1,5 +1,6 @@
 package dev.warden.lock.redis;
 
+import java.util.ArrayDeque;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
@@ -54,6 +55,9 @@ public final class LeaseRenewal implements AutoCloseable {
 
 	// Only locks in a streak of hand-overs: every streak ends with a plain release.
 	private final Map<String, Integer> handOversInARow = new ConcurrentHashMap<>();
+
+	// Fair lock name -> this client's owners waiting for it, in the order they began to wait.
+	private final Map<String, ArrayDeque<String>> fairWaiters = new ConcurrentHashMap<>();
 
 	private final ReplicaSync replicaSync;
 
@@ -111,6 +115,33 @@ public final class LeaseRenewal implements AutoCloseable {
 	/** The lock was released plainly: a new streak of hand-overs may begin. */
 	void releasedPlainly(String lockName) {
 		handOversInARow.remove(lockName);
+	}
+
+	/** An owner of this client begins to wait for a fair lock. */
+	void fairWaiterArrived(String lockName, String ownerId) {
+		fairWaiters.compute(lockName, (name, waiting) -> {
+			ArrayDeque<String> queue = (waiting != null) ? waiting : new ArrayDeque<>();
+			queue.add(ownerId);
+			return queue;
+		});
+	}
+
+	/** An owner of this client stopped waiting for a fair lock (acquired or gave up). */
+	void fairWaiterLeft(String lockName, String ownerId) {
+		fairWaiters.computeIfPresent(lockName, (name, waiting) -> {
+			waiting.remove(ownerId);
+			return waiting.isEmpty() ? null : waiting;
+		});
+	}
+
+	/** The owner of this client that has waited longest for a fair lock, if any. */
+	@Nullable String firstFairWaiter(String lockName) {
+		String[] first = { null };
+		fairWaiters.computeIfPresent(lockName, (name, waiting) -> {
+			first[0] = waiting.peekFirst();
+			return waiting;
+		});
+		return first[0];
 	}
 
 	/** Starts renewing the owner's holds of the lock, unless they are renewed already. */

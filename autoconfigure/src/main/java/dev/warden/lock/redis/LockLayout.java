@@ -101,7 +101,8 @@ abstract class LockLayout {
 
 	/**
 	 * One release that, when it frees the lock, hands it to {@code successor} in the same script:
-	 * {@code {-1, 0}} not held, {@code {0, 0}} still held, {@code {1, token}} handed over.
+	 * {@code {-1, 0}} not held, {@code {0, 0}} still held, {@code {1, token}} handed over,
+	 * {@code {2, 0}} freed without a hand-over (the successor was not next).
 	 */
 	CompletableFuture<List<Object>> handOver(RedisEngine engine, String ownerId, LockWaiters.Successor successor) {
 		throw new UnsupportedOperationException(getClass().getSimpleName() + " locks are not handed over");
@@ -297,6 +298,18 @@ abstract class LockLayout {
 		@Override
 		CompletableFuture<@Nullable Long> release(RedisEngine engine, String ownerId) {
 			return engine.eval(LockScripts.FAIR_RELEASE, ScriptOutputType.INTEGER, allKeys, ownerId, channel);
+		}
+
+		@Override
+		boolean handsOver() {
+			return true;
+		}
+
+		@Override
+		CompletableFuture<List<Object>> handOver(RedisEngine engine, String ownerId, LockWaiters.Successor successor) {
+			return engine.eval(LockScripts.FAIR_HAND_OVER, ScriptOutputType.MULTI,
+					new String[] { name, queueKeys[0], queueKeys[1], fencingKey(name) }, ownerId, channel,
+					successor.ownerId(), Long.toString(successor.leaseMillis()), Long.toString(waiterTimeoutMillis));
 		}
 
 		@Override

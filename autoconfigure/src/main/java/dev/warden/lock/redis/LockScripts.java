@@ -22,6 +22,8 @@ final class LockScripts {
 
 	static final LuaScript FAIR_RELEASE = LuaScript.load(LockScripts.class, "fair-release.lua");
 
+	static final LuaScript FAIR_HAND_OVER = LuaScript.load(LockScripts.class, "fair-hand-over.lua");
+
 	static final LuaScript FAIR_FORCE_RELEASE = LuaScript.load(LockScripts.class, "fair-force-release.lua");
 
 	static final LuaScript FAIR_LEAVE = LuaScript.load(LockScripts.class, "fair-leave.lua");

@@ -214,7 +214,17 @@ public final class RedisDistributedLock implements DistributedLock {
 	 * hand-overs in a row.
 	 */
 	private @Nullable LockWaiters localWaitersToHandOverTo() {
-		if (!layout.handsOver() || renewal.replicaSync().enabled() || !renewal.mayHandOver(name)) {
+		if (!layout.handsOver() || renewal.replicaSync().enabled()) {
+			return null;
+		}
+		if (layout instanceof LockLayout.Fair) {
+			// Only the first in the queue can take it over, so no one is starved: try this client's
+			// longest waiter, each on its own channel.
+			String first = renewal.firstFairWaiter(name);
+			return (first != null) ? engine.subscriptions().listener(layout.waitChannel(first), LockWaiters.class)
+					: null;
+		}
+		if (!renewal.mayHandOver(name)) {
 			return null;
 		}
 		return engine.subscriptions().listener(layout.channel, LockWaiters.class);
@@ -234,9 +244,16 @@ public final class RedisDistributedLock implements DistributedLock {
 				long outcome = (Long) reply.get(0);
 				if (outcome == 1L) {
 					renewal.stop(layout, ownerId);
-					renewal.handedOver(name);
+					if (!(layout instanceof LockLayout.Fair)) {
+						renewal.handedOver(name);
+					}
 					successor.wakeUp.complete((Long) reply.get(1));
 					return null;
+				}
+				if (outcome == 2L) {
+					// Freed, and the first waiter (someone else) was told.
+					renewal.stop(layout, ownerId);
+					renewal.releasedPlainly(name);
 				}
 				waiters.giveBack(successor);
 				if (outcome < 0) {
@@ -336,11 +353,18 @@ public final class RedisDistributedLock implements DistributedLock {
 				}
 			}
 		};
+		boolean fair = willWait && layout instanceof LockLayout.Fair;
+		if (fair) {
+			renewal.fairWaiterArrived(name, owner.id());
+		}
 		try {
 			BlockingWait.await(engine, layout.waitChannel(owner.id()), layout.waiters(), waitNanos, attempt,
 					acquireAction, successor(owner, leaseMillis));
 		}
 		finally {
+			if (fair) {
+				renewal.fairWaiterLeft(name, owner.id());
+			}
 			if (willWait && token[0] < 0) {
 				giveUp(owner);
 			}

@@ -147,6 +147,71 @@ class HandOverTests {
 		lock.unlock(owners[(LeaseRenewal.MAX_HAND_OVERS_IN_A_ROW + 1) % 2]);
 	}
 
+	@Test
+	void fairLockIsHandedToTheFirstWaiterWhenItBelongsToTheReleasingClient() throws Exception {
+		RedisDistributedLock lock = fairLock("fair-hand-over", engine, renewal);
+		LockOwner first = new LockOwner("client:1");
+		LockOwner second = new LockOwner("client:2");
+		long firstToken = lock.tryLockWithToken(first, 0, TimeUnit.SECONDS).orElseThrow();
+		Future<OptionalLong> waiting = threads.submit(() -> lock.tryLockWithToken(second, 10, TimeUnit.SECONDS));
+		awaitFairAsleep(engine, lock, second);
+		long publishes = publishes();
+
+		lock.unlock(first);
+
+		assertThat(redis.node().call("HGETALL", "fair-hand-over")).isEqualTo(java.util.List.of("client:2", "1"));
+		assertThat(redis.node().call("EXISTS", "redisson_lock_queue:{fair-hand-over}",
+				"redisson_lock_timeout:{fair-hand-over}")).isEqualTo(0L);
+		assertThat(publishes()).isEqualTo(publishes);
+		assertThat(waiting.get(10, TimeUnit.SECONDS)).hasValue(firstToken + 1);
+		lock.unlock(second);
+	}
+
+	@Test
+	void fairLockGoesToAnotherClientsWaiterThatQueuedFirst() throws Exception {
+		RedisEngine otherEngine = RedisEngine.connect(clients.redisClient(redis.node()), "other", Duration.ofSeconds(5));
+		try (LeaseRenewal otherRenewal = new LeaseRenewal(otherEngine, 30_000, new LockListener() {
+		})) {
+			RedisDistributedLock lock = fairLock("fair-queue-order", engine, renewal);
+			RedisDistributedLock othersView = fairLock("fair-queue-order", otherEngine, otherRenewal);
+			LockOwner holder = new LockOwner("client:1");
+			LockOwner remote = new LockOwner("other:1");
+			LockOwner local = new LockOwner("client:2");
+			assertThat(lock.tryLock(holder, 0, TimeUnit.SECONDS)).isTrue();
+			Future<Boolean> remoteWaiting = threads.submit(() -> othersView.tryLock(remote, 10, TimeUnit.SECONDS));
+			awaitFairAsleep(otherEngine, othersView, remote);
+			Future<Boolean> localWaiting = threads.submit(() -> lock.tryLock(local, 10, TimeUnit.SECONDS));
+			awaitFairAsleep(engine, lock, local);
+
+			lock.unlock(holder);
+
+			assertThat(remoteWaiting.get(10, TimeUnit.SECONDS)).isTrue();
+			assertThat(othersView.isHeldBy(remote)).isTrue();
+			assertThat(localWaiting).isNotDone();
+			othersView.unlock(remote);
+			assertThat(localWaiting.get(10, TimeUnit.SECONDS)).isTrue();
+			lock.unlock(local);
+		}
+		finally {
+			otherEngine.close();
+		}
+	}
+
+	private static RedisDistributedLock fairLock(String name, RedisEngine engine, LeaseRenewal renewal) {
+		return RedisDistributedLock.fair(name, 5_000, engine, renewal, () -> {
+			throw new UnsupportedOperationException("owner-bound calls only");
+		});
+	}
+
+	private static void awaitFairAsleep(RedisEngine engine, RedisDistributedLock lock, LockOwner owner)
+			throws InterruptedException {
+		String channel = RedisDistributedLock.CHANNEL_PREFIX + ":{" + lock.getName() + "}:" + owner.id();
+		Eventually.await(owner.id() + " asleep on " + lock.getName(), () -> {
+			LockWaiters waiters = engine.subscriptions().listener(channel, LockWaiters.class);
+			return waiters != null && waiters.asleep() == 1;
+		});
+	}
+
 	private RedisDistributedLock lock(String name) {
 		return new RedisDistributedLock(name, engine, renewal, () -> {
 			throw new UnsupportedOperationException("owner-bound calls only");
