@@ -11,7 +11,8 @@ class BenchmarkSmokeTests {
 	void everyScenarioProducesFiguresForBothLibraries() throws Exception {
 		Report report = Benchmark.run(150, 1, 200, 200);
 		String table = report.markdown();
-		assertThat(table).contains("| 8 threads, own keys: pairs/s |", "| handoff unlock → waiter holds: p50 (µs) |",
+		assertThat(table).contains("| 8 threads, own keys: pairs/s |", "| handoff, unlock() called → waiter holds: p50 (µs) |",
+				"| handoff, two clients, unlock() called → waiter holds: p99 (µs) |",
 				"| client weight: connections opened |", "| ceiling: no-op EVALSHA, 8 threads (ops/s) |");
 		assertThat(report.median("1 thread, own keys: pairs/s", "Warden")).isPositive();
 		assertThat(report.median("1 thread, own keys: pairs/s", "Redisson")).isPositive();
