@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
+import java.util.Set;
 import java.util.function.Function;
 
 import dev.warden.test.redis.RedisNode;
@@ -18,9 +19,12 @@ import dev.warden.test.redis.RedisNode;
  * Arguments: {@code --run-ms=N} (time per measured run, default 3000), {@code --repetitions=N}
  * (default 3), {@code --tasks=N} (delayed tasks per lateness run, default 10,000; ten times as many
  * for the memory run), {@code --spread-ms=N} (over how long their due times spread, default 5000),
- * {@code --output=PATH} (default {@code target/benchmark.md}).
+ * {@code --output=PATH} (default {@code target/benchmark.md}), {@code --only=GROUPS} (a comma-separated
+ * subset of {@code ceiling,locks,weight,delayed}; default all).
  */
 public final class Benchmark {
+
+	private static final List<String> ALL_GROUPS = List.of("ceiling", "locks", "weight", "delayed");
 
 	private Benchmark() {
 	}
@@ -31,7 +35,8 @@ public final class Benchmark {
 		int tasks = (int) longArgument(args, "--tasks=", 10_000);
 		long spreadMillis = longArgument(args, "--spread-ms=", 5_000);
 		Path output = Path.of(stringArgument(args, "--output=", "target/benchmark.md"));
-		Report report = run(runMillis, repetitions, tasks, spreadMillis);
+		Set<String> groups = Set.of(stringArgument(args, "--only=", String.join(",", ALL_GROUPS)).split(","));
+		Report report = run(runMillis, repetitions, tasks, spreadMillis, groups);
 		String table = report.markdown();
 		String text = "Warden vs Redisson on one loopback redis-server (" + redisVersion() + "), "
 				+ Runtime.getRuntime().availableProcessors() + " cores, Java " + System.getProperty("java.version") + "; "
@@ -47,15 +52,21 @@ public final class Benchmark {
 
 	/** Runs every scenario and returns the figures. */
 	static Report run(long runMillis, int repetitions, int tasks, long spreadMillis) throws Exception {
+		return run(runMillis, repetitions, tasks, spreadMillis, Set.copyOf(ALL_GROUPS));
+	}
+
+	/** Runs the scenarios of the given groups and returns the figures. */
+	static Report run(long runMillis, int repetitions, int tasks, long spreadMillis, Set<String> groups)
+			throws Exception {
 		Report report = new Report();
 		try (RedisNode redis = RedisNode.start(RedisNode.config().name("benchmark"))) {
 			Scenarios scenarios = new Scenarios(redis, runMillis);
 			List<Function<String, LockClient>> libraries = List.of(LockClient::warden, LockClient::redisson);
 			for (int repetition = 0; repetition < repetitions; repetition++) {
-				for (int threads : new int[] { 1, 8, 64 }) {
+				for (int threads : groups.contains("ceiling") ? new int[] { 1, 8, 64 } : new int[0]) {
 					scenarios.ceiling(threads, report);
 				}
-				for (int i = 0; i < libraries.size(); i++) {
+				for (int i = 0; i < (groups.contains("locks") ? libraries.size() : 0); i++) {
 					// Alternate which library goes first, so neither always runs on a warmer Redis.
 					Function<String, LockClient> factory = libraries.get((i + repetition) % libraries.size());
 					try (LockClient client = factory.apply(redis.uri())) {
@@ -72,10 +83,13 @@ public final class Benchmark {
 					}
 					redis.call("FLUSHALL");
 				}
-				scenarios.weight(LockClient::warden, "Warden", report);
-				scenarios.weight(LockClient::redisson, "Redisson", report);
+				if (groups.contains("weight")) {
+					scenarios.weight(LockClient::warden, "Warden", report);
+					scenarios.weight(LockClient::redisson, "Redisson", report);
+				}
 				DelayedTaskScenarios delayed = new DelayedTaskScenarios(redis);
-				for (String label : (repetition % 2 == 0) ? List.of("Warden", "Redisson") : List.of("Redisson", "Warden")) {
+				List<String> order = (repetition % 2 == 0) ? List.of("Warden", "Redisson") : List.of("Redisson", "Warden");
+				for (String label : groups.contains("delayed") ? order : List.<String>of()) {
 					delayed.lateness(tasks, spreadMillis, label, report);
 					delayed.lateness(tasks, 0, label, report);
 					delayed.bytesPerTask(tasks * 10, label, report);

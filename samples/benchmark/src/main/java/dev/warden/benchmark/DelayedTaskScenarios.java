@@ -106,6 +106,8 @@ final class DelayedTaskScenarios {
 		}
 		RedisCounters after = RedisCounters.read(redis);
 		if (spreadMillis > 0) {
+			report.add(new Metric(scenario + ": Redis commands per task", false), label,
+					after.commandsPer(before, tasks));
 			report.add(new Metric(scenario + ": Redis CPU per task (µs)", false), label, after.cpuMicrosPer(before, tasks));
 		}
 		Arrays.sort(lateness);
