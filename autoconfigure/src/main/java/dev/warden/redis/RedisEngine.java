@@ -153,15 +153,25 @@ public final class RedisEngine implements AutoCloseable {
 	 */
 	public <T> CompletableFuture<T> eval(LuaScript script, ScriptOutputType type, String[] keys, String... args) {
 		CompletableFuture<T> bySha = commands.<T>evalsha(script.sha1(), type, keys, args).toCompletableFuture();
-		CompletableFuture<T> reply = bySha.handle((value, failure) -> {
+		CompletableFuture<T> reply = new CompletableFuture<>();
+		bySha.whenComplete((value, failure) -> {
 			if (failure == null) {
-				return CompletableFuture.completedFuture(value);
+				reply.complete(value);
 			}
-			if (unwrap(failure) instanceof RedisNoScriptException) {
-				return commands.<T>eval(script.source(), type, keys, args).toCompletableFuture();
+			else if (unwrap(failure) instanceof RedisNoScriptException && !reply.isDone()) {
+				commands.<T>eval(script.source(), type, keys, args).whenComplete((retried, retryFailure) -> {
+					if (retryFailure == null) {
+						reply.complete(retried);
+					}
+					else {
+						reply.completeExceptionally(retryFailure);
+					}
+				});
 			}
-			return CompletableFuture.<T>failedFuture(failure);
-		}).thenCompose(value -> value);
+			else {
+				reply.completeExceptionally(failure);
+			}
+		});
 		reply.whenComplete((value, failure) -> {
 			if (failure != null && !bySha.isDone()) {
 				// The caller gave up (a timeout): a command still buffered during a reconnect must

@@ -51,7 +51,7 @@ public final class LeaseRenewal implements AutoCloseable {
 	 */
 	static final int MAX_HAND_OVERS_IN_A_ROW = 16;
 
-	private final Map<String, Renewal> renewals = new ConcurrentHashMap<>();
+	private final Map<HoldKey, Renewal> renewals = new ConcurrentHashMap<>();
 
 	// Only locks in a streak of hand-overs: every streak ends with a plain release.
 	private final Map<String, Integer> handOversInARow = new ConcurrentHashMap<>();
@@ -212,14 +212,18 @@ public final class LeaseRenewal implements AutoCloseable {
 		});
 	}
 
-	private static String key(LockLayout layout, String ownerId) {
+	private static HoldKey key(LockLayout layout, String ownerId) {
 		// The hold field tells a read hold from a write hold of the same owner on the same lock.
-		return layout.holdField(ownerId) + '\n' + layout.name;
+		return new HoldKey(layout.holdField(ownerId), layout.name);
+	}
+
+	/** One owner's holds of one lock, of one kind. */
+	private record HoldKey(String holdField, String lockName) {
 	}
 
 	private final class Renewal {
 
-		private final String key;
+		private final HoldKey key;
 
 		private final LockLayout layout;
 
@@ -236,7 +240,7 @@ public final class LeaseRenewal implements AutoCloseable {
 
 		private volatile long dueNanos = lastRenewedNanos + renewAfterNanos;
 
-		Renewal(String key, LockLayout layout, String ownerId) {
+		Renewal(HoldKey key, LockLayout layout, String ownerId) {
 			this.key = key;
 			this.layout = layout;
 			this.lockName = layout.name;

@@ -23,10 +23,12 @@ while true do
     redis.call('zrem', KEYS[3], first)
     redis.call('lpop', KEYS[2])
 end
-if redis.call('hexists', KEYS[1], ARGV[1]) == 0 then
+local holds = redis.call('hget', KEYS[1], ARGV[1])
+if holds == false then
     return nil
 end
-if redis.call('hincrby', KEYS[1], ARGV[1], -1) > 0 then
+if tonumber(holds) > 1 then
+    redis.call('hincrby', KEYS[1], ARGV[1], -1)
     return 0
 end
 redis.call('del', KEYS[1])

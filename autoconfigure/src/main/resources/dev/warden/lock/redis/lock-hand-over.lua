@@ -12,10 +12,12 @@
 --          {0, 0} when it still holds the lock (nothing is handed over);
 --          {1, token} when the lock passed to the next owner with one hold, a fresh lease, and the
 --          next fencing token.
-if redis.call('hexists', KEYS[1], ARGV[1]) == 0 then
+local holds = redis.call('hget', KEYS[1], ARGV[1])
+if holds == false then
     return {-1, 0}
 end
-if redis.call('hincrby', KEYS[1], ARGV[1], -1) > 0 then
+if tonumber(holds) > 1 then
+    redis.call('hincrby', KEYS[1], ARGV[1], -1)
     return {0, 0}
 end
 redis.call('del', KEYS[1])

@@ -8,10 +8,12 @@
 -- Returns  nil when the owner holds no hold (never held, expired, or force-released);
 --          0 when the owner still holds the lock (its lease is left as it is);
 --          1 when the lock was freed: the key is deleted and message 0 published on the channel.
-if redis.call('hexists', KEYS[1], ARGV[1]) == 0 then
+local holds = redis.call('hget', KEYS[1], ARGV[1])
+if holds == false then
     return nil
 end
-if redis.call('hincrby', KEYS[1], ARGV[1], -1) > 0 then
+if tonumber(holds) > 1 then
+    redis.call('hincrby', KEYS[1], ARGV[1], -1)
     return 0
 end
 redis.call('del', KEYS[1])

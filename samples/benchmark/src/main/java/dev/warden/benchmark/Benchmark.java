@@ -76,9 +76,9 @@ public final class Benchmark {
 						scenarios.contended(client, 8, false, report);
 						scenarios.contended(client, 64, false, report);
 						scenarios.contended(client, 8, true, report);
-						scenarios.handoff(client, 200, report);
+						scenarios.handoff(client, 500, report);
 						try (LockClient other = factory.apply(redis.uri())) {
-							scenarios.handoffBetweenClients(client, other, 200, report);
+							scenarios.handoffBetweenClients(client, other, 500, report);
 						}
 					}
 					redis.call("FLUSHALL");

@@ -30,13 +30,18 @@ final class DelayedTaskScenarios {
 
 	private static final String PAYLOAD = "0123456789012345678901234567890123456789";
 
+	private static final long LEAD_MILLIS = 2000;
+
 	private final RedisNode redis;
 
 	DelayedTaskScenarios(RedisNode redis) {
 		this.redis = redis;
 	}
 
-	/** {@code tasks} tasks due over {@code spreadMillis}, starting one second from now. */
+	/**
+	 * {@code tasks} tasks due over {@code spreadMillis}, starting {@value #LEAD_MILLIS} ms from now
+	 * (time for the producers to schedule them all before the first is due).
+	 */
 	void lateness(int tasks, long spreadMillis, String label, Report report) throws Exception {
 		long[] lateness = new long[tasks];
 		AtomicInteger done = new AtomicInteger();
@@ -58,7 +63,7 @@ final class DelayedTaskScenarios {
 					}
 					all.countDown();
 				});
-				firstDue = System.currentTimeMillis() + 1000;
+				firstDue = System.currentTimeMillis() + LEAD_MILLIS;
 				scheduleAll(tasks, firstDue, spreadMillis,
 						(i, due) -> queue.schedule("t" + i, due, java.time.Instant.ofEpochMilli(due)));
 				all.await(5, TimeUnit.MINUTES);
@@ -92,7 +97,7 @@ final class DelayedTaskScenarios {
 						return null;
 					});
 				}
-				firstDue = System.currentTimeMillis() + 1000;
+				firstDue = System.currentTimeMillis() + LEAD_MILLIS;
 				scheduleAll(tasks, firstDue, spreadMillis,
 						(i, due) -> delayed.offer(due, due - System.currentTimeMillis(), TimeUnit.MILLISECONDS));
 				all.await(5, TimeUnit.MINUTES);
