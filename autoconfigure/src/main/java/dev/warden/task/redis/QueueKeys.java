@@ -12,23 +12,20 @@ final class QueueKeys {
 
 	final String inflight;
 
-	final String attempts;
-
-	final String claims;
-
-	final String errors;
+	/** a:&lt;id&gt; deliveries so far, c:&lt;id&gt; the claim token under way, e:&lt;id&gt; the last error. */
+	final String meta;
 
 	final String dead;
 
 	final String channel;
 
-	/** schedule, claim (without dead), cancel: due, tasks, inflight, attempts, claims, errors. */
+	/** schedule, cancel: due, tasks, inflight, meta. */
 	final String[] all;
 
 	/** claim and fail: {@link #all} then dead. */
 	final String[] allAndDead;
 
-	/** ack: inflight, tasks, attempts, claims, errors. */
+	/** ack: inflight, tasks, meta. */
 	final String[] ack;
 
 	QueueKeys(String prefix, String name) {
@@ -39,14 +36,12 @@ final class QueueKeys {
 		this.due = base + "due";
 		this.tasks = base + "tasks";
 		this.inflight = base + "inflight";
-		this.attempts = base + "attempts";
-		this.claims = base + "claims";
-		this.errors = base + "errors";
+		this.meta = base + "meta";
 		this.dead = base + "dead";
 		this.channel = base + "wake";
-		this.all = new String[] { due, tasks, inflight, attempts, claims, errors };
-		this.allAndDead = new String[] { due, tasks, inflight, attempts, claims, errors, dead };
-		this.ack = new String[] { inflight, tasks, attempts, claims, errors };
+		this.all = new String[] { due, tasks, inflight, meta };
+		this.allAndDead = new String[] { due, tasks, inflight, meta, dead };
+		this.ack = new String[] { inflight, tasks, meta };
 	}
 
 }

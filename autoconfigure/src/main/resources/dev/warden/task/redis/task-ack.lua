@@ -4,9 +4,7 @@
 --
 -- KEYS[1]  in-flight zset
 -- KEYS[2]  tasks hash
--- KEYS[3]  attempts hash
--- KEYS[4]  claims hash
--- KEYS[5]  errors hash
+-- KEYS[3]  meta hash (a:<id> attempts, c:<id> claim token, e:<id> last error)
 -- ARGV     pairs: task id, the delivery's claim token (ARGV[1], ARGV[2], then ARGV[3], ARGV[4], ...)
 --
 -- Returns  one integer per pair, in order: 1 when completed; 0 when the claim no longer matches (the
@@ -14,14 +12,12 @@
 local out = {}
 for i = 1, #ARGV - 1, 2 do
     local id = ARGV[i]
-    if redis.call('hget', KEYS[4], id) ~= ARGV[i + 1] then
+    if redis.call('hget', KEYS[3], 'c:' .. id) ~= ARGV[i + 1] then
         out[#out + 1] = 0
     else
         redis.call('zrem', KEYS[1], id)
         redis.call('hdel', KEYS[2], id)
-        redis.call('hdel', KEYS[3], id)
-        redis.call('hdel', KEYS[4], id)
-        redis.call('hdel', KEYS[5], id)
+        redis.call('hdel', KEYS[3], 'a:' .. id, 'c:' .. id, 'e:' .. id)
         out[#out + 1] = 1
     end
 end

@@ -4,10 +4,8 @@
 -- KEYS[1]  due zset
 -- KEYS[2]  tasks hash
 -- KEYS[3]  in-flight zset
--- KEYS[4]  attempts hash
--- KEYS[5]  claims hash
--- KEYS[6]  errors hash
--- KEYS[7]  dead letters: hash, task id -> JSON {id, payload, attempts, error, failedAt}
+-- KEYS[4]  meta hash (a:<id> attempts, c:<id> claim token, e:<id> last error)
+-- KEYS[5]  dead letters: hash, task id -> JSON {id, payload, attempts, error, failedAt}
 -- ARGV[1]  how many tasks to claim at most
 -- ARGV[2]  visibility timeout in ms
 -- ARGV[3]  consumer id (claim tokens are <consumer id>:<attempt>)
@@ -22,43 +20,55 @@ local deadline = now + tonumber(ARGV[2])
 local maxDeliveries = tonumber(ARGV[4])
 local out = {now, -1}
 local claimed = 0
-for _, source in ipairs({KEYS[3], KEYS[1]}) do
-    if claimed < limit then
-        local ids = redis.call('zrangebyscore', source, '-inf', now, 'LIMIT', 0, limit - claimed)
-        for _, id in ipairs(ids) do
-            redis.call('zrem', source, id)
-            local payload = redis.call('hget', KEYS[2], id)
-            if payload then
-                local attempt = redis.call('hincrby', KEYS[4], id, 1)
-                if attempt > maxDeliveries then
-                    local error = redis.call('hget', KEYS[6], id) or 'no acknowledgement'
-                    redis.call('hset', KEYS[7], id, cjson.encode({id = id, payload = payload,
-                        attempts = attempt - 1, error = 'gave up after ' .. (attempt - 1)
-                            .. ' deliveries; last: ' .. error, failedAt = now}))
-                    redis.call('hdel', KEYS[2], id)
-                    redis.call('hdel', KEYS[4], id)
-                    redis.call('hdel', KEYS[5], id)
-                    redis.call('hdel', KEYS[6], id)
-                else
-                    local token = ARGV[3] .. ':' .. attempt
-                    redis.call('hset', KEYS[5], id, token)
-                    redis.call('zadd', KEYS[3], deadline, id)
-                    out[#out + 1] = id
-                    out[#out + 1] = payload
-                    out[#out + 1] = attempt
-                    out[#out + 1] = token
-                    claimed = claimed + 1
-                end
+
+local function claimFrom(source)
+    local ids = redis.call('zrangebyscore', source, '-inf', now, 'LIMIT', 0, limit - claimed)
+    for _, id in ipairs(ids) do
+        redis.call('zrem', source, id)
+        local payload = redis.call('hget', KEYS[2], id)
+        if payload then
+            local attempt = redis.call('hincrby', KEYS[4], 'a:' .. id, 1)
+            if attempt > maxDeliveries then
+                local error = redis.call('hget', KEYS[4], 'e:' .. id) or 'no acknowledgement'
+                redis.call('hset', KEYS[5], id, cjson.encode({id = id, payload = payload,
+                    attempts = attempt - 1, error = 'gave up after ' .. (attempt - 1)
+                        .. ' deliveries; last: ' .. error, failedAt = now}))
+                redis.call('hdel', KEYS[2], id)
+                redis.call('hdel', KEYS[4], 'a:' .. id, 'c:' .. id, 'e:' .. id)
+            else
+                local token = ARGV[3] .. ':' .. attempt
+                redis.call('hset', KEYS[4], 'c:' .. id, token)
+                redis.call('zadd', KEYS[3], deadline, id)
+                out[#out + 1] = id
+                out[#out + 1] = payload
+                out[#out + 1] = attempt
+                out[#out + 1] = token
+                claimed = claimed + 1
             end
         end
     end
 end
-local next = nil
-for _, source in ipairs({KEYS[1], KEYS[3]}) do
-    local head = redis.call('zrange', source, 0, 0, 'WITHSCORES')
-    if head[2] ~= nil and (next == nil or tonumber(head[2]) < next) then
-        next = tonumber(head[2])
-    end
+
+local function head(key)
+    local first = redis.call('zrange', key, 0, 0, 'WITHSCORES')
+    return first[2] and tonumber(first[2])
+end
+
+-- The earliest deadline in flight tells whether any delivery timed out, without a scan.
+local inflightHead = head(KEYS[3])
+if inflightHead ~= nil and inflightHead <= now then
+    claimFrom(KEYS[3])
+    inflightHead = head(KEYS[3])
+end
+if claimed < limit then
+    claimFrom(KEYS[1])
+end
+if claimed > 0 and (inflightHead == nil or deadline < inflightHead) then
+    inflightHead = deadline
+end
+local next = head(KEYS[1])
+if inflightHead ~= nil and (next == nil or inflightHead < next) then
+    next = inflightHead
 end
 if next ~= nil then
     out[2] = math.max(0, next - now)

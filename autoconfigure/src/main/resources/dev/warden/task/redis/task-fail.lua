@@ -5,10 +5,8 @@
 -- KEYS[1]  due zset
 -- KEYS[2]  tasks hash
 -- KEYS[3]  in-flight zset
--- KEYS[4]  attempts hash
--- KEYS[5]  claims hash
--- KEYS[6]  errors hash
--- KEYS[7]  dead letters hash
+-- KEYS[4]  meta hash (a:<id> attempts, c:<id> claim token, e:<id> last error)
+-- KEYS[5]  dead letters hash
 -- ARGV[1]  task id
 -- ARGV[2]  the delivery's claim token
 -- ARGV[3]  backoff in ms before the next attempt; -1 for a final failure
@@ -17,27 +15,28 @@
 -- ARGV[6]  the queue's wake-up channel
 --
 -- Returns  1 rescheduled; 2 moved to the dead letters; 0 the claim no longer matches (unchanged).
-if redis.call('hget', KEYS[5], ARGV[1]) ~= ARGV[2] then
+local id = ARGV[1]
+local meta = redis.call('hmget', KEYS[4], 'c:' .. id, 'a:' .. id)
+if meta[1] ~= ARGV[2] then
     return 0
 end
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-redis.call('zrem', KEYS[3], ARGV[1])
-redis.call('hdel', KEYS[5], ARGV[1])
-local attempts = tonumber(redis.call('hget', KEYS[4], ARGV[1]) or '0')
+redis.call('zrem', KEYS[3], id)
+local attempts = tonumber(meta[2] or '0')
 local backoff = tonumber(ARGV[3])
 if backoff < 0 or attempts >= tonumber(ARGV[5]) then
-    redis.call('hset', KEYS[7], ARGV[1], cjson.encode({id = ARGV[1], payload = redis.call('hget', KEYS[2], ARGV[1]),
+    redis.call('hset', KEYS[5], id, cjson.encode({id = id, payload = redis.call('hget', KEYS[2], id),
         attempts = attempts, error = ARGV[4], failedAt = now}))
-    redis.call('hdel', KEYS[2], ARGV[1])
-    redis.call('hdel', KEYS[4], ARGV[1])
-    redis.call('hdel', KEYS[6], ARGV[1])
+    redis.call('hdel', KEYS[2], id)
+    redis.call('hdel', KEYS[4], 'a:' .. id, 'c:' .. id, 'e:' .. id)
     return 2
 end
-redis.call('hset', KEYS[6], ARGV[1], ARGV[4])
+redis.call('hdel', KEYS[4], 'c:' .. id)
+redis.call('hset', KEYS[4], 'e:' .. id, ARGV[4])
 local due = now + backoff
 local head = redis.call('zrange', KEYS[1], 0, 0, 'WITHSCORES')
-redis.call('zadd', KEYS[1], due, ARGV[1])
+redis.call('zadd', KEYS[1], due, id)
 if head[2] == nil or due < tonumber(head[2]) then
     redis.call('publish', ARGV[6], tostring(backoff))
 end

@@ -3,9 +3,8 @@
 -- KEYS[1]  due: zset, task id -> due time (epoch ms, Redis clock)
 -- KEYS[2]  tasks: hash, task id -> payload (the only copy of the payload)
 -- KEYS[3]  in flight: zset, task id -> visibility deadline (epoch ms)
--- KEYS[4]  attempts: hash, task id -> deliveries so far
--- KEYS[5]  claims: hash, task id -> token of the delivery under way
--- KEYS[6]  errors: hash, task id -> last handler error
+-- KEYS[4]  meta: hash, a:<task id> -> deliveries so far, c:<task id> -> token of the delivery under
+--          way, e:<task id> -> last handler error
 -- ARGV[1]  task id
 -- ARGV[2]  payload
 -- ARGV[3]  'in': ARGV[4] is a delay in ms from Redis's clock; 'at': ARGV[4] is an epoch ms
@@ -29,9 +28,7 @@ end
 if exists then
     -- The delivery under way, if any, no longer matches its claim: its acknowledgement is ignored.
     redis.call('zrem', KEYS[3], ARGV[1])
-    redis.call('hdel', KEYS[4], ARGV[1])
-    redis.call('hdel', KEYS[5], ARGV[1])
-    redis.call('hdel', KEYS[6], ARGV[1])
+    redis.call('hdel', KEYS[4], 'a:' .. ARGV[1], 'c:' .. ARGV[1], 'e:' .. ARGV[1])
 end
 local head = redis.call('zrange', KEYS[1], 0, 0, 'WITHSCORES')
 redis.call('hset', KEYS[2], ARGV[1], ARGV[2])
