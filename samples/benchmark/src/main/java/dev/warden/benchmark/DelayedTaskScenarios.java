@@ -32,6 +32,8 @@ final class DelayedTaskScenarios {
 
 	private static final long LEAD_MILLIS = 2000;
 
+	private static final int WARMUP_TASKS = 1000;
+
 	private final RedisNode redis;
 
 	DelayedTaskScenarios(RedisNode redis) {
@@ -40,35 +42,26 @@ final class DelayedTaskScenarios {
 
 	/**
 	 * {@code tasks} tasks due over {@code spreadMillis}, starting {@value #LEAD_MILLIS} ms from now
-	 * (time for the producers to schedule them all before the first is due).
+	 * (time for the producers to schedule them all before the first is due), after a warm-up of
+	 * {@value #WARMUP_TASKS} tasks through the same consumers.
 	 */
 	void lateness(int tasks, long spreadMillis, String label, Report report) throws Exception {
-		long[] lateness = new long[tasks];
-		AtomicInteger done = new AtomicInteger();
-		CountDownLatch all = new CountDownLatch(tasks);
+		Deliveries deliveries = new Deliveries(tasks);
 		String scenario = "delayed, " + tasks + " due " + (spreadMillis == 0 ? "at once" : "over " + spreadMillis + " ms");
 		long firstDue;
-		long lastRun;
-		RedisCounters before = RedisCounters.read(redis);
+		RedisCounters before;
 		if (label.equals("Warden")) {
 			RedisClient client = RedisClient.create(redis.uri());
 			try (Warden warden = Warden.builder(client).shutdownGrace(Duration.ofSeconds(5)).build()) {
 				DelayedQueue<Long> queue = warden.getDelayedQueue("bench-delay-" + System.nanoTime(), Long.class);
-				long[] last = { 0 };
-				TaskConsumer consumer = queue.consume(delivery -> {
-					long now = System.currentTimeMillis();
-					lateness[done.getAndIncrement()] = Math.max(0, now - delivery.payload());
-					synchronized (last) {
-						last[0] = Math.max(last[0], now);
-					}
-					all.countDown();
-				});
+				TaskConsumer consumer = queue.consume(delivery -> deliveries.record(delivery.payload()));
+				Schedule schedule = (i, due) -> queue.schedule("t" + i, due, java.time.Instant.ofEpochMilli(Math.abs(due)));
+				deliveries.warmUp(schedule);
+				before = RedisCounters.read(redis);
 				firstDue = System.currentTimeMillis() + LEAD_MILLIS;
-				scheduleAll(tasks, firstDue, spreadMillis,
-						(i, due) -> queue.schedule("t" + i, due, java.time.Instant.ofEpochMilli(due)));
-				all.await(5, TimeUnit.MINUTES);
+				scheduleAll(tasks, firstDue, spreadMillis, schedule);
+				deliveries.await();
 				consumer.close();
-				lastRun = last[0];
 			}
 			finally {
 				client.shutdown();
@@ -82,26 +75,21 @@ final class DelayedTaskScenarios {
 			try {
 				RBlockingQueue<Long> destination = redisson.getBlockingQueue("bench-delay-" + System.nanoTime());
 				RDelayedQueue<Long> delayed = redisson.getDelayedQueue(destination);
-				long[] last = { 0 };
 				for (int c = 0; c < 8; c++) {
 					consumers.submit(() -> {
 						while (!Thread.currentThread().isInterrupted()) {
-							Long due = destination.take();
-							long now = System.currentTimeMillis();
-							lateness[done.getAndIncrement()] = Math.max(0, now - due);
-							synchronized (last) {
-								last[0] = Math.max(last[0], now);
-							}
-							all.countDown();
+							deliveries.record(destination.take());
 						}
 						return null;
 					});
 				}
+				Schedule schedule = (i, due) -> delayed.offer(due,
+						Math.max(0, Math.abs(due) - System.currentTimeMillis()), TimeUnit.MILLISECONDS);
+				deliveries.warmUp(schedule);
+				before = RedisCounters.read(redis);
 				firstDue = System.currentTimeMillis() + LEAD_MILLIS;
-				scheduleAll(tasks, firstDue, spreadMillis,
-						(i, due) -> delayed.offer(due, due - System.currentTimeMillis(), TimeUnit.MILLISECONDS));
-				all.await(5, TimeUnit.MINUTES);
-				lastRun = last[0];
+				scheduleAll(tasks, firstDue, spreadMillis, schedule);
+				deliveries.await();
 				delayed.destroy();
 			}
 			finally {
@@ -109,6 +97,8 @@ final class DelayedTaskScenarios {
 				redisson.shutdown();
 			}
 		}
+		long[] lateness = deliveries.lateness;
+		long lastRun = deliveries.lastRun();
 		RedisCounters after = RedisCounters.read(redis);
 		if (spreadMillis > 0) {
 			report.add(new Metric(scenario + ": Redis commands per task", false), label,
@@ -157,6 +147,59 @@ final class DelayedTaskScenarios {
 			}
 		}
 		redis.call("FLUSHALL");
+	}
+
+	/**
+	 * What the consumers ran: each payload is its task's due time (epoch ms); warm-up tasks carry
+	 * it negated and are not measured.
+	 */
+	private static final class Deliveries {
+
+		final long[] lateness;
+
+		private final AtomicInteger done = new AtomicInteger();
+
+		private final CountDownLatch all;
+
+		private final CountDownLatch warm = new CountDownLatch(WARMUP_TASKS);
+
+		private long lastRun;
+
+		Deliveries(int tasks) {
+			this.lateness = new long[tasks];
+			this.all = new CountDownLatch(tasks);
+		}
+
+		void record(long due) {
+			long now = System.currentTimeMillis();
+			if (due < 0) {
+				warm.countDown();
+				return;
+			}
+			lateness[done.getAndIncrement()] = Math.max(0, now - due);
+			synchronized (this) {
+				lastRun = Math.max(lastRun, now);
+			}
+			all.countDown();
+		}
+
+		/** Runs the warm-up tasks, due over 200 ms from 100 ms from now, through the consumers. */
+		void warmUp(Schedule schedule) throws Exception {
+			long first = System.currentTimeMillis() + 100;
+			for (int i = 0; i < WARMUP_TASKS; i++) {
+				schedule.schedule(-1 - i, -(first + 200L * i / WARMUP_TASKS));
+			}
+			warm.await(1, TimeUnit.MINUTES);
+		}
+
+		void await() throws InterruptedException {
+			all.await(5, TimeUnit.MINUTES);
+		}
+
+		synchronized long lastRun() {
+			return lastRun;
+		}
+
 	}
 
 	@FunctionalInterface
