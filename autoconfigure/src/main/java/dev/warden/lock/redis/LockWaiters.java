@@ -126,15 +126,18 @@ final class LockWaiters implements ChannelListener {
 	}
 
 	/**
-	 * A claimed waiter did not get the lock (it is still held by the releasing owner, or that owner
-	 * held nothing): it goes back to sleep at the head, or, if it stopped waiting meanwhile, retries.
+	 * A claimed waiter did not get the lock (it is still held by the releasing owner, that owner
+	 * held nothing, or the waiter was not next): it goes back to sleep at the head, or retries when
+	 * it stopped waiting meanwhile or a release message arrived while it was claimed.
 	 */
 	void giveBack(Sleeper sleeper) {
 		synchronized (this) {
-			if (!sleeper.withdrawn) {
+			if (!sleeper.withdrawn && !releaseMissed) {
 				sleeping.addFirst(sleeper);
 				return;
 			}
+			// A release announced while it was claimed found no one asleep: it is this waiter's.
+			releaseMissed = false;
 		}
 		sleeper.wakeUp.complete(null);
 	}
