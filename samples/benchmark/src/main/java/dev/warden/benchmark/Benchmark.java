@@ -61,6 +61,8 @@ public final class Benchmark {
 		Report report = new Report();
 		try (RedisNode redis = RedisNode.start(RedisNode.config().name("benchmark"))) {
 			Scenarios scenarios = new Scenarios(redis, runMillis);
+			// Each round sleeps 3 ms: 500 rounds for a 2 s run, fewer for a short one.
+			int handoffRounds = (int) Math.max(20, Math.min(500, runMillis / 4));
 			List<Function<String, LockClient>> libraries = List.of(LockClient::warden, LockClient::redisson);
 			for (int repetition = 0; repetition < repetitions; repetition++) {
 				for (int threads : groups.contains("ceiling") ? new int[] { 1, 8, 64 } : new int[0]) {
@@ -76,9 +78,9 @@ public final class Benchmark {
 						scenarios.contended(client, 8, false, report);
 						scenarios.contended(client, 64, false, report);
 						scenarios.contended(client, 8, true, report);
-						scenarios.handoff(client, 500, report);
+						scenarios.handoff(client, handoffRounds, report);
 						try (LockClient other = factory.apply(redis.uri())) {
-							scenarios.handoffBetweenClients(client, other, 500, report);
+							scenarios.handoffBetweenClients(client, other, handoffRounds, report);
 						}
 					}
 					redis.call("FLUSHALL");

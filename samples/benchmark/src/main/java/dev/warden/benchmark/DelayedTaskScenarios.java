@@ -30,8 +30,7 @@ final class DelayedTaskScenarios {
 
 	private static final String PAYLOAD = "0123456789012345678901234567890123456789";
 
-	private static final long LEAD_MILLIS = 2000;
-
+	/** At most this many warm-up tasks: a tenth of the measured ones. */
 	private static final int WARMUP_TASKS = 1000;
 
 	private final RedisNode redis;
@@ -41,12 +40,14 @@ final class DelayedTaskScenarios {
 	}
 
 	/**
-	 * {@code tasks} tasks due over {@code spreadMillis}, starting {@value #LEAD_MILLIS} ms from now
-	 * (time for the producers to schedule them all before the first is due), after a warm-up of
-	 * {@value #WARMUP_TASKS} tasks through the same consumers.
+	 * {@code tasks} tasks due over {@code spreadMillis}, starting {@code tasks / 5} ms (at least
+	 * 200 ms) from now: time for the producers to schedule them all before the first is due (2 s for
+	 * 10,000 tasks; they take about 1 s on a 2-core machine). Measured after a warm-up of up
+	 * to {@value #WARMUP_TASKS} tasks through the same consumers.
 	 */
 	void lateness(int tasks, long spreadMillis, String label, Report report) throws Exception {
-		Deliveries deliveries = new Deliveries(tasks);
+		Deliveries deliveries = new Deliveries(tasks, Math.max(1, Math.min(WARMUP_TASKS, tasks / 10)));
+		long leadMillis = Math.max(200, tasks / 5);
 		String scenario = "delayed, " + tasks + " due " + (spreadMillis == 0 ? "at once" : "over " + spreadMillis + " ms");
 		long firstDue;
 		RedisCounters before;
@@ -58,7 +59,7 @@ final class DelayedTaskScenarios {
 				Schedule schedule = (i, due) -> queue.schedule("t" + i, due, java.time.Instant.ofEpochMilli(Math.abs(due)));
 				deliveries.warmUp(schedule);
 				before = RedisCounters.read(redis);
-				firstDue = System.currentTimeMillis() + LEAD_MILLIS;
+				firstDue = System.currentTimeMillis() + leadMillis;
 				scheduleAll(tasks, firstDue, spreadMillis, schedule);
 				deliveries.await();
 				consumer.close();
@@ -87,7 +88,7 @@ final class DelayedTaskScenarios {
 						Math.max(0, Math.abs(due) - System.currentTimeMillis()), TimeUnit.MILLISECONDS);
 				deliveries.warmUp(schedule);
 				before = RedisCounters.read(redis);
-				firstDue = System.currentTimeMillis() + LEAD_MILLIS;
+				firstDue = System.currentTimeMillis() + leadMillis;
 				scheduleAll(tasks, firstDue, spreadMillis, schedule);
 				deliveries.await();
 				delayed.destroy();
@@ -161,13 +162,17 @@ final class DelayedTaskScenarios {
 
 		private final CountDownLatch all;
 
-		private final CountDownLatch warm = new CountDownLatch(WARMUP_TASKS);
+		private final int warmupTasks;
+
+		private final CountDownLatch warm;
 
 		private long lastRun;
 
-		Deliveries(int tasks) {
+		Deliveries(int tasks, int warmupTasks) {
 			this.lateness = new long[tasks];
 			this.all = new CountDownLatch(tasks);
+			this.warmupTasks = warmupTasks;
+			this.warm = new CountDownLatch(warmupTasks);
 		}
 
 		void record(long due) {
@@ -186,8 +191,8 @@ final class DelayedTaskScenarios {
 		/** Runs the warm-up tasks, due over 200 ms from 100 ms from now, through the consumers. */
 		void warmUp(Schedule schedule) throws Exception {
 			long first = System.currentTimeMillis() + 100;
-			for (int i = 0; i < WARMUP_TASKS; i++) {
-				schedule.schedule(-1 - i, -(first + 200L * i / WARMUP_TASKS));
+			for (int i = 0; i < warmupTasks; i++) {
+				schedule.schedule(-1 - i, -(first + 200L * i / warmupTasks));
 			}
 			warm.await(1, TimeUnit.MINUTES);
 		}
