@@ -108,6 +108,15 @@ abstract class LockLayout {
 		throw new UnsupportedOperationException(getClass().getSimpleName() + " locks are not handed over");
 	}
 
+	/**
+	 * A release script's reply without a hand-over, as {@link #release} answers it: {@code {-1, 0}}
+	 * {@code null}, {@code {0, 0}} 0, {@code {2, 0}} 1.
+	 */
+	static @Nullable Long plainRelease(List<Object> reply) {
+		long outcome = (Long) reply.get(0);
+		return (outcome < 0) ? null : (outcome == 0) ? 0L : 1L;
+	}
+
 	/** The watchdog's renewal: 1 renewed, 0 no longer held. */
 	abstract CompletableFuture<@Nullable Long> renew(RedisEngine engine, String ownerId, long leaseMillis);
 
@@ -135,7 +144,8 @@ abstract class LockLayout {
 
 		@Override
 		CompletableFuture<@Nullable Long> release(RedisEngine engine, String ownerId) {
-			return engine.eval(LockScripts.RELEASE, ScriptOutputType.INTEGER, keys, ownerId, channel);
+			return RedisEngine.map(engine.<List<Object>>eval(LockScripts.RELEASE, ScriptOutputType.MULTI, acquireKeys,
+					ownerId, channel, "", "0"), LockLayout::plainRelease);
 		}
 
 		@Override
@@ -145,7 +155,7 @@ abstract class LockLayout {
 
 		@Override
 		CompletableFuture<List<Object>> handOver(RedisEngine engine, String ownerId, LockWaiters.Successor successor) {
-			return engine.eval(LockScripts.HAND_OVER, ScriptOutputType.MULTI, acquireKeys, ownerId,
+			return engine.eval(LockScripts.RELEASE, ScriptOutputType.MULTI, acquireKeys, ownerId, channel,
 					successor.ownerId(), Long.toString(successor.leaseMillis()));
 		}
 
@@ -265,6 +275,9 @@ abstract class LockLayout {
 
 		private final String[] allKeys;
 
+		/** The release script's: the lock, the queue, the deadlines and the fencing counter. */
+		private final String[] releaseKeys;
+
 		private final long waiterTimeoutMillis;
 
 		Fair(String name, long waiterTimeoutMillis) {
@@ -273,6 +286,7 @@ abstract class LockLayout {
 			String timeouts = TIMEOUT_PREFIX + ":{" + name + "}";
 			this.queueKeys = new String[] { queue, timeouts };
 			this.allKeys = new String[] { name, queue, timeouts };
+			this.releaseKeys = new String[] { name, queue, timeouts, fencingKey(name) };
 			this.waiterTimeoutMillis = waiterTimeoutMillis;
 		}
 
@@ -297,7 +311,8 @@ abstract class LockLayout {
 
 		@Override
 		CompletableFuture<@Nullable Long> release(RedisEngine engine, String ownerId) {
-			return engine.eval(LockScripts.FAIR_RELEASE, ScriptOutputType.INTEGER, allKeys, ownerId, channel);
+			return RedisEngine.map(engine.<List<Object>>eval(LockScripts.FAIR_RELEASE, ScriptOutputType.MULTI,
+					releaseKeys, ownerId, channel, "", "0", Long.toString(waiterTimeoutMillis)), LockLayout::plainRelease);
 		}
 
 		@Override
@@ -307,8 +322,7 @@ abstract class LockLayout {
 
 		@Override
 		CompletableFuture<List<Object>> handOver(RedisEngine engine, String ownerId, LockWaiters.Successor successor) {
-			return engine.eval(LockScripts.FAIR_HAND_OVER, ScriptOutputType.MULTI,
-					new String[] { name, queueKeys[0], queueKeys[1], fencingKey(name) }, ownerId, channel,
+			return engine.eval(LockScripts.FAIR_RELEASE, ScriptOutputType.MULTI, releaseKeys, ownerId, channel,
 					successor.ownerId(), Long.toString(successor.leaseMillis()), Long.toString(waiterTimeoutMillis));
 		}
 

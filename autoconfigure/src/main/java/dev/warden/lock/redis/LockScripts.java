@@ -12,8 +12,6 @@ final class LockScripts {
 
 	static final LuaScript RELEASE = LuaScript.load(LockScripts.class, "lock-release.lua");
 
-	static final LuaScript HAND_OVER = LuaScript.load(LockScripts.class, "lock-hand-over.lua");
-
 	static final LuaScript RENEW = LuaScript.load(LockScripts.class, "lock-renew.lua");
 
 	static final LuaScript FORCE_RELEASE = LuaScript.load(LockScripts.class, "lock-force-release.lua");
@@ -21,8 +19,6 @@ final class LockScripts {
 	static final LuaScript FAIR_ACQUIRE = LuaScript.load(LockScripts.class, "fair-acquire.lua");
 
 	static final LuaScript FAIR_RELEASE = LuaScript.load(LockScripts.class, "fair-release.lua");
-
-	static final LuaScript FAIR_HAND_OVER = LuaScript.load(LockScripts.class, "fair-hand-over.lua");
 
 	static final LuaScript FAIR_FORCE_RELEASE = LuaScript.load(LockScripts.class, "fair-force-release.lua");
 

@@ -1,14 +1,22 @@
--- Releases one hold of a fair lock; the last one frees it and wakes the first waiter only.
+-- Releases one hold of a fair lock (the layout of Redisson's fair RLock). When that frees it and the
+-- first waiter is the given waiter of the releasing client, hands the lock straight to it (no
+-- message, no retry); otherwise wakes the first waiter only, on its own channel.
 --
 -- KEYS[1]  the lock hash
 -- KEYS[2]  the waiters' queue
 -- KEYS[3]  the waiters' deadlines
--- ARGV[1]  owner id
+-- KEYS[4]  the lock's fencing counter
+-- ARGV[1]  the releasing owner id
 -- ARGV[2]  the lock's channel, redisson_lock__channel:{name}; each waiter listens on
 --          <channel>:<owner id>
+-- ARGV[3]  the waiter to hand the lock to if it is first in the queue, or '' to release plainly
+-- ARGV[4]  that waiter's lease in milliseconds
+-- ARGV[5]  how long a waiter keeps its place once its turn could have come, in ms
 --
--- Returns  nil when the owner holds nothing; 0 when it still holds the lock; 1 when freed (message 0
---          published to the first live waiter).
+-- Returns  {-1, 0} when the owner holds nothing; {0, 0} when it still holds the lock;
+--          {1, token} when the lock passed to ARGV[3] (it left the queue, with one hold, its lease
+--          and the next fencing token); {2, 0} when freed otherwise (message 0 published to the
+--          first live waiter, if any).
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 while true do
@@ -25,15 +33,26 @@ while true do
 end
 local holds = redis.call('hget', KEYS[1], ARGV[1])
 if holds == false then
-    return nil
+    return {-1, 0}
 end
 if tonumber(holds) > 1 then
     redis.call('hincrby', KEYS[1], ARGV[1], -1)
-    return 0
+    return {0, 0}
 end
 redis.call('del', KEYS[1])
 local next = redis.call('lindex', KEYS[2], 0)
+if next == ARGV[3] then
+    redis.call('lpop', KEYS[2])
+    redis.call('zrem', KEYS[3], next)
+    -- Everyone behind moved up one place: their deadlines come one waiter's time sooner.
+    for _, waiter in ipairs(redis.call('zrange', KEYS[3], 0, -1)) do
+        redis.call('zincrby', KEYS[3], -tonumber(ARGV[5]), waiter)
+    end
+    redis.call('hset', KEYS[1], next, 1)
+    redis.call('pexpire', KEYS[1], ARGV[4])
+    return {1, redis.call('incr', KEYS[4])}
+end
 if next ~= false then
     redis.call('publish', ARGV[2] .. ':' .. next, '0')
 end
-return 1
+return {2, 0}

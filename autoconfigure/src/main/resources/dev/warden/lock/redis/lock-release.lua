@@ -1,21 +1,34 @@
--- Releases one hold of a reentrant lock; the last hold frees it and wakes waiters.
+-- Releases one hold of a reentrant lock (the layout of Redisson's RLock). When that frees the lock,
+-- either wakes waiters with message 0 on the lock's channel, or, given a next owner (a sleeping
+-- waiter of the releasing client), hands the lock straight to it: the waiter is woken in its own
+-- process, so the lock is never free for a moment and no retry is needed.
 --
 -- KEYS[1]  the lock hash
--- ARGV[1]  owner id, <clientId>:<n>
+-- KEYS[2]  the lock's fencing counter
+-- ARGV[1]  the releasing owner id, <clientId>:<n>
 -- ARGV[2]  the lock's release channel, redisson_lock__channel:{name} (passed as an argument, not a
 --          key: a channel has no hash slot)
+-- ARGV[3]  the next owner id, or '' to release plainly
+-- ARGV[4]  the next owner's lease in milliseconds (ignored without a next owner)
 --
--- Returns  nil when the owner holds no hold (never held, expired, or force-released);
---          0 when the owner still holds the lock (its lease is left as it is);
---          1 when the lock was freed: the key is deleted and message 0 published on the channel.
+-- Returns  {-1, 0} when the releasing owner holds no hold (never held, expired, or force-released);
+--          {0, 0} when it still holds the lock (its lease is left as it is);
+--          {1, token} when the lock passed to the next owner with one hold, its lease, and the next
+--          fencing token (nothing published);
+--          {2, 0} when the lock was freed: the key is deleted and message 0 published.
 local holds = redis.call('hget', KEYS[1], ARGV[1])
 if holds == false then
-    return nil
+    return {-1, 0}
 end
 if tonumber(holds) > 1 then
     redis.call('hincrby', KEYS[1], ARGV[1], -1)
-    return 0
+    return {0, 0}
 end
 redis.call('del', KEYS[1])
-redis.call('publish', ARGV[2], '0')
-return 1
+if ARGV[3] == '' then
+    redis.call('publish', ARGV[2], '0')
+    return {2, 0}
+end
+redis.call('hset', KEYS[1], ARGV[3], 1)
+redis.call('pexpire', KEYS[1], ARGV[4])
+return {1, redis.call('incr', KEYS[2])}
