@@ -104,8 +104,25 @@ abstract class LockLayout {
 	 * {@code {-1, 0}} not held, {@code {0, 0}} still held, {@code {1, token}} handed over,
 	 * {@code {2, 0}} freed without a hand-over (the successor was not next).
 	 */
-	CompletableFuture<List<Object>> handOver(RedisEngine engine, String ownerId, LockWaiters.Successor successor) {
+	final CompletableFuture<List<Object>> handOver(RedisEngine engine, String ownerId,
+			LockWaiters.Successor successor) {
+		return releaseScript(engine, ownerId, successor.ownerId(), successor.leaseMillis());
+	}
+
+	/**
+	 * The release script of a kind that {@linkplain #handsOver() hands over}, with its replies as
+	 * {@link #handOver}'s.
+	 * @param nextOwner the owner to hand the lock to, or {@code ""} to release plainly
+	 * @param nextLeaseMillis that owner's lease
+	 */
+	CompletableFuture<List<Object>> releaseScript(RedisEngine engine, String ownerId, String nextOwner,
+			long nextLeaseMillis) {
 		throw new UnsupportedOperationException(getClass().getSimpleName() + " locks are not handed over");
+	}
+
+	/** {@link #release} for a kind that hands over: its release script without a next owner. */
+	final CompletableFuture<@Nullable Long> releasePlainly(RedisEngine engine, String ownerId) {
+		return RedisEngine.map(releaseScript(engine, ownerId, "", 0), LockLayout::plainRelease);
 	}
 
 	/**
@@ -128,8 +145,34 @@ abstract class LockLayout {
 		return engine.commands().exists(name).toCompletableFuture().thenApply(count -> count != null && count > 0);
 	}
 
+	/**
+	 * A kind whose release can hand the lock to a waiter of the releasing client: one release
+	 * script serves both, a plain release naming no next owner.
+	 */
+	abstract static class HandingOver extends LockLayout {
+
+		HandingOver(String name, String channel) {
+			super(name, channel);
+		}
+
+		@Override
+		final boolean handsOver() {
+			return true;
+		}
+
+		@Override
+		final CompletableFuture<@Nullable Long> release(RedisEngine engine, String ownerId) {
+			return releasePlainly(engine, ownerId);
+		}
+
+		@Override
+		abstract CompletableFuture<List<Object>> releaseScript(RedisEngine engine, String ownerId, String nextOwner,
+				long nextLeaseMillis);
+
+	}
+
 	/** Redisson's {@code RLock}: a hash of owner ids to hold counts, released with message 0. */
-	static final class Reentrant extends LockLayout {
+	static final class Reentrant extends HandingOver {
 
 		Reentrant(String name) {
 			super(name, RedisDistributedLock.CHANNEL_PREFIX + ":{" + name + "}");
@@ -143,20 +186,10 @@ abstract class LockLayout {
 		}
 
 		@Override
-		CompletableFuture<@Nullable Long> release(RedisEngine engine, String ownerId) {
-			return RedisEngine.map(engine.<List<Object>>eval(LockScripts.RELEASE, ScriptOutputType.MULTI, acquireKeys,
-					ownerId, channel, "", "0"), LockLayout::plainRelease);
-		}
-
-		@Override
-		boolean handsOver() {
-			return true;
-		}
-
-		@Override
-		CompletableFuture<List<Object>> handOver(RedisEngine engine, String ownerId, LockWaiters.Successor successor) {
-			return engine.eval(LockScripts.RELEASE, ScriptOutputType.MULTI, acquireKeys, ownerId, channel,
-					successor.ownerId(), Long.toString(successor.leaseMillis()));
+		CompletableFuture<List<Object>> releaseScript(RedisEngine engine, String ownerId, String nextOwner,
+				long nextLeaseMillis) {
+			return engine.eval(LockScripts.RELEASE, ScriptOutputType.MULTI, acquireKeys, ownerId, channel, nextOwner,
+					Long.toString(nextLeaseMillis));
 		}
 
 		@Override
@@ -263,7 +296,7 @@ abstract class LockLayout {
 	 * Redisson's fair {@code RLock}: the reentrant hash plus a queue of waiters with deadlines; a
 	 * release wakes only the first waiter, on its own channel.
 	 */
-	static final class Fair extends LockLayout {
+	static final class Fair extends HandingOver {
 
 		/** The prefix of every fair lock's queue of waiters, Redisson's. */
 		static final String QUEUE_PREFIX = "redisson_lock_queue";
@@ -310,20 +343,10 @@ abstract class LockLayout {
 		}
 
 		@Override
-		CompletableFuture<@Nullable Long> release(RedisEngine engine, String ownerId) {
-			return RedisEngine.map(engine.<List<Object>>eval(LockScripts.FAIR_RELEASE, ScriptOutputType.MULTI,
-					releaseKeys, ownerId, channel, "", "0", Long.toString(waiterTimeoutMillis)), LockLayout::plainRelease);
-		}
-
-		@Override
-		boolean handsOver() {
-			return true;
-		}
-
-		@Override
-		CompletableFuture<List<Object>> handOver(RedisEngine engine, String ownerId, LockWaiters.Successor successor) {
+		CompletableFuture<List<Object>> releaseScript(RedisEngine engine, String ownerId, String nextOwner,
+				long nextLeaseMillis) {
 			return engine.eval(LockScripts.FAIR_RELEASE, ScriptOutputType.MULTI, releaseKeys, ownerId, channel,
-					successor.ownerId(), Long.toString(successor.leaseMillis()), Long.toString(waiterTimeoutMillis));
+					nextOwner, Long.toString(nextLeaseMillis), Long.toString(waiterTimeoutMillis));
 		}
 
 		@Override
