@@ -236,6 +236,7 @@ public final class RedisDistributedLock implements DistributedLock {
 			.handle((reply, failure) -> {
 				if (failure != null) {
 					renewal.stop(layout, ownerId);
+					renewal.releasedPlainly(name);
 					RuntimeException translated = RedisEngine.translate(failure, releaseAction);
 					// Whether the lock reached the successor is unknown: if it did, it expires with its lease.
 					successor.wakeUp.completeExceptionally(translated);
@@ -243,11 +244,12 @@ public final class RedisDistributedLock implements DistributedLock {
 				}
 				long outcome = (Long) reply.get(0);
 				if (outcome == 1L) {
+					// The waiter first: it holds the lock already.
+					successor.wakeUp.complete((Long) reply.get(1));
 					renewal.stop(layout, ownerId);
 					if (!(layout instanceof LockLayout.Fair)) {
 						renewal.handedOver(name);
 					}
-					successor.wakeUp.complete((Long) reply.get(1));
 					return null;
 				}
 				if (outcome == 2L) {
