@@ -43,6 +43,9 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 
 	private static final long RETRY_AFTER_ERROR_MILLIS = 1000;
 
+	/** A finished delivery waits at most this long for the next claim to carry its acknowledgement. */
+	private static final long ACKNOWLEDGE_WITH_CLAIM_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
+
 	private final String queue;
 
 	private final QueueKeys keys;
@@ -79,10 +82,10 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 	// Deliveries whose handler runs or whose acknowledgement is under way.
 	private int activeHandlers;
 
-	// Ids and claim tokens of deliveries to acknowledge, in pairs; guarded by itself.
+	// Ids and claim tokens of finished deliveries to acknowledge, in pairs.
 	private final List<String> acknowledgements = new ArrayList<>();
 
-	// Guarded by the acknowledgements' monitor.
+	// Whether an acknowledgement call of its own is under way.
 	private boolean acknowledging;
 
 	private @Nullable Membership<DueTaskDispatcher<T>> subscription;
@@ -166,6 +169,7 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 
 	private void claim() {
 		int reserved;
+		List<String> finished;
 		synchronized (this) {
 			if (!running || claiming) {
 				return;
@@ -178,34 +182,52 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 			reserved = workers.reserve(MAX_BATCH);
 			if (reserved == 0) {
 				workers.whenSlotFree(this::claim);
-				return;
+				finished = acknowledgeAloneUnlessClaimingSoon();
 			}
-			claiming = true;
-			wakeAfterClaimNanos = Long.MAX_VALUE;
+			else {
+				claiming = true;
+				wakeAfterClaimNanos = Long.MAX_VALUE;
+				finished = takeAcknowledgements();
+			}
+		}
+		if (reserved == 0) {
+			sendAcknowledgements(finished);
+			return;
+		}
+		String[] args = new String[5 + finished.size()];
+		args[0] = Integer.toString(reserved);
+		args[1] = Long.toString(options.visibilityTimeout().toMillis());
+		args[2] = consumerId;
+		args[3] = Integer.toString(options.maxAttempts());
+		args[4] = Integer.toString(finished.size() / 2);
+		for (int i = 0; i < finished.size(); i++) {
+			args[5 + i] = finished.get(i);
 		}
 		try {
-			engine.<List<Object>>eval(TaskScripts.CLAIM, ScriptOutputType.MULTI, keys.allAndDead,
-					Integer.toString(reserved), Long.toString(options.visibilityTimeout().toMillis()), consumerId,
-					Integer.toString(options.maxAttempts()))
-				.whenComplete((reply, failure) -> claimed(reserved, reply, failure));
+			engine.<List<Object>>eval(TaskScripts.CLAIM, ScriptOutputType.MULTI, keys.allAndDead, args)
+				.whenComplete((reply, failure) -> claimed(reserved, finished, reply, failure));
 		}
 		catch (RuntimeException ex) {
 			// Lettuce refuses commands at once on a closed connection.
-			claimed(reserved, null, ex);
+			claimed(reserved, finished, null, ex);
 		}
 	}
 
-	private void claimed(int reserved, @Nullable List<Object> reply, @Nullable Throwable failure) {
+	private void claimed(int reserved, List<String> finished, @Nullable List<Object> reply,
+			@Nullable Throwable failure) {
 		int claimed = 0;
 		long wakeIn = RETRY_AFTER_ERROR_MILLIS;
+		int acknowledged = finished.size() / 2;
 		try {
+			acknowledged(finished, (reply != null) ? reply.subList(3, Math.min(reply.size(), 3 + acknowledged)) : null,
+					failure);
 			if (failure != null) {
 				logger.warn("Claiming due tasks of queue '{}' failed; trying again in {} ms", queue,
 						RETRY_AFTER_ERROR_MILLIS, failure);
 			}
 			else if (reply != null) {
 				wakeIn = (Long) reply.get(1);
-				for (int i = 2; i + 3 < reply.size(); i += 4) {
+				for (int i = 3 + acknowledged; i + 3 < reply.size(); i += 4) {
 					String id = (String) reply.get(i);
 					String payload = (String) reply.get(i + 1);
 					int attempt = ((Long) reply.get(i + 2)).intValue();
@@ -221,17 +243,21 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 		finally {
 			workers.release(reserved - claimed);
 		}
+		List<String> alone;
 		synchronized (this) {
 			claiming = false;
-			if (!running) {
-				return;
+			if (running) {
+				boolean moreDue = claimed == reserved && claimed > 0;
+				long next = (moreDue || wakeIn == 0) ? 0 : (wakeIn < 0 ? sweepMillis : Math.min(wakeIn, sweepMillis));
+				long at = Math.min(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(next), wakeAfterClaimNanos);
+				wakeAfterClaimNanos = Long.MAX_VALUE;
+				scheduleWake(at);
 			}
-			boolean moreDue = claimed == reserved && claimed > 0;
-			long next = (moreDue || wakeIn == 0) ? 0 : (wakeIn < 0 ? sweepMillis : Math.min(wakeIn, sweepMillis));
-			long at = Math.min(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(next), wakeAfterClaimNanos);
-			wakeAfterClaimNanos = Long.MAX_VALUE;
-			scheduleWake(at);
+			// Deliveries that finished while this claim was under way: with the next claim if it
+			// comes soon, else now.
+			alone = acknowledgeAloneUnlessClaimingSoon();
 		}
+		sendAcknowledgements(alone);
 	}
 
 	private void deliver(String id, String payload, int attempt, String token) {
@@ -275,32 +301,51 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 	}
 
 	/**
-	 * Acknowledges a task whose handler succeeded, without waiting: sent at once when no
-	 * acknowledgement of this consumer is under way, else with the others that finish meanwhile, in
-	 * one call when that one is answered. The delivery counts as running until then.
+	 * Acknowledges a task whose handler succeeded, without waiting. The acknowledgement goes with
+	 * this consumer's next claim when one is under way or due within 2 ms; otherwise it is sent at
+	 * once, or, when an acknowledgement is under way, with the others that finish meanwhile in one
+	 * call when that one is answered. The delivery counts as running until its acknowledgement is
+	 * answered.
 	 */
 	private void acknowledge(String id, String token) {
 		List<String> batch;
-		synchronized (acknowledgements) {
+		synchronized (this) {
 			acknowledgements.add(id);
 			acknowledgements.add(token);
-			if (acknowledging) {
-				return;
-			}
-			acknowledging = true;
-			batch = takeAcknowledgements();
+			batch = acknowledgeAloneUnlessClaimingSoon();
 		}
 		sendAcknowledgements(batch);
 	}
 
-	// Called holding the acknowledgements' monitor.
+	/**
+	 * Called holding this monitor: the acknowledgements to send in a call of their own now; none
+	 * when such a call is under way (its answer sends the rest) or a claim will carry them.
+	 */
+	private List<String> acknowledgeAloneUnlessClaimingSoon() {
+		if (acknowledgements.isEmpty() || acknowledging) {
+			return List.of();
+		}
+		if (running && (claiming || (wake != null && wakeAtNanos - System.nanoTime() <= ACKNOWLEDGE_WITH_CLAIM_NANOS))) {
+			return List.of();
+		}
+		acknowledging = true;
+		return takeAcknowledgements();
+	}
+
+	// Called holding this monitor.
 	private List<String> takeAcknowledgements() {
+		if (acknowledgements.isEmpty()) {
+			return List.of();
+		}
 		List<String> batch = new ArrayList<>(acknowledgements);
 		acknowledgements.clear();
 		return batch;
 	}
 
 	private void sendAcknowledgements(List<String> batch) {
+		if (batch.isEmpty()) {
+			return;
+		}
 		CompletableFuture<List<Object>> reply;
 		try {
 			reply = engine.withTimeout(engine.eval(TaskScripts.ACK, ScriptOutputType.MULTI, keys.ack,
@@ -311,28 +356,33 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 			reply = CompletableFuture.failedFuture(ex);
 		}
 		reply.whenComplete((outcomes, failure) -> {
-			for (int i = 0; i + 1 < batch.size(); i += 2) {
-				String id = batch.get(i);
-				if (failure != null) {
-					logger.warn("Could not record the completion of task '{}' of queue '{}'; it will be delivered "
-							+ "again after its visibility timeout", id, queue, failure);
-				}
-				else if (outcomes == null || !Long.valueOf(1L).equals(outcomes.get(i / 2))) {
-					logger.info("Task '{}' of queue '{}' was cancelled, replaced or redelivered while it ran; "
-							+ "its completion was not recorded", id, queue);
-				}
-			}
-			deliveriesDone(batch.size() / 2);
+			acknowledged(batch, outcomes, failure);
 			List<String> next;
-			synchronized (acknowledgements) {
-				if (acknowledgements.isEmpty()) {
-					acknowledging = false;
-					return;
-				}
-				next = takeAcknowledgements();
+			synchronized (this) {
+				acknowledging = false;
+				next = acknowledgeAloneUnlessClaimingSoon();
 			}
 			sendAcknowledgements(next);
 		});
+	}
+
+	/** Logs the deliveries whose completion was not recorded, and ends them all. */
+	private void acknowledged(List<String> batch, @Nullable List<Object> outcomes, @Nullable Throwable failure) {
+		if (batch.isEmpty()) {
+			return;
+		}
+		for (int i = 0; i + 1 < batch.size(); i += 2) {
+			String id = batch.get(i);
+			if (failure != null) {
+				logger.warn("Could not record the completion of task '{}' of queue '{}'; it will be delivered "
+						+ "again after its visibility timeout", id, queue, failure);
+			}
+			else if (outcomes == null || i / 2 >= outcomes.size() || !Long.valueOf(1L).equals(outcomes.get(i / 2))) {
+				logger.info("Task '{}' of queue '{}' was cancelled, replaced or redelivered while it ran; "
+						+ "its completion was not recorded", id, queue);
+			}
+		}
+		deliveriesDone(batch.size() / 2);
 	}
 
 	private void deliveriesDone(int count) {
@@ -368,6 +418,7 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 	/** Stops claiming: no task is claimed by this consumer after this returns. */
 	void halt() {
 		Membership<DueTaskDispatcher<T>> joined;
+		List<String> finished;
 		synchronized (this) {
 			if (!running) {
 				return;
@@ -379,7 +430,10 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 			}
 			joined = subscription;
 			subscription = null;
+			// No claim comes any more: acknowledgements waiting for one go now.
+			finished = acknowledgeAloneUnlessClaimingSoon();
 		}
+		sendAcknowledgements(finished);
 		if (joined != null) {
 			joined.close();
 		}

@@ -1,5 +1,7 @@
 -- Claims due tasks for one consumer: each moves to the in-flight set with a visibility deadline.
--- Tasks whose deadline passed (their consumer died) are claimed again first.
+-- Tasks whose deadline passed (their consumer died) are claimed again first. Before claiming, it
+-- completes the consumer's finished deliveries passed along, as task-ack.lua does, so that a busy
+-- consumer acknowledges without calls of their own.
 --
 -- KEYS[1]  due zset
 -- KEYS[2]  tasks hash
@@ -10,15 +12,31 @@
 -- ARGV[2]  visibility timeout in ms
 -- ARGV[3]  consumer id (claim tokens are <consumer id>:<attempt>)
 -- ARGV[4]  max deliveries: a task claimed more often goes to the dead letters instead
+-- ARGV[5]  how many finished deliveries follow, n
+-- ARGV[6]… n pairs: task id, the delivery's claim token
 --
--- Returns  {now, wake, id1, payload1, attempt1, token1, id2, ...}: now is Redis's clock; wake is
---          how many ms until the next task is due or the next deadline passes (-1: nothing pending).
+-- Returns  {now, wake, n, outcome1, ..., outcomeN, id1, payload1, attempt1, token1, id2, ...}: now
+--          is Redis's clock; wake is how many ms until the next task is due or the next deadline
+--          passes (-1: nothing pending); each outcome is 1 when that delivery was completed, 0 when
+--          its claim no longer matched (cancelled, replaced, redelivered; nothing changed).
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local limit = tonumber(ARGV[1])
 local deadline = now + tonumber(ARGV[2])
 local maxDeliveries = tonumber(ARGV[4])
-local out = {now, -1}
+local finished = tonumber(ARGV[5])
+local out = {now, -1, finished}
+for i = 6, 5 + 2 * finished, 2 do
+    local id = ARGV[i]
+    if redis.call('hget', KEYS[4], 'c:' .. id) ~= ARGV[i + 1] then
+        out[#out + 1] = 0
+    else
+        redis.call('zrem', KEYS[3], id)
+        redis.call('hdel', KEYS[2], id)
+        redis.call('hdel', KEYS[4], 'a:' .. id, 'c:' .. id, 'e:' .. id)
+        out[#out + 1] = 1
+    end
+end
 local claimed = 0
 
 local function claimFrom(source)
