@@ -8,6 +8,9 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -68,6 +71,41 @@ class DelayedQueueTests {
 		assertThat(replaced.status()).isEqualTo(ScheduleResult.Status.REPLACED);
 		assertThat(queue.list(0, 10)).extracting(PendingTask::payload).containsExactly("three");
 		assertThat(queue.size()).isEqualTo(1);
+	}
+
+	@Test
+	void concurrentSchedulesOfTheSameIdsScheduleEachOnce() throws Exception {
+		// Eight callers schedule the same 300 ids at once: their calls are sent together, and within
+		// one call as across calls, the first schedule of an id wins and the others find it pending.
+		DelayedQueue<Integer> queue = client().getDelayedQueue("concurrent", Integer.class);
+		Map<ScheduleResult.Status, AtomicInteger> outcomes = new ConcurrentHashMap<>();
+		ExecutorService callers = Executors.newFixedThreadPool(8);
+		try {
+			CountDownLatch go = new CountDownLatch(1);
+			List<Future<?>> running = new java.util.ArrayList<>();
+			for (int c = 0; c < 8; c++) {
+				int caller = c;
+				running.add(callers.submit(() -> {
+					go.await();
+					for (int i = 0; i < 300; i++) {
+						ScheduleResult result = queue.schedule("id-" + i, caller, Duration.ofMinutes(10));
+						outcomes.computeIfAbsent(result.status(), status -> new AtomicInteger()).incrementAndGet();
+						assertThat(result.dueAt()).isNotNull();
+					}
+					return null;
+				}));
+			}
+			go.countDown();
+			for (Future<?> caller : running) {
+				caller.get(1, TimeUnit.MINUTES);
+			}
+		}
+		finally {
+			callers.shutdownNow();
+		}
+		assertThat(outcomes.get(ScheduleResult.Status.SCHEDULED)).hasValue(300);
+		assertThat(outcomes.get(ScheduleResult.Status.ALREADY_PENDING)).hasValue(7 * 300);
+		assertThat(queue.size()).isEqualTo(300);
 	}
 
 	@Test

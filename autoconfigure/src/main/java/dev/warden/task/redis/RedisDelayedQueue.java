@@ -90,8 +90,8 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 		requireId(taskId);
 		String encoded = codec.encode(payload);
 		boolean replace = Arrays.asList(options).contains(ScheduleOption.REPLACE);
-		List<Long> reply = engine.await(engine.eval(TaskScripts.SCHEDULE, ScriptOutputType.MULTI, keys.all, taskId,
-				encoded, mode, Long.toString(time), replace ? "1" : "0", keys.channel), "schedule of task '" + taskId + "'");
+		List<Long> reply = engine.await(consumers.schedules(engine, keys).schedule(taskId, encoded, mode, time, replace),
+				"schedule of task '" + taskId + "'");
 		ScheduleResult.Status status = switch (reply.get(0).intValue()) {
 			case 1 -> ScheduleResult.Status.SCHEDULED;
 			case 2 -> ScheduleResult.Status.REPLACED;
@@ -224,7 +224,8 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 	}
 
 	/**
-	 * The consumers of one client: at most one per queue, sharing the client's handler pool.
+	 * The consumers of one client, at most one per queue, sharing the client's handler pool; and
+	 * the client's schedules of each queue.
 	 */
 	public static final class Consumers implements AutoCloseable {
 
@@ -239,6 +240,8 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 		private final Duration shutdownGrace;
 
 		private final Map<String, DueTaskDispatcher<?>> running = new java.util.concurrent.ConcurrentHashMap<>();
+
+		private final Map<String, ScheduleBatcher> schedules = new java.util.concurrent.ConcurrentHashMap<>();
 
 		/**
 		 * @param workers the handler pool
@@ -258,6 +261,11 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 
 		ConsumerOptions defaults() {
 			return defaults;
+		}
+
+		/** The client's schedules of one queue, sent together while a call is under way. */
+		ScheduleBatcher schedules(RedisEngine engine, QueueKeys keys) {
+			return schedules.computeIfAbsent(keys.due, due -> new ScheduleBatcher(engine, keys));
 		}
 
 		TaskWorkers workers() {

@@ -1,0 +1,121 @@
+package dev.warden.task.redis;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+import dev.warden.redis.RedisEngine;
+import io.lettuce.core.ScriptOutputType;
+
+/**
+ * The schedules of one queue on one client. A schedule is sent at once when no call of this queue
+ * is under way; the schedules made while one is under way are sent together, in one call, when it
+ * is answered. One caller alone waits one round trip; many callers share the calls.
+ */
+final class ScheduleBatcher {
+
+	/** The most tasks one call schedules. */
+	private static final int MAX_BATCH = 100;
+
+	private final RedisEngine engine;
+
+	private final QueueKeys keys;
+
+	// Guarded by this.
+	private final ArrayDeque<Request> pending = new ArrayDeque<>();
+
+	private boolean sending;
+
+	ScheduleBatcher(RedisEngine engine, QueueKeys keys) {
+		this.engine = engine;
+		this.keys = keys;
+	}
+
+	/**
+	 * Schedules one task.
+	 * @return its {status, due, now}, as the schedule script answers for each task
+	 */
+	CompletableFuture<List<Long>> schedule(String taskId, String payload, String mode, long time, boolean replace) {
+		Request request = new Request(taskId, payload, mode, time, replace, new CompletableFuture<>());
+		List<Request> batch;
+		synchronized (this) {
+			pending.add(request);
+			if (sending) {
+				return request.reply;
+			}
+			sending = true;
+			batch = take();
+		}
+		send(batch);
+		return request.reply;
+	}
+
+	// Called holding this monitor. Callers that gave up (timed out) before their call was sent are left out.
+	private List<Request> take() {
+		List<Request> batch = new ArrayList<>();
+		while (!pending.isEmpty() && batch.size() < MAX_BATCH) {
+			Request request = pending.poll();
+			if (!request.reply.isDone()) {
+				batch.add(request);
+			}
+		}
+		return batch;
+	}
+
+	private void send(List<Request> batch) {
+		while (batch.isEmpty()) {
+			synchronized (this) {
+				batch = take();
+				if (batch.isEmpty()) {
+					sending = false;
+					return;
+				}
+			}
+		}
+		String[] args = new String[1 + 5 * batch.size()];
+		args[0] = keys.channel;
+		for (int i = 0; i < batch.size(); i++) {
+			Request request = batch.get(i);
+			args[1 + 5 * i] = request.taskId;
+			args[2 + 5 * i] = request.payload;
+			args[3 + 5 * i] = request.mode;
+			args[4 + 5 * i] = Long.toString(request.time);
+			args[5 + 5 * i] = request.replace ? "1" : "0";
+		}
+		CompletableFuture<List<Long>> reply;
+		try {
+			reply = engine.eval(TaskScripts.SCHEDULE, ScriptOutputType.MULTI, keys.all, args);
+		}
+		catch (RuntimeException ex) {
+			// Lettuce refuses commands at once on a closed connection.
+			reply = CompletableFuture.failedFuture(ex);
+		}
+		List<Request> sent = batch;
+		CompletableFuture<List<Long>> call = reply;
+		for (Request request : sent) {
+			// When every caller of a call has given up, a call still buffered for a reconnect is not sent.
+			request.reply.whenComplete((value, failure) -> {
+				if (failure != null && sent.stream().allMatch(r -> r.reply.isCompletedExceptionally())) {
+					call.cancel(false);
+				}
+			});
+		}
+		call.whenComplete((values, failure) -> {
+			for (int i = 0; i < sent.size(); i++) {
+				if (failure != null) {
+					sent.get(i).reply.completeExceptionally(failure);
+				}
+				else {
+					sent.get(i).reply.complete(values.subList(3 * i, 3 * i + 3));
+				}
+			}
+			send(List.of());
+		});
+	}
+
+	private record Request(String taskId, String payload, String mode, long time, boolean replace,
+			CompletableFuture<List<Long>> reply) {
+	}
+
+}
