@@ -72,16 +72,19 @@ public final class Benchmark {
 					// Alternate which library goes first, so neither always runs on a warmer Redis.
 					Function<String, LockClient> factory = libraries.get((i + repetition) % libraries.size());
 					try (LockClient client = factory.apply(redis.uri())) {
+						String label = client.label();
 						for (int threads : new int[] { 1, 8, 64 }) {
-							scenarios.uncontended(client, threads, report);
+							measure(label, "uncontended " + threads, () -> scenarios.uncontended(client, threads, report));
 						}
-						scenarios.contended(client, 8, false, report);
-						scenarios.contended(client, 64, false, report);
-						scenarios.contended(client, 8, true, report);
-						scenarios.handoff(client, handoffRounds, report);
-						try (LockClient other = factory.apply(redis.uri())) {
-							scenarios.handoffBetweenClients(client, other, handoffRounds, report);
-						}
+						measure(label, "contended 8", () -> scenarios.contended(client, 8, false, report));
+						measure(label, "contended 64", () -> scenarios.contended(client, 64, false, report));
+						measure(label, "fair 8", () -> scenarios.contended(client, 8, true, report));
+						measure(label, "handoff", () -> scenarios.handoff(client, handoffRounds, report));
+						measure(label, "handoff between clients", () -> {
+							try (LockClient other = factory.apply(redis.uri())) {
+								scenarios.handoffBetweenClients(client, other, handoffRounds, report);
+							}
+						});
 					}
 					redis.call("FLUSHALL");
 				}
@@ -99,6 +102,29 @@ public final class Benchmark {
 			}
 		}
 		return report;
+	}
+
+	@FunctionalInterface
+	private interface Measurement {
+
+		void run() throws Exception;
+
+	}
+
+	/**
+	 * Runs one measurement; when the library fails it (a client-side timeout under load, say), says
+	 * so and goes on, so that one failure leaves a gap in that row instead of ending the run.
+	 */
+	private static void measure(String label, String scenario, Measurement measurement) throws InterruptedException {
+		try {
+			measurement.run();
+		}
+		catch (InterruptedException ex) {
+			throw ex;
+		}
+		catch (Exception ex) {
+			System.err.println(label + " failed the " + scenario + " scenario in this repetition: " + ex);
+		}
 	}
 
 	private static String redisVersion() {
