@@ -1,6 +1,5 @@
 package dev.warden.lock.redis;
 
-import java.util.ArrayDeque;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
@@ -29,9 +28,7 @@ import org.slf4j.LoggerFactory;
  * one connection, so a renewal stopped before a release is sent can never reach Redis after it:
  * a stopped renewal never refreshes the key again.
  * <p>
- * It also counts, per lock, how many times in a row the client handed a lock straight to one of
- * its own waiters, so that every {@value #MAX_HAND_OVERS_IN_A_ROW}th release is published for the
- * waiters of other clients instead: they are never starved by one busy client.
+ * It also carries the client's {@link HandOvers}, the other per-client state of its locks.
  */
 public final class LeaseRenewal implements AutoCloseable {
 
@@ -45,19 +42,9 @@ public final class LeaseRenewal implements AutoCloseable {
 
 	private final LockListener listener;
 
-	/**
-	 * How many times in a row a client hands a lock to one of its own waiters before it releases it
-	 * plainly, with a message that wakes waiters elsewhere.
-	 */
-	static final int MAX_HAND_OVERS_IN_A_ROW = 16;
-
 	private final Map<HoldKey, Renewal> renewals = new ConcurrentHashMap<>();
 
-	// Only locks in a streak of hand-overs: every streak ends with a plain release.
-	private final Map<String, Integer> handOversInARow = new ConcurrentHashMap<>();
-
-	// Fair lock name -> this client's owners waiting for it, in the order they began to wait.
-	private final Map<String, ArrayDeque<String>> fairWaiters = new ConcurrentHashMap<>();
+	private final HandOvers handOvers = new HandOvers();
 
 	private final ReplicaSync replicaSync;
 
@@ -102,46 +89,9 @@ public final class LeaseRenewal implements AutoCloseable {
 		return leaseMillis;
 	}
 
-	/** Whether the next release of the lock may be handed to a waiter of this client. */
-	boolean mayHandOver(String lockName) {
-		return handOversInARow.getOrDefault(lockName, 0) < MAX_HAND_OVERS_IN_A_ROW;
-	}
-
-	/** The lock was handed to a waiter of this client. */
-	void handedOver(String lockName) {
-		handOversInARow.merge(lockName, 1, Integer::sum);
-	}
-
-	/** The lock was released plainly: a new streak of hand-overs may begin. */
-	void releasedPlainly(String lockName) {
-		handOversInARow.remove(lockName);
-	}
-
-	/** An owner of this client begins to wait for a fair lock. */
-	void fairWaiterArrived(String lockName, String ownerId) {
-		fairWaiters.compute(lockName, (name, waiting) -> {
-			ArrayDeque<String> queue = (waiting != null) ? waiting : new ArrayDeque<>();
-			queue.add(ownerId);
-			return queue;
-		});
-	}
-
-	/** An owner of this client stopped waiting for a fair lock (acquired or gave up). */
-	void fairWaiterLeft(String lockName, String ownerId) {
-		fairWaiters.computeIfPresent(lockName, (name, waiting) -> {
-			waiting.remove(ownerId);
-			return waiting.isEmpty() ? null : waiting;
-		});
-	}
-
-	/** The owner of this client that has waited longest for a fair lock, if any. */
-	@Nullable String firstFairWaiter(String lockName) {
-		String[] first = { null };
-		fairWaiters.computeIfPresent(lockName, (name, waiting) -> {
-			first[0] = waiting.peekFirst();
-			return waiting;
-		});
-		return first[0];
+	/** The client's bookkeeping of hand-overs to its own waiters. */
+	HandOvers handOvers() {
+		return handOvers;
 	}
 
 	/** Starts renewing the owner's holds of the lock, unless they are renewed already. */
@@ -182,7 +132,7 @@ public final class LeaseRenewal implements AutoCloseable {
 
 	/** Stops the renewals of every owner of the lock (after a force unlock). */
 	void stopAll(String lockName) {
-		handOversInARow.remove(lockName);
+		handOvers.releasedPlainly(lockName);
 		renewals.values().removeIf(renewal -> {
 			if (renewal.lockName.equals(lockName)) {
 				renewal.cancel();

@@ -40,6 +40,8 @@ public final class RedisDistributedLock implements DistributedLock {
 
 	private final LeaseRenewal renewal;
 
+	private final HandOvers handOvers;
+
 	private final Supplier<LockOwner> currentThreadOwner;
 
 	// Built once: they name the lock in exceptions, and calls are frequent.
@@ -81,6 +83,7 @@ public final class RedisDistributedLock implements DistributedLock {
 		this.name = layout.name;
 		this.engine = engine;
 		this.renewal = renewal;
+		this.handOvers = renewal.handOvers();
 		this.currentThreadOwner = currentThreadOwner;
 		this.acquireAction = "lock of '" + name + "'";
 		this.releaseAction = "unlock of '" + name + "'";
@@ -193,7 +196,7 @@ public final class RedisDistributedLock implements DistributedLock {
 			.handle((released, failure) -> {
 				if (failure != null) {
 					renewal.stop(layout, ownerId);
-					renewal.releasedPlainly(name);
+					handOvers.releasedPlainly(name);
 					throw RedisEngine.translate(failure, releaseAction);
 				}
 				if (released == null) {
@@ -202,7 +205,7 @@ public final class RedisDistributedLock implements DistributedLock {
 				if (released == 1L) {
 					// On the reply's own thread, before any later reply (a renewal's) is handled.
 					renewal.stop(layout, ownerId);
-					renewal.releasedPlainly(name);
+					handOvers.releasedPlainly(name);
 				}
 				return null;
 			});
@@ -220,11 +223,11 @@ public final class RedisDistributedLock implements DistributedLock {
 		if (layout instanceof LockLayout.Fair) {
 			// Only the first in the queue can take it over, so no one is starved: try this client's
 			// longest waiter, each on its own channel.
-			String first = renewal.firstFairWaiter(name);
+			String first = handOvers.firstFairWaiter(name);
 			return (first != null) ? engine.subscriptions().listener(layout.waitChannel(first), LockWaiters.class)
 					: null;
 		}
-		if (!renewal.mayHandOver(name)) {
+		if (!handOvers.mayHandOver(name)) {
 			return null;
 		}
 		return engine.subscriptions().listener(layout.channel, LockWaiters.class);
@@ -236,7 +239,7 @@ public final class RedisDistributedLock implements DistributedLock {
 			.handle((reply, failure) -> {
 				if (failure != null) {
 					renewal.stop(layout, ownerId);
-					renewal.releasedPlainly(name);
+					handOvers.releasedPlainly(name);
 					RuntimeException translated = RedisEngine.translate(failure, releaseAction);
 					// Whether the lock reached the successor is unknown: if it did, it expires with its lease.
 					successor.wakeUp.completeExceptionally(translated);
@@ -248,14 +251,14 @@ public final class RedisDistributedLock implements DistributedLock {
 					successor.wakeUp.complete((Long) reply.get(1));
 					renewal.stop(layout, ownerId);
 					if (!(layout instanceof LockLayout.Fair)) {
-						renewal.handedOver(name);
+						handOvers.handedOver(name);
 					}
 					return null;
 				}
 				if (outcome == 2L) {
 					// Freed, and the first waiter (someone else) was told.
 					renewal.stop(layout, ownerId);
-					renewal.releasedPlainly(name);
+					handOvers.releasedPlainly(name);
 				}
 				waiters.giveBack(successor);
 				if (outcome < 0) {
@@ -357,7 +360,7 @@ public final class RedisDistributedLock implements DistributedLock {
 		};
 		boolean fair = willWait && layout instanceof LockLayout.Fair;
 		if (fair) {
-			renewal.fairWaiterArrived(name, owner.id());
+			handOvers.fairWaiterArrived(name, owner.id());
 		}
 		try {
 			BlockingWait.await(engine, layout.waitChannel(owner.id()), layout.waiters(), waitNanos, attempt,
@@ -365,7 +368,7 @@ public final class RedisDistributedLock implements DistributedLock {
 		}
 		finally {
 			if (fair) {
-				renewal.fairWaiterLeft(name, owner.id());
+				handOvers.fairWaiterLeft(name, owner.id());
 			}
 			if (willWait && token[0] < 0) {
 				giveUp(owner);

@@ -194,8 +194,16 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 			sendAcknowledgements(finished);
 			return;
 		}
+		claimScript(reserved, finished).whenComplete((reply, failure) -> claimed(reserved, finished, reply, failure));
+	}
+
+	/**
+	 * Claims up to {@code limit} due tasks (none with 0), completing the {@code finished} deliveries
+	 * (id, token pairs) first.
+	 */
+	private CompletableFuture<List<Object>> claimScript(int limit, List<String> finished) {
 		String[] args = new String[5 + finished.size()];
-		args[0] = Integer.toString(reserved);
+		args[0] = Integer.toString(limit);
 		args[1] = Long.toString(options.visibilityTimeout().toMillis());
 		args[2] = consumerId;
 		args[3] = Integer.toString(options.maxAttempts());
@@ -204,13 +212,17 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 			args[5 + i] = finished.get(i);
 		}
 		try {
-			engine.<List<Object>>eval(TaskScripts.CLAIM, ScriptOutputType.MULTI, keys.allAndDead, args)
-				.whenComplete((reply, failure) -> claimed(reserved, finished, reply, failure));
+			return engine.eval(TaskScripts.CLAIM, ScriptOutputType.MULTI, keys.allAndDead, args);
 		}
 		catch (RuntimeException ex) {
 			// Lettuce refuses commands at once on a closed connection.
-			claimed(reserved, finished, null, ex);
+			return CompletableFuture.failedFuture(ex);
 		}
+	}
+
+	/** The completion outcomes at the head of a claim's reply, one per finished delivery. */
+	private static @Nullable List<Object> outcomes(@Nullable List<Object> reply, List<String> finished) {
+		return (reply != null) ? reply.subList(3, Math.min(reply.size(), 3 + finished.size() / 2)) : null;
 	}
 
 	private void claimed(int reserved, List<String> finished, @Nullable List<Object> reply,
@@ -219,8 +231,7 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 		long wakeIn = RETRY_AFTER_ERROR_MILLIS;
 		int acknowledged = finished.size() / 2;
 		try {
-			acknowledged(finished, (reply != null) ? reply.subList(3, Math.min(reply.size(), 3 + acknowledged)) : null,
-					failure);
+			acknowledged(finished, outcomes(reply, finished), failure);
 			if (failure != null) {
 				logger.warn("Claiming due tasks of queue '{}' failed; trying again in {} ms", queue,
 						RETRY_AFTER_ERROR_MILLIS, failure);
@@ -342,28 +353,21 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 		return batch;
 	}
 
+	/** Completes finished deliveries with a claim of nothing, the only copy of that step in Redis. */
 	private void sendAcknowledgements(List<String> batch) {
 		if (batch.isEmpty()) {
 			return;
 		}
-		CompletableFuture<List<Object>> reply;
-		try {
-			reply = engine.withTimeout(engine.eval(TaskScripts.ACK, ScriptOutputType.MULTI, keys.ack,
-					batch.toArray(String[]::new)), "acknowledgement of " + (batch.size() / 2) + " task(s)");
-		}
-		catch (RuntimeException ex) {
-			// Lettuce refuses commands at once on a closed connection.
-			reply = CompletableFuture.failedFuture(ex);
-		}
-		reply.whenComplete((outcomes, failure) -> {
-			acknowledged(batch, outcomes, failure);
-			List<String> next;
-			synchronized (this) {
-				acknowledging = false;
-				next = acknowledgeAloneUnlessClaimingSoon();
-			}
-			sendAcknowledgements(next);
-		});
+		engine.withTimeout(claimScript(0, batch), "acknowledgement of " + (batch.size() / 2) + " task(s)")
+			.whenComplete((reply, failure) -> {
+				acknowledged(batch, outcomes(reply, batch), failure);
+				List<String> next;
+				synchronized (this) {
+					acknowledging = false;
+					next = acknowledgeAloneUnlessClaimingSoon();
+				}
+				sendAcknowledgements(next);
+			});
 	}
 
 	/** Logs the deliveries whose completion was not recorded, and ends them all. */

@@ -25,9 +25,6 @@ final class QueueKeys {
 	/** claim and fail: {@link #all} then dead. */
 	final String[] allAndDead;
 
-	/** ack: inflight, tasks, meta. */
-	final String[] ack;
-
 	QueueKeys(String prefix, String name) {
 		if (name == null || name.isBlank() || name.indexOf('{') >= 0 || name.indexOf('}') >= 0) {
 			throw new IllegalArgumentException("A queue name must not be blank nor contain '{' or '}': " + name);
@@ -41,7 +38,6 @@ final class QueueKeys {
 		this.channel = base + "wake";
 		this.all = new String[] { due, tasks, inflight, meta };
 		this.allAndDead = new String[] { due, tasks, inflight, meta, dead };
-		this.ack = new String[] { inflight, tasks, meta };
 	}
 
 }

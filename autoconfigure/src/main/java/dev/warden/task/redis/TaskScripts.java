@@ -9,7 +9,6 @@ final class TaskScripts {
 
 	static final LuaScript CLAIM = LuaScript.load(TaskScripts.class, "task-claim.lua");
 
-	static final LuaScript ACK = LuaScript.load(TaskScripts.class, "task-ack.lua");
 
 	static final LuaScript FAIL = LuaScript.load(TaskScripts.class, "task-fail.lua");
 

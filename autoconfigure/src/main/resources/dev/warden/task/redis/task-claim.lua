@@ -1,7 +1,7 @@
 -- Claims due tasks for one consumer: each moves to the in-flight set with a visibility deadline.
 -- Tasks whose deadline passed (their consumer died) are claimed again first. Before claiming, it
--- completes the consumer's finished deliveries passed along, as task-ack.lua does, so that a busy
--- consumer acknowledges without calls of their own.
+-- completes the consumer's finished deliveries passed along: a busy consumer acknowledges with its
+-- claims, an idle one with a claim of nothing (ARGV[1] = 0).
 --
 -- KEYS[1]  due zset
 -- KEYS[2]  tasks hash
@@ -74,7 +74,7 @@ end
 
 -- The earliest deadline in flight tells whether any delivery timed out, without a scan.
 local inflightHead = head(KEYS[3])
-if inflightHead ~= nil and inflightHead <= now then
+if limit > 0 and inflightHead ~= nil and inflightHead <= now then
     claimFrom(KEYS[3])
     inflightHead = head(KEYS[3])
 end

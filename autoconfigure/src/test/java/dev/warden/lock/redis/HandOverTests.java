@@ -135,16 +135,16 @@ class HandOverTests {
 		LockOwner[] owners = { new LockOwner("client:1"), new LockOwner("client:2") };
 		assertThat(lock.tryLock(owners[0], 0, TimeUnit.SECONDS)).isTrue();
 		long publishes = publishes();
-		for (int release = 1; release <= LeaseRenewal.MAX_HAND_OVERS_IN_A_ROW + 1; release++) {
+		for (int release = 1; release <= HandOvers.MAX_HAND_OVERS_IN_A_ROW + 1; release++) {
 			LockOwner next = owners[release % 2];
 			Future<Boolean> waiting = threads.submit(() -> lock.tryLock(next, 10, TimeUnit.SECONDS));
 			awaitAsleep(lock, 1);
 			lock.unlock(owners[(release + 1) % 2]);
 			assertThat(waiting.get(10, TimeUnit.SECONDS)).isTrue();
-			long expected = (release <= LeaseRenewal.MAX_HAND_OVERS_IN_A_ROW) ? 0 : 1;
+			long expected = (release <= HandOvers.MAX_HAND_OVERS_IN_A_ROW) ? 0 : 1;
 			assertThat(publishes() - publishes).as("messages after %d releases", release).isEqualTo(expected);
 		}
-		lock.unlock(owners[(LeaseRenewal.MAX_HAND_OVERS_IN_A_ROW + 1) % 2]);
+		lock.unlock(owners[(HandOvers.MAX_HAND_OVERS_IN_A_ROW + 1) % 2]);
 	}
 
 	@Test
