@@ -31,14 +31,24 @@ public final class LuaScript {
 	 * Reads a script that sits next to {@code anchor} in the classpath.
 	 * @param anchor a class in the script's package
 	 * @param fileName the file name, for example {@code lock-acquire.lua}
+	 * @param preludes files next to it put in front of it, in order: helpers that several scripts
+	 * share (Redis 6.2 has no script libraries)
 	 * @return the loaded script
 	 */
-	public static LuaScript load(Class<?> anchor, String fileName) {
+	public static LuaScript load(Class<?> anchor, String fileName, String... preludes) {
+		StringBuilder source = new StringBuilder();
+		for (String prelude : preludes) {
+			source.append(read(anchor, prelude)).append('\n');
+		}
+		return new LuaScript(fileName, source.append(read(anchor, fileName)).toString());
+	}
+
+	private static String read(Class<?> anchor, String fileName) {
 		try (InputStream in = anchor.getResourceAsStream(fileName)) {
 			if (in == null) {
 				throw new IllegalStateException("Lua script " + fileName + " not found next to " + anchor.getName());
 			}
-			return new LuaScript(fileName, new String(in.readAllBytes(), StandardCharsets.UTF_8));
+			return new String(in.readAllBytes(), StandardCharsets.UTF_8);
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException("Cannot read Lua script " + fileName, ex);

@@ -297,15 +297,7 @@ class DelayedQueueTests {
 		CountDownLatch never = new CountDownLatch(1);
 		dying.getDelayedQueue("crash", String.class).consume(delivery -> {
 			started.countDown();
-			// Like a process that dies mid-task: no acknowledgement and no failure report, ever.
-			while (never.getCount() > 0) {
-				try {
-					never.await();
-				}
-				catch (InterruptedException ignored) {
-					// Keep hanging; the client that ran this is closed.
-				}
-			}
+			hangLikeADeadProcess(never);
 		}, shortVisibility);
 		dying.getDelayedQueue("crash", String.class).schedule("survivor", "x", Duration.ZERO);
 		assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
@@ -320,6 +312,48 @@ class DelayedQueueTests {
 		assertThat(delivery.attempt()).isEqualTo(2);
 		Eventually.await("acknowledged", () -> rescuer.getDelayedQueue("crash").size() == 0);
 		never.countDown();
+	}
+
+	@Test
+	void taskWhoseConsumersKeepDyingGoesToTheDeadLettersOnceItsDeliveriesRunOut() throws Exception {
+		ConsumerOptions oneDelivery = FAST.withMaxAttempts(1).withVisibilityTimeout(Duration.ofMillis(300));
+		Warden dying = clients.open(redis.node(), options -> options.shutdownGrace(Duration.ZERO));
+		CountDownLatch started = new CountDownLatch(1);
+		CountDownLatch never = new CountDownLatch(1);
+		dying.getDelayedQueue("doomed-crash", String.class).consume(delivery -> {
+			started.countDown();
+			hangLikeADeadProcess(never);
+		}, oneDelivery);
+		dying.getDelayedQueue("doomed-crash", String.class).schedule("orphan", "x", Duration.ZERO);
+		assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+		clients.close(dying);
+
+		AtomicInteger handled = new AtomicInteger();
+		DelayedQueue<String> queue = client().getDelayedQueue("doomed-crash", String.class);
+		queue.consume(delivery -> handled.incrementAndGet(), oneDelivery);
+		Eventually.await("dead letter", () -> !queue.deadLetters().isEmpty());
+		DeadLetter letter = queue.deadLetters().get(0);
+		assertThat(letter.id()).isEqualTo("orphan");
+		assertThat(letter.payload()).isEqualTo("\"x\"");
+		assertThat(letter.attempts()).isEqualTo(1);
+		assertThat(letter.error()).isEqualTo("gave up after 1 deliveries; last: no acknowledgement");
+		assertThat(handled).hasValue(0);
+		assertThat(queue.size()).isZero();
+		// Nothing of the task is left but its dead letter.
+		assertThat(redis.node().call("KEYS", "*{doomed-crash}*")).asList().hasSize(1);
+		never.countDown();
+	}
+
+	/** Like a process that dies mid-task: no acknowledgement and no failure report, until released. */
+	private static void hangLikeADeadProcess(CountDownLatch release) {
+		while (release.getCount() > 0) {
+			try {
+				release.await();
+			}
+			catch (InterruptedException ignored) {
+				// Keep hanging; the client that ran this is closed.
+			}
+		}
 	}
 
 	@Test

@@ -27,11 +27,11 @@ import org.slf4j.LoggerFactory;
  * Consumes one queue on one client: claims due tasks as slots free up, runs their handlers, and
  * acknowledges or reschedules them.
  * <p>
- * It does not poll. After each claim, Redis says how long until the next task is due (or the next
- * in-flight deadline passes), and the dispatcher sleeps that long; a task scheduled earlier than
- * that is announced on the queue's channel and wakes it. A slow sweep bounds every sleep, as a
- * safety net for a missed message. All times are Redis's: the dispatcher only ever schedules
- * relative delays that Redis computed, so clients' clocks never matter.
+ * It does not poll. After each claim, Redis says how long, to the microsecond, until the next task
+ * is due (or the next in-flight deadline passes), and the dispatcher sleeps that long; a task
+ * scheduled earlier than that is announced on the queue's channel and wakes it. A slow sweep
+ * bounds every sleep, as a safety net for a missed message. All times are Redis's: the dispatcher
+ * only ever schedules relative delays that Redis computed, so clients' clocks never matter.
  *
  * @param <T> the payload type
  */
@@ -62,7 +62,7 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 
 	private final String consumerId;
 
-	private final long sweepMillis;
+	private final long sweepMicros;
 
 	private final Duration defaultGrace;
 
@@ -101,7 +101,7 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 		this.handler = handler;
 		this.options = options;
 		this.consumerId = consumerId;
-		this.sweepMillis = sweepInterval.toMillis();
+		this.sweepMicros = TimeUnit.NANOSECONDS.toMicros(sweepInterval.toNanos());
 		this.defaultGrace = defaultGrace;
 		this.onStop = onStop;
 	}
@@ -131,7 +131,7 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 		return queue;
 	}
 
-	/** A task was scheduled (or rescheduled) that is due in the message's milliseconds. */
+	/** A task was scheduled (or rescheduled) that is due in the message's microseconds. */
 	@Override
 	public void onMessage(String message) {
 		long delay;
@@ -144,11 +144,11 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 		wakeWithin(delay);
 	}
 
-	private synchronized void wakeWithin(long delayMillis) {
+	private synchronized void wakeWithin(long delayMicros) {
 		if (!running) {
 			return;
 		}
-		long at = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(Math.max(0, delayMillis));
+		long at = System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(Math.max(0, delayMicros));
 		if (claiming) {
 			// The claim under way may have read the queue before this task arrived.
 			wakeAfterClaimNanos = Math.min(wakeAfterClaimNanos, at);
@@ -228,7 +228,7 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 	private void claimed(int reserved, List<String> finished, @Nullable List<Object> reply,
 			@Nullable Throwable failure) {
 		int claimed = 0;
-		long wakeIn = RETRY_AFTER_ERROR_MILLIS;
+		long wakeInMicros = TimeUnit.MILLISECONDS.toMicros(RETRY_AFTER_ERROR_MILLIS);
 		int acknowledged = finished.size() / 2;
 		try {
 			acknowledged(finished, outcomes(reply, finished), failure);
@@ -237,7 +237,7 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 						RETRY_AFTER_ERROR_MILLIS, failure);
 			}
 			else if (reply != null) {
-				wakeIn = (Long) reply.get(1);
+				wakeInMicros = (Long) reply.get(1);
 				for (int i = 3 + acknowledged; i + 3 < reply.size(); i += 4) {
 					String id = (String) reply.get(i);
 					String payload = (String) reply.get(i + 1);
@@ -259,8 +259,9 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 			claiming = false;
 			if (running) {
 				boolean moreDue = claimed == reserved && claimed > 0;
-				long next = (moreDue || wakeIn == 0) ? 0 : (wakeIn < 0 ? sweepMillis : Math.min(wakeIn, sweepMillis));
-				long at = Math.min(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(next), wakeAfterClaimNanos);
+				long next = (moreDue || wakeInMicros == 0) ? 0
+						: (wakeInMicros < 0 ? sweepMicros : Math.min(wakeInMicros, sweepMicros));
+				long at = Math.min(System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(next), wakeAfterClaimNanos);
 				wakeAfterClaimNanos = Long.MAX_VALUE;
 				scheduleWake(at);
 			}

@@ -5,10 +5,12 @@ import dev.warden.redis.LuaScript;
 /** The delayed queue's scripts, read and digested once. */
 final class TaskScripts {
 
-	static final LuaScript SCHEDULE = LuaScript.load(TaskScripts.class, "task-schedule.lua");
+	/** The helpers of the scripts that work on a batch of tasks. */
+	private static final String BATCH_HELPERS = "task-batch.lua";
 
-	static final LuaScript CLAIM = LuaScript.load(TaskScripts.class, "task-claim.lua");
+	static final LuaScript SCHEDULE = LuaScript.load(TaskScripts.class, "task-schedule.lua", BATCH_HELPERS);
 
+	static final LuaScript CLAIM = LuaScript.load(TaskScripts.class, "task-claim.lua", BATCH_HELPERS);
 
 	static final LuaScript FAIL = LuaScript.load(TaskScripts.class, "task-fail.lua");
 

@@ -1,7 +1,9 @@
 -- Claims due tasks for one consumer: each moves to the in-flight set with a visibility deadline.
 -- Tasks whose deadline passed (their consumer died) are claimed again first. Before claiming, it
 -- completes the consumer's finished deliveries passed along: a busy consumer acknowledges with its
--- claims, an idle one with a claim of nothing (ARGV[1] = 0).
+-- claims, an idle one with a claim of nothing (ARGV[1] = 0). Whatever the batch size, it runs a
+-- fixed number of Redis commands: each step is one variadic command for the whole batch. Runs after
+-- task-batch.lua, which defines variadic, hmget and metaFields.
 --
 -- KEYS[1]  due zset
 -- KEYS[2]  tasks hash
@@ -16,47 +18,75 @@
 -- ARGV[6]… n pairs: task id, the delivery's claim token
 --
 -- Returns  {now, wake, n, outcome1, ..., outcomeN, id1, payload1, attempt1, token1, id2, ...}: now
---          is Redis's clock; wake is how many ms until the next task is due or the next deadline
---          passes (-1: nothing pending); each outcome is 1 when that delivery was completed, 0 when
+--          is Redis's clock (epoch ms); wake is how many µs until the next task is due or the next
+--          deadline passes (-1: nothing pending); each outcome is 1 when that delivery was completed, 0 when
 --          its claim no longer matched (cancelled, replaced, redelivered; nothing changed).
 local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local micros = tonumber(time[1]) * 1000000 + tonumber(time[2])
+local now = math.floor(micros / 1000)
 local limit = tonumber(ARGV[1])
 local deadline = now + tonumber(ARGV[2])
 local maxDeliveries = tonumber(ARGV[4])
 local finished = tonumber(ARGV[5])
 local out = {now, -1, finished}
-for i = 6, 5 + 2 * finished, 2 do
-    local id = ARGV[i]
-    if redis.call('hget', KEYS[4], 'c:' .. id) ~= ARGV[i + 1] then
-        out[#out + 1] = 0
-    else
-        redis.call('zrem', KEYS[3], id)
-        redis.call('hdel', KEYS[2], id)
-        redis.call('hdel', KEYS[4], 'a:' .. id, 'c:' .. id, 'e:' .. id)
-        out[#out + 1] = 1
+
+if finished > 0 then
+    local tokenFields = {}
+    for i = 1, finished do
+        tokenFields[i] = 'c:' .. ARGV[4 + 2 * i]
+    end
+    local tokens = hmget(KEYS[4], tokenFields)
+    local completed = {}
+    for i = 1, finished do
+        if tokens[i] == ARGV[5 + 2 * i] then
+            completed[#completed + 1] = ARGV[4 + 2 * i]
+            out[#out + 1] = 1
+        else
+            out[#out + 1] = 0
+        end
+    end
+    if #completed > 0 then
+        variadic('zrem', KEYS[3], completed)
+        variadic('hdel', KEYS[2], completed)
+        variadic('hdel', KEYS[4], metaFields(completed))
     end
 end
+
 local claimed = 0
 
 local function claimFrom(source)
     local ids = redis.call('zrangebyscore', source, '-inf', now, 'LIMIT', 0, limit - claimed)
-    for _, id in ipairs(ids) do
-        redis.call('zrem', source, id)
-        local payload = redis.call('hget', KEYS[2], id)
+    if #ids == 0 then
+        return
+    end
+    redis.call('zrem', source, unpack(ids))
+    local payloads = redis.call('hmget', KEYS[2], unpack(ids))
+    local attemptFields = {}
+    for i, id in ipairs(ids) do
+        attemptFields[i] = 'a:' .. id
+    end
+    local attempts = redis.call('hmget', KEYS[4], unpack(attemptFields))
+    local meta = {}
+    local inflight = {}
+    local dead = {}
+    for i, id in ipairs(ids) do
+        local payload = payloads[i]
         if payload then
-            local attempt = redis.call('hincrby', KEYS[4], 'a:' .. id, 1)
+            local attempt = (tonumber(attempts[i]) or 0) + 1
             if attempt > maxDeliveries then
                 local error = redis.call('hget', KEYS[4], 'e:' .. id) or 'no acknowledgement'
                 redis.call('hset', KEYS[5], id, cjson.encode({id = id, payload = payload,
                     attempts = attempt - 1, error = 'gave up after ' .. (attempt - 1)
                         .. ' deliveries; last: ' .. error, failedAt = now}))
-                redis.call('hdel', KEYS[2], id)
-                redis.call('hdel', KEYS[4], 'a:' .. id, 'c:' .. id, 'e:' .. id)
+                dead[#dead + 1] = id
             else
                 local token = ARGV[3] .. ':' .. attempt
-                redis.call('hset', KEYS[4], 'c:' .. id, token)
-                redis.call('zadd', KEYS[3], deadline, id)
+                meta[#meta + 1] = 'a:' .. id
+                meta[#meta + 1] = attempt
+                meta[#meta + 1] = 'c:' .. id
+                meta[#meta + 1] = token
+                inflight[#inflight + 1] = deadline
+                inflight[#inflight + 1] = id
                 out[#out + 1] = id
                 out[#out + 1] = payload
                 out[#out + 1] = attempt
@@ -64,6 +94,14 @@ local function claimFrom(source)
                 claimed = claimed + 1
             end
         end
+    end
+    if #dead > 0 then
+        variadic('hdel', KEYS[2], dead)
+        variadic('hdel', KEYS[4], metaFields(dead))
+    end
+    if #meta > 0 then
+        variadic('hset', KEYS[4], meta)
+        variadic('zadd', KEYS[3], inflight)
     end
 end
 
@@ -89,6 +127,6 @@ if inflightHead ~= nil and (next == nil or inflightHead < next) then
     next = inflightHead
 end
 if next ~= nil then
-    out[2] = math.max(0, next - now)
+    out[2] = math.max(0, next * 1000 - micros)
 end
 return out

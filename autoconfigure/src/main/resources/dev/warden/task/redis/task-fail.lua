@@ -12,7 +12,7 @@
 -- ARGV[3]  backoff in ms before the next attempt; -1 for a final failure
 -- ARGV[4]  the error, as text
 -- ARGV[5]  max attempts
--- ARGV[6]  the queue's wake-up channel
+-- ARGV[6]  the queue's wake-up channel (a message is the µs until the task it announces is due)
 --
 -- Returns  1 rescheduled; 2 moved to the dead letters; 0 the claim no longer matches (unchanged).
 local id = ARGV[1]
@@ -21,7 +21,8 @@ if meta[1] ~= ARGV[2] then
     return 0
 end
 local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local micros = tonumber(time[1]) * 1000000 + tonumber(time[2])
+local now = math.floor(micros / 1000)
 redis.call('zrem', KEYS[3], id)
 local attempts = tonumber(meta[2] or '0')
 local backoff = tonumber(ARGV[3])
@@ -38,6 +39,6 @@ local due = now + backoff
 local head = redis.call('zrange', KEYS[1], 0, 0, 'WITHSCORES')
 redis.call('zadd', KEYS[1], due, id)
 if head[2] == nil or due < tonumber(head[2]) then
-    redis.call('publish', ARGV[6], tostring(backoff))
+    redis.call('publish', ARGV[6], string.format('%d', math.max(0, due * 1000 - micros)))
 end
 return 1

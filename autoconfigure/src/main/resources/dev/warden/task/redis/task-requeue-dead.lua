@@ -4,7 +4,7 @@
 -- KEYS[2]  due zset
 -- KEYS[3]  tasks hash
 -- ARGV[1]  task id
--- ARGV[2]  the queue's wake-up channel
+-- ARGV[2]  the queue's wake-up channel (a message is the µs until the task it announces is due)
 --
 -- Returns  1 requeued; 0 no such dead letter; -1 a task of that id is pending again (unchanged).
 local record = redis.call('hget', KEYS[1], ARGV[1])

@@ -1,12 +1,13 @@
 -- Schedules tasks, idempotently by task id. A client sends the schedules of one queue that its
--- callers make while its previous call is under way together, in one call.
+-- callers make while its previous call is under way together, in one call; the writes of the whole
+-- batch go in one variadic command per key. Runs after task-batch.lua (variadic, metaFields).
 --
 -- KEYS[1]  due: zset, task id -> due time (epoch ms, Redis clock)
 -- KEYS[2]  tasks: hash, task id -> payload (the only copy of the payload)
 -- KEYS[3]  in flight: zset, task id -> visibility deadline (epoch ms)
 -- KEYS[4]  meta: hash, a:<task id> -> deliveries so far, c:<task id> -> token of the delivery under
 --          way, e:<task id> -> last handler error
--- ARGV[1]  the queue's wake-up channel
+-- ARGV[1]  the queue's wake-up channel (a message is the µs until the task it announces is due)
 -- ARGV[2…] one group of five per task, in order:
 --          task id;
 --          payload;
@@ -16,32 +17,43 @@
 --
 -- Returns  {status, due, now} per task, flattened: status 1 scheduled, 2 replaced, 0 already pending
 --          and kept as it is (due is then its due time, or -1 while it is in flight); now is Redis's
---          clock. When a task becomes the earliest due, its delay is published on the channel.
+--          clock. A task of the batch sees those before it as already pending. When a task becomes
+--          the earliest due, its delay in µs is published on the channel.
 local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local micros = tonumber(time[1]) * 1000000 + tonumber(time[2])
+local now = math.floor(micros / 1000)
 local head = redis.call('zrange', KEYS[1], 0, 0, 'WITHSCORES')
 local headDue = head[2] and tonumber(head[2])
 local earliest = nil
 local out = {}
+-- The tasks this call writes: id -> {payload, due}, and their ids in order.
+local written = {}
+local order = {}
+-- Tasks replaced while in flight: the delivery under way no longer matches its claim.
+local discarded = {}
 for i = 2, #ARGV - 4, 5 do
     local id = ARGV[i]
     local due = tonumber(ARGV[i + 3])
     if ARGV[i + 2] == 'in' then
         due = now + due
     end
-    local exists = redis.call('hexists', KEYS[2], id) == 1
+    local mine = written[id]
+    local exists = mine ~= nil or redis.call('hexists', KEYS[2], id) == 1
     if exists and ARGV[i + 4] ~= '1' then
-        local score = redis.call('zscore', KEYS[1], id)
+        local score = mine and mine.due or redis.call('zscore', KEYS[1], id)
         out[#out + 1] = 0
         out[#out + 1] = score and tonumber(score) or -1
     else
-        if exists then
-            -- The delivery under way, if any, no longer matches its claim: its acknowledgement is ignored.
-            redis.call('zrem', KEYS[3], id)
-            redis.call('hdel', KEYS[4], 'a:' .. id, 'c:' .. id, 'e:' .. id)
+        if mine == nil then
+            if exists then
+                discarded[#discarded + 1] = id
+            end
+            mine = {}
+            written[id] = mine
+            order[#order + 1] = id
         end
-        redis.call('hset', KEYS[2], id, ARGV[i + 1])
-        redis.call('zadd', KEYS[1], due, id)
+        mine.payload = ARGV[i + 1]
+        mine.due = due
         if earliest == nil or due < earliest then
             earliest = due
         end
@@ -50,7 +62,23 @@ for i = 2, #ARGV - 4, 5 do
     end
     out[#out + 1] = now
 end
+if #discarded > 0 then
+    variadic('zrem', KEYS[3], discarded)
+    variadic('hdel', KEYS[4], metaFields(discarded))
+end
+if #order > 0 then
+    local payloads = {}
+    local dues = {}
+    for _, id in ipairs(order) do
+        payloads[#payloads + 1] = id
+        payloads[#payloads + 1] = written[id].payload
+        dues[#dues + 1] = written[id].due
+        dues[#dues + 1] = id
+    end
+    variadic('hset', KEYS[2], payloads)
+    variadic('zadd', KEYS[1], dues)
+end
 if earliest ~= nil and (headDue == nil or earliest < headDue) then
-    redis.call('publish', ARGV[1], tostring(math.max(0, earliest - now)))
+    redis.call('publish', ARGV[1], string.format('%d', math.max(0, earliest * 1000 - micros)))
 end
 return out

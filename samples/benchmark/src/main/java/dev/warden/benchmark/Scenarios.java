@@ -24,6 +24,9 @@ import io.lettuce.core.api.sync.RedisCommands;
  */
 final class Scenarios {
 
+	/** How many slices of each of an uncontended run and the no-op ceiling alternate. */
+	private static final int CEILING_SLICES = 8;
+
 	private final RedisNode redis;
 
 	private final long runNanos;
@@ -36,22 +39,46 @@ final class Scenarios {
 		this.warmupNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(100, runMillis / 4));
 	}
 
-	/** Lock and unlock pairs per second, each thread on its own key (no contention). */
+	/**
+	 * Lock and unlock pairs per second, each thread on its own key (no contention), and their share
+	 * of the ceiling: the run is cut into slices that alternate with slices of the no-op script at
+	 * the same concurrency, so both see the machine in the same state (on a shared machine the
+	 * ceiling itself moves by up to 2× between runs). A pair is two round trips, so the share is
+	 * pairs/s against half the no-op calls/s.
+	 */
 	void uncontended(LockClient client, int threads, Report report) throws Exception {
-		loop(client, threads, false, thread -> "bench:own:" + thread, warmupNanos);
-		RedisCounters before = RedisCounters.read(redis);
-		Run run = loop(client, threads, false, thread -> "bench:own:" + thread, runNanos);
-		RedisCounters after = RedisCounters.read(redis);
-		String scenario = threads + (threads == 1 ? " thread" : " threads") + ", own keys";
-		report.add(new Metric(scenario + ": pairs/s", true), client.label(), run.perSecond());
-		if (threads == 1) {
-			report.add(new Metric(scenario + ": Redis commands per pair", false), client.label(),
-					after.commandsPer(before, run.count()));
-			report.add(new Metric(scenario + ": Redis CPU per pair (µs)", false), client.label(),
-					after.cpuMicrosPer(before, run.count()));
-		}
-		if (threads > 1) {
-			report.add(new Metric(scenario + ": acquire p99 (ms)", false), client.label(), run.percentileMillis(0.99));
+		Function<Integer, String> key = thread -> "bench:own:" + thread;
+		try (NoOpScript noOp = new NoOpScript(redis)) {
+			loop(client, threads, false, key, warmupNanos);
+			noOp.run(threads, warmupNanos);
+			long sliceNanos = runNanos / CEILING_SLICES;
+			Run pairs = null;
+			Run noOps = null;
+			long commands = 0;
+			double cpuMicros = 0;
+			for (int slice = 0; slice < CEILING_SLICES; slice++) {
+				RedisCounters before = RedisCounters.read(redis);
+				Run run = loop(client, threads, false, key, sliceNanos);
+				RedisCounters after = RedisCounters.read(redis);
+				commands += after.commands() - before.commands();
+				cpuMicros += (after.cpuSeconds() - before.cpuSeconds()) * 1e6;
+				pairs = (pairs == null) ? run : pairs.plus(run);
+				Run ceiling = noOp.run(threads, sliceNanos);
+				noOps = (noOps == null) ? ceiling : noOps.plus(ceiling);
+			}
+			String scenario = threads + (threads == 1 ? " thread" : " threads") + ", own keys";
+			report.add(new Metric(scenario + ": pairs/s", true), client.label(), pairs.perSecond());
+			report.add(new Metric(scenario + ": share of the no-op ceiling (%)", true), client.label(),
+					100 * pairs.perSecond() / (noOps.perSecond() / 2));
+			if (threads == 1) {
+				report.add(new Metric(scenario + ": Redis commands per pair", false), client.label(),
+						commands / (double) pairs.count());
+				report.add(new Metric(scenario + ": Redis CPU per pair (µs)", false), client.label(),
+						cpuMicros / pairs.count());
+			}
+			if (threads > 1) {
+				report.add(new Metric(scenario + ": acquire p99 (ms)", false), client.label(), pairs.percentileMillis(0.99));
+			}
 		}
 	}
 
@@ -157,19 +184,41 @@ final class Scenarios {
 
 	/** The ceiling: a no-op script by EVALSHA on one shared Lettuce connection. */
 	void ceiling(int threads, Report report) throws Exception {
-		RedisClient redisClient = RedisClient.create(redis.uri());
-		try (StatefulRedisConnection<String, String> connection = redisClient.connect()) {
-			RedisCommands<String, String> commands = connection.sync();
-			String sha = commands.scriptLoad("return 1");
-			Run run = timed(threads, runNanos, (thread, samples) -> {
+		try (NoOpScript noOp = new NoOpScript(redis)) {
+			noOp.run(threads, warmupNanos);
+			Run run = noOp.run(threads, runNanos);
+			report.add(new Metric("ceiling: no-op EVALSHA, " + threads + " threads (ops/s)", true), "", run.perSecond());
+		}
+	}
+
+	/** A no-op script called by EVALSHA on one shared, plain Lettuce connection: what Redis and the network allow. */
+	private static final class NoOpScript implements AutoCloseable {
+
+		private final RedisClient client;
+
+		private final RedisCommands<String, String> commands;
+
+		private final String sha;
+
+		NoOpScript(RedisNode redis) {
+			this.client = RedisClient.create(redis.uri());
+			StatefulRedisConnection<String, String> connection = client.connect();
+			this.commands = connection.sync();
+			this.sha = commands.scriptLoad("return 1");
+		}
+
+		Run run(int threads, long nanos) throws Exception {
+			return timed(threads, nanos, (thread, samples) -> {
 				commands.evalsha(sha, ScriptOutputType.INTEGER);
 				samples.add(0);
 			});
-			report.add(new Metric("ceiling: no-op EVALSHA, " + threads + " threads (ops/s)", true), "", run.perSecond());
 		}
-		finally {
-			redisClient.shutdown();
+
+		@Override
+		public void close() {
+			client.shutdown();
 		}
+
 	}
 
 	private long connectedClients() {
@@ -263,6 +312,13 @@ final class Scenarios {
 
 	/** What all threads of one timed run did. */
 	record Run(List<Samples> threads, long elapsedNanos) {
+
+		/** Both runs as one, as if one had followed the other. */
+		Run plus(Run other) {
+			List<Samples> all = new ArrayList<>(threads);
+			all.addAll(other.threads);
+			return new Run(all, elapsedNanos + other.elapsedNanos);
+		}
 
 		long count() {
 			return threads.stream().mapToLong(samples -> samples.size).sum();

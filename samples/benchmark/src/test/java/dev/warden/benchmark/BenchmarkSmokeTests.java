@@ -13,7 +13,8 @@ class BenchmarkSmokeTests {
 		String table = report.markdown();
 		assertThat(table).contains("| 8 threads, own keys: pairs/s |", "| handoff, unlock() called → waiter holds: p50 (µs) |",
 				"| handoff, two clients, unlock() called → waiter holds: p99 (µs) |",
-				"| client weight: connections opened |", "| ceiling: no-op EVALSHA, 8 threads (ops/s) |");
+				"| client weight: connections opened |", "| ceiling: no-op EVALSHA, 8 threads (ops/s) |",
+				"| 64 threads, own keys: share of the no-op ceiling (%) |");
 		assertThat(report.median("1 thread, own keys: pairs/s", "Warden")).isPositive();
 		assertThat(report.median("1 thread, own keys: pairs/s", "Redisson")).isPositive();
 		assertThat(report.median("fair lock, 8 threads, one key: acquisitions/s", "Warden")).isPositive();

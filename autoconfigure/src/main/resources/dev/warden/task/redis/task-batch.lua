@@ -1,0 +1,34 @@
+-- Helpers for the scripts that work on many tasks in one call (task-claim.lua, task-schedule.lua).
+-- Redis 6.2 has no script libraries, so this file is put in front of each of them when they are
+-- loaded (LuaScript's preludes) and runs as part of them; it touches no key by itself.
+
+-- Runs a variadic command on key with the items as its further arguments, in slices of 1000 that
+-- Lua's unpack can pass (it is bounded by the C stack); the even size keeps pairs together.
+local function variadic(command, key, items)
+    for first = 1, #items, 1000 do
+        redis.call(command, key, unpack(items, first, math.min(#items, first + 999)))
+    end
+end
+
+-- HMGET of any number of fields, in the same slices.
+local function hmget(key, fields)
+    local values = {}
+    for first = 1, #fields, 1000 do
+        local slice = redis.call('hmget', key, unpack(fields, first, math.min(#fields, first + 999)))
+        for i = 1, #slice do
+            values[first + i - 1] = slice[i]
+        end
+    end
+    return values
+end
+
+-- The fields of tasks in the meta hash.
+local function metaFields(ids)
+    local fields = {}
+    for _, id in ipairs(ids) do
+        fields[#fields + 1] = 'a:' .. id
+        fields[#fields + 1] = 'c:' .. id
+        fields[#fields + 1] = 'e:' .. id
+    end
+    return fields
+end
