@@ -153,7 +153,7 @@ public final class RedisEngine implements AutoCloseable {
 	 */
 	public <T> CompletableFuture<T> eval(LuaScript script, ScriptOutputType type, String[] keys, String... args) {
 		CompletableFuture<T> bySha = commands.<T>evalsha(script.sha1(), type, keys, args).toCompletableFuture();
-		CompletableFuture<T> reply = new CompletableFuture<>();
+		CommandReply<T> reply = new CommandReply<>(bySha);
 		bySha.whenComplete((value, failure) -> {
 			if (failure == null) {
 				reply.complete(value);
@@ -172,20 +172,14 @@ public final class RedisEngine implements AutoCloseable {
 				reply.completeExceptionally(failure);
 			}
 		});
-		reply.whenComplete((value, failure) -> {
-			if (failure != null && !bySha.isDone()) {
-				// The caller gave up (a timeout): a command still buffered during a reconnect must
-				// not be sent later.
-				bySha.cancel(false);
-			}
-		});
 		return reply;
 	}
 
 	/**
 	 * Like {@link CompletableFuture#thenApply}, except that when the mapped future fails or is
 	 * cancelled first (a caller's timeout), the command behind {@code reply} is cancelled too, so a
-	 * command still buffered during a reconnect is never sent.
+	 * command still buffered during a reconnect is never sent. A mapper that throws fails the mapped
+	 * future with its exception.
 	 * @param reply a command's reply, as returned by Lettuce or {@link #eval}
 	 * @param mapper maps the reply
 	 * @param <T> the reply type
@@ -193,11 +187,21 @@ public final class RedisEngine implements AutoCloseable {
 	 * @return the mapped future
 	 */
 	public static <T, U> CompletableFuture<U> map(CompletableFuture<T> reply, Function<? super T, ? extends U> mapper) {
-		CompletableFuture<U> mapped = reply.thenApply(mapper);
-		mapped.whenComplete((value, failure) -> {
-			if (failure != null && !reply.isDone()) {
-				reply.cancel(false);
+		CommandReply<U> mapped = new CommandReply<>(reply);
+		reply.whenComplete((value, failure) -> {
+			if (failure != null) {
+				mapped.completeExceptionally(failure);
+				return;
 			}
+			U result;
+			try {
+				result = mapper.apply(value);
+			}
+			catch (RuntimeException | Error ex) {
+				mapped.completeExceptionally(ex);
+				return;
+			}
+			mapped.complete(result);
 		});
 		return mapped;
 	}
