@@ -21,26 +21,19 @@ final class CommandReply<T> extends CompletableFuture<T> {
 
 	@Override
 	public boolean completeExceptionally(Throwable failure) {
-		boolean completed = super.completeExceptionally(failure);
-		if (completed) {
-			cancelCommand();
-		}
-		return completed;
+		return cancelCommandIf(super.completeExceptionally(failure));
 	}
 
 	@Override
 	public boolean cancel(boolean mayInterruptIfRunning) {
-		boolean cancelled = super.cancel(mayInterruptIfRunning);
-		if (cancelled) {
-			cancelCommand();
-		}
-		return cancelled;
+		return cancelCommandIf(super.cancel(mayInterruptIfRunning));
 	}
 
-	private void cancelCommand() {
-		if (!command.isDone()) {
+	private boolean cancelCommandIf(boolean endedHere) {
+		if (endedHere && !command.isDone()) {
 			command.cancel(false);
 		}
+		return endedHere;
 	}
 
 	/** Stages built on this reply are plain futures: they stand for no command of their own. */

@@ -292,16 +292,7 @@ class DelayedQueueTests {
 	@Test
 	void taskOfAConsumerThatDiedIsDeliveredAgainAfterTheVisibilityTimeout() throws Exception {
 		ConsumerOptions shortVisibility = FAST.withVisibilityTimeout(Duration.ofMillis(500));
-		Warden dying = clients.open(redis.node(), options -> options.shutdownGrace(Duration.ZERO));
-		CountDownLatch started = new CountDownLatch(1);
-		CountDownLatch never = new CountDownLatch(1);
-		dying.getDelayedQueue("crash", String.class).consume(delivery -> {
-			started.countDown();
-			hangLikeADeadProcess(never);
-		}, shortVisibility);
-		dying.getDelayedQueue("crash", String.class).schedule("survivor", "x", Duration.ZERO);
-		assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
-		clients.close(dying);
+		CountDownLatch hanging = claimThenDie("crash", "survivor", shortVisibility);
 
 		BlockingQueue<Delivery<String>> redelivered = new LinkedBlockingQueue<>();
 		Warden rescuer = client();
@@ -311,22 +302,13 @@ class DelayedQueueTests {
 		assertThat(delivery.id()).isEqualTo("survivor");
 		assertThat(delivery.attempt()).isEqualTo(2);
 		Eventually.await("acknowledged", () -> rescuer.getDelayedQueue("crash").size() == 0);
-		never.countDown();
+		hanging.countDown();
 	}
 
 	@Test
 	void taskWhoseConsumersKeepDyingGoesToTheDeadLettersOnceItsDeliveriesRunOut() throws Exception {
 		ConsumerOptions oneDelivery = FAST.withMaxAttempts(1).withVisibilityTimeout(Duration.ofMillis(300));
-		Warden dying = clients.open(redis.node(), options -> options.shutdownGrace(Duration.ZERO));
-		CountDownLatch started = new CountDownLatch(1);
-		CountDownLatch never = new CountDownLatch(1);
-		dying.getDelayedQueue("doomed-crash", String.class).consume(delivery -> {
-			started.countDown();
-			hangLikeADeadProcess(never);
-		}, oneDelivery);
-		dying.getDelayedQueue("doomed-crash", String.class).schedule("orphan", "x", Duration.ZERO);
-		assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
-		clients.close(dying);
+		CountDownLatch hanging = claimThenDie("doomed-crash", "orphan", oneDelivery);
 
 		AtomicInteger handled = new AtomicInteger();
 		DelayedQueue<String> queue = client().getDelayedQueue("doomed-crash", String.class);
@@ -341,19 +323,33 @@ class DelayedQueueTests {
 		assertThat(queue.size()).isZero();
 		// Nothing of the task is left but its dead letter.
 		assertThat(redis.node().call("KEYS", "*{doomed-crash}*")).asList().hasSize(1);
-		never.countDown();
+		hanging.countDown();
 	}
 
-	/** Like a process that dies mid-task: no acknowledgement and no failure report, until released. */
-	private static void hangLikeADeadProcess(CountDownLatch release) {
-		while (release.getCount() > 0) {
-			try {
-				release.await();
+	/**
+	 * Schedules task {@code taskId} on a client whose consumer claims it and then hangs like a
+	 * process that died mid-task (no acknowledgement and no failure report), and closes that client.
+	 * @return the latch that ends the hanging handler, for the end of the test
+	 */
+	private CountDownLatch claimThenDie(String queue, String taskId, ConsumerOptions options) throws Exception {
+		Warden dying = clients.open(redis.node(), builder -> builder.shutdownGrace(Duration.ZERO));
+		CountDownLatch started = new CountDownLatch(1);
+		CountDownLatch hanging = new CountDownLatch(1);
+		dying.getDelayedQueue(queue, String.class).consume(delivery -> {
+			started.countDown();
+			while (hanging.getCount() > 0) {
+				try {
+					hanging.await();
+				}
+				catch (InterruptedException ignored) {
+					// Keep hanging; the client that ran this is closed.
+				}
 			}
-			catch (InterruptedException ignored) {
-				// Keep hanging; the client that ran this is closed.
-			}
-		}
+		}, options);
+		dying.getDelayedQueue(queue, String.class).schedule(taskId, "x", Duration.ZERO);
+		assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+		clients.close(dying);
+		return hanging;
 	}
 
 	@Test
