@@ -274,6 +274,30 @@ class DelayedQueueTests {
 	}
 
 	@Test
+	void aConsumerWithOneHandlerSlotAcknowledgesEveryTaskAndStopsIdle() throws Exception {
+		// One slot: every handler finishes while the next claim waits for that slot, so each
+		// acknowledgement waits for the claim the slot's release runs.
+		Warden warden = clients.open(redis.node(),
+				options -> options.taskConcurrency(1).shutdownGrace(Duration.ofSeconds(5)));
+		DelayedQueue<Integer> queue = warden.getDelayedQueue("one-slot", Integer.class);
+		for (int i = 0; i < 300; i++) {
+			queue.schedule("task-" + i, i, Duration.ZERO);
+		}
+		Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
+		CountDownLatch all = new CountDownLatch(300);
+		TaskConsumer consumer = queue.consume(delivery -> {
+			runs.computeIfAbsent(delivery.id(), id -> new AtomicInteger()).incrementAndGet();
+			all.countDown();
+		}, FAST);
+		assertThat(all.await(60, TimeUnit.SECONDS)).isTrue();
+		assertThat(consumer.stop(Duration.ofSeconds(10))).isTrue();
+		assertThat(runs).hasSize(300);
+		assertThat(runs.values()).allSatisfy(count -> assertThat(count).hasValue(1));
+		Eventually.await("all acknowledged", () -> queue.size() == 0);
+		assertThat(redis.node().call("KEYS", "*{one-slot}*")).asList().isEmpty();
+	}
+
+	@Test
 	void tasksOfStoppedClientsFireForANewClient() throws Exception {
 		Warden first = client();
 		DelayedQueue<String> queue = first.getDelayedQueue("restart", String.class);

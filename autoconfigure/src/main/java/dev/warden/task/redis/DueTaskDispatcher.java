@@ -88,6 +88,9 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 	// Whether an acknowledgement call of its own is under way.
 	private boolean acknowledging;
 
+	// Whether a claim waits for a handler slot to free up (it runs when one does).
+	private boolean awaitingSlot;
+
 	private @Nullable Membership<DueTaskDispatcher<T>> subscription;
 
 	DueTaskDispatcher(String queue, QueueKeys keys, RedisEngine engine, TaskWorkers workers, PayloadCodec<T> codec,
@@ -179,8 +182,10 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 				wake = null;
 			}
 			wakeAtNanos = Long.MAX_VALUE;
+			awaitingSlot = false;
 			reserved = workers.reserve(MAX_BATCH);
 			if (reserved == 0) {
+				awaitingSlot = true;
 				workers.whenSlotFree(this::claim);
 				finished = acknowledgeAloneUnlessClaimingSoon();
 			}
@@ -314,17 +319,18 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 
 	/**
 	 * Acknowledges a task whose handler succeeded, without waiting. The acknowledgement goes with
-	 * this consumer's next claim when one is under way or due within 2 ms; otherwise it is sent at
-	 * once, or, when an acknowledgement is under way, with the others that finish meanwhile in one
-	 * call when that one is answered. The delivery counts as running until its acknowledgement is
-	 * answered.
+	 * this consumer's next claim when one is under way, due within 2 ms, or waiting for a slot (the
+	 * caller frees its slot next, which runs that claim; a claim that still finds no slot sends the
+	 * acknowledgements alone); otherwise it is sent at once, or, when an acknowledgement is under
+	 * way, with the others that finish meanwhile in one call when that one is answered. The delivery
+	 * counts as running until its acknowledgement is answered.
 	 */
 	private void acknowledge(String id, String token) {
 		List<String> batch;
 		synchronized (this) {
 			acknowledgements.add(id);
 			acknowledgements.add(token);
-			batch = acknowledgeAloneUnlessClaimingSoon();
+			batch = (running && awaitingSlot) ? List.of() : acknowledgeAloneUnlessClaimingSoon();
 		}
 		sendAcknowledgements(batch);
 	}
@@ -429,6 +435,7 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 				return;
 			}
 			running = false;
+			awaitingSlot = false;
 			if (wake != null) {
 				wake.cancel(false);
 				wake = null;
