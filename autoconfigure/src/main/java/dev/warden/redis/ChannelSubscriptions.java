@@ -6,8 +6,8 @@ import java.util.concurrent.ConcurrentMap;
 import java.util.function.Supplier;
 
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
-import org.jspecify.annotations.Nullable;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Reference-counted channel subscriptions over one client's single pub/sub connection.

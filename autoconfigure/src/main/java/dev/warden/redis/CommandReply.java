@@ -3,6 +3,8 @@ package dev.warden.redis;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A reply that stands for a command sent earlier: when it is cancelled or failed before the
  * command is answered (a caller's timeout), the command is cancelled too, so a command still
@@ -27,6 +29,16 @@ final class CommandReply<T> extends CompletableFuture<T> {
 	@Override
 	public boolean cancel(boolean mayInterruptIfRunning) {
 		return cancelCommandIf(super.cancel(mayInterruptIfRunning));
+	}
+
+	/** Completes this reply as {@code whenComplete} reports an outcome: with the value, or the failure. */
+	void settle(@Nullable T value, @Nullable Throwable failure) {
+		if (failure == null) {
+			complete(value);
+		}
+		else {
+			completeExceptionally(failure);
+		}
 	}
 
 	private boolean cancelCommandIf(boolean endedHere) {

@@ -155,21 +155,11 @@ public final class RedisEngine implements AutoCloseable {
 		CompletableFuture<T> bySha = commands.<T>evalsha(script.sha1(), type, keys, args).toCompletableFuture();
 		CommandReply<T> reply = new CommandReply<>(bySha);
 		bySha.whenComplete((value, failure) -> {
-			if (failure == null) {
-				reply.complete(value);
-			}
-			else if (unwrap(failure) instanceof RedisNoScriptException && !reply.isDone()) {
-				commands.<T>eval(script.source(), type, keys, args).whenComplete((retried, retryFailure) -> {
-					if (retryFailure == null) {
-						reply.complete(retried);
-					}
-					else {
-						reply.completeExceptionally(retryFailure);
-					}
-				});
+			if (failure != null && unwrap(failure) instanceof RedisNoScriptException && !reply.isDone()) {
+				commands.<T>eval(script.source(), type, keys, args).whenComplete(reply::settle);
 			}
 			else {
-				reply.completeExceptionally(failure);
+				reply.settle(value, failure);
 			}
 		});
 		return reply;

@@ -15,7 +15,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The watchdog of one client: renews the lease of every lock held without an explicit lease,
- * every third of the watchdog timeout, on one shared scheduler.
+ * at most a third of the watchdog timeout after the last time, on one shared scheduler.
  * <p>
  * One periodic sweep, every twelfth of the watchdog timeout, renews each hold whose last renewal
  * (or acquisition) is a quarter of the timeout old, so a hold is renewed between a quarter and a
@@ -132,7 +132,6 @@ public final class LeaseRenewal implements AutoCloseable {
 
 	/** Stops the renewals of every owner of the lock (after a force unlock). */
 	void stopAll(String lockName) {
-		handOvers.releasedPlainly(lockName);
 		renewals.values().removeIf(renewal -> {
 			if (renewal.lockName.equals(lockName)) {
 				renewal.cancel();

@@ -129,7 +129,7 @@ abstract class LockLayout {
 	 * A release script's reply without a hand-over, as {@link #release} answers it: {@code {-1, 0}}
 	 * {@code null}, {@code {0, 0}} 0, {@code {2, 0}} 1.
 	 */
-	static @Nullable Long plainRelease(List<Object> reply) {
+	private static @Nullable Long plainRelease(List<Object> reply) {
 		long outcome = (Long) reply.get(0);
 		return (outcome < 0) ? null : (outcome == 0) ? 0L : 1L;
 	}

@@ -195,8 +195,7 @@ public final class RedisDistributedLock implements DistributedLock {
 		return layout.release(engine, ownerId)
 			.handle((released, failure) -> {
 				if (failure != null) {
-					renewal.stop(layout, ownerId);
-					handOvers.releasedPlainly(name);
+					releasedPlainly(ownerId);
 					throw RedisEngine.translate(failure, releaseAction);
 				}
 				if (released == null) {
@@ -204,8 +203,7 @@ public final class RedisDistributedLock implements DistributedLock {
 				}
 				if (released == 1L) {
 					// On the reply's own thread, before any later reply (a renewal's) is handled.
-					renewal.stop(layout, ownerId);
-					handOvers.releasedPlainly(name);
+					releasedPlainly(ownerId);
 				}
 				return null;
 			});
@@ -238,8 +236,7 @@ public final class RedisDistributedLock implements DistributedLock {
 		return layout.handOver(engine, ownerId, successor.successor)
 			.handle((reply, failure) -> {
 				if (failure != null) {
-					renewal.stop(layout, ownerId);
-					handOvers.releasedPlainly(name);
+					releasedPlainly(ownerId);
 					RuntimeException translated = RedisEngine.translate(failure, releaseAction);
 					// Whether the lock reached the successor is unknown: if it did, it expires with its lease.
 					successor.wakeUp.completeExceptionally(translated);
@@ -257,8 +254,7 @@ public final class RedisDistributedLock implements DistributedLock {
 				}
 				if (outcome == 2L) {
 					// Freed, and the first waiter (someone else) was told.
-					renewal.stop(layout, ownerId);
-					handOvers.releasedPlainly(name);
+					releasedPlainly(ownerId);
 				}
 				waiters.giveBack(successor);
 				if (outcome < 0) {
@@ -266,6 +262,15 @@ public final class RedisDistributedLock implements DistributedLock {
 				}
 				return null;
 			});
+	}
+
+	/**
+	 * The owner's holds ended without a hand-over: their renewal stops, and a new streak of
+	 * hand-overs may begin.
+	 */
+	private void releasedPlainly(String ownerId) {
+		renewal.stop(layout, ownerId);
+		handOvers.releasedPlainly(name);
 	}
 
 	private IllegalMonitorStateException notHeld(String ownerId) {
@@ -277,6 +282,7 @@ public final class RedisDistributedLock implements DistributedLock {
 	public boolean forceUnlock() {
 		Long released = engine.await(layout.forceRelease(engine).thenApply(reply -> {
 			renewal.stopAll(name);
+			handOvers.releasedPlainly(name);
 			return reply;
 		}), "force unlock of '" + name + "'");
 		return released != null && released == 1L;
@@ -608,7 +614,7 @@ public final class RedisDistributedLock implements DistributedLock {
 
 		private void fail(Throwable failure) {
 			stopWaiting(false);
-			result.completeExceptionally(RedisEngine.translate(failure, "lock of '" + name + "'"));
+			result.completeExceptionally(RedisEngine.translate(failure, acquireAction));
 		}
 
 		private boolean finish(boolean acquired) {

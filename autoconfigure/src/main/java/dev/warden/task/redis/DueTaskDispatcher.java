@@ -62,6 +62,11 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 
 	private final String consumerId;
 
+	// The claim script's fixed arguments, built once: a busy consumer claims every millisecond.
+	private final String visibilityTimeoutArg;
+
+	private final String maxAttemptsArg;
+
 	private final long sweepMicros;
 
 	private final Duration defaultGrace;
@@ -104,6 +109,8 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 		this.handler = handler;
 		this.options = options;
 		this.consumerId = consumerId;
+		this.visibilityTimeoutArg = Long.toString(options.visibilityTimeout().toMillis());
+		this.maxAttemptsArg = Integer.toString(options.maxAttempts());
 		this.sweepMicros = TimeUnit.NANOSECONDS.toMicros(sweepInterval.toNanos());
 		this.defaultGrace = defaultGrace;
 		this.onStop = onStop;
@@ -209,9 +216,9 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 	private CompletableFuture<List<Object>> claimScript(int limit, List<String> finished) {
 		String[] args = new String[5 + finished.size()];
 		args[0] = Integer.toString(limit);
-		args[1] = Long.toString(options.visibilityTimeout().toMillis());
+		args[1] = visibilityTimeoutArg;
 		args[2] = consumerId;
-		args[3] = Integer.toString(options.maxAttempts());
+		args[3] = maxAttemptsArg;
 		args[4] = Integer.toString(finished.size() / 2);
 		for (int i = 0; i < finished.size(); i++) {
 			args[5 + i] = finished.get(i);
@@ -234,7 +241,7 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 			@Nullable Throwable failure) {
 		int claimed = 0;
 		long wakeInMicros = TimeUnit.MILLISECONDS.toMicros(RETRY_AFTER_ERROR_MILLIS);
-		int acknowledged = finished.size() / 2;
+		int completions = finished.size() / 2;
 		try {
 			acknowledged(finished, outcomes(reply, finished), failure);
 			if (failure != null) {
@@ -243,7 +250,7 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 			}
 			else if (reply != null) {
 				wakeInMicros = (Long) reply.get(1);
-				for (int i = 3 + acknowledged; i + 3 < reply.size(); i += 4) {
+				for (int i = 3 + completions; i + 3 < reply.size(); i += 4) {
 					String id = (String) reply.get(i);
 					String payload = (String) reply.get(i + 1);
 					int attempt = ((Long) reply.get(i + 2)).intValue();
@@ -278,7 +285,7 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 	}
 
 	private void deliver(String id, String payload, int attempt, String token) {
-		boolean acknowledging = false;
+		boolean succeeded = false;
 		try {
 			T value;
 			try {
@@ -300,7 +307,7 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 				fail(id, token, options.backoffAfter(attempt).toMillis(), describe(ex));
 				return;
 			}
-			acknowledging = true;
+			succeeded = true;
 			acknowledge(id, token);
 		}
 		catch (RuntimeException ex) {
@@ -309,7 +316,8 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 					+ "its visibility timeout", id, queue, ex);
 		}
 		finally {
-			if (!acknowledging) {
+			if (!succeeded) {
+				// A delivery that succeeded ends when its acknowledgement is answered.
 				deliveriesDone(1);
 			}
 			// The handler is done: its slot may run another task while the acknowledgement is sent.

@@ -63,16 +63,21 @@ final class ScheduleBatcher {
 		return batch;
 	}
 
-	private void send(List<Request> batch) {
-		while (batch.isEmpty()) {
-			synchronized (this) {
-				batch = take();
-				if (batch.isEmpty()) {
-					sending = false;
-					return;
-				}
+	/** Sends the schedules made meanwhile, if any; else no call is under way any more. */
+	private void sendNext() {
+		List<Request> batch;
+		synchronized (this) {
+			batch = take();
+			if (batch.isEmpty()) {
+				sending = false;
+				return;
 			}
 		}
+		send(batch);
+	}
+
+	/** Sends a batch of at least one schedule, then the next one. */
+	private void send(List<Request> batch) {
 		String[] args = new String[1 + 5 * batch.size()];
 		args[0] = keys.channel;
 		for (int i = 0; i < batch.size(); i++) {
@@ -110,7 +115,7 @@ final class ScheduleBatcher {
 					sent.get(i).reply.complete(values.subList(3 * i, 3 * i + 3));
 				}
 			}
-			send(List.of());
+			sendNext();
 		});
 	}
 

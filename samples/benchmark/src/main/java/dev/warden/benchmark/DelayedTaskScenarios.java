@@ -49,19 +49,14 @@ final class DelayedTaskScenarios {
 		Deliveries deliveries = new Deliveries(tasks, Math.max(1, Math.min(WARMUP_TASKS, tasks / 10)));
 		long leadMillis = Math.max(200, tasks / 5);
 		String scenario = "delayed, " + tasks + " due " + (spreadMillis == 0 ? "at once" : "over " + spreadMillis + " ms");
-		long firstDue;
-		RedisCounters before;
+		Measured measured;
 		if (label.equals("Warden")) {
 			RedisClient client = RedisClient.create(redis.uri());
 			try (Warden warden = Warden.builder(client).shutdownGrace(Duration.ofSeconds(5)).build()) {
 				DelayedQueue<Long> queue = warden.getDelayedQueue("bench-delay-" + System.nanoTime(), Long.class);
 				TaskConsumer consumer = queue.consume(delivery -> deliveries.record(delivery.payload()));
-				Schedule schedule = (i, due) -> queue.schedule("t" + i, due, java.time.Instant.ofEpochMilli(Math.abs(due)));
-				deliveries.warmUp(schedule);
-				before = RedisCounters.read(redis);
-				firstDue = System.currentTimeMillis() + leadMillis;
-				scheduleAll(tasks, firstDue, spreadMillis, schedule);
-				deliveries.await();
+				measured = measure(deliveries, tasks, leadMillis, spreadMillis,
+						(i, due) -> queue.schedule("t" + i, due, java.time.Instant.ofEpochMilli(Math.abs(due))));
 				consumer.close();
 			}
 			finally {
@@ -69,9 +64,7 @@ final class DelayedTaskScenarios {
 			}
 		}
 		else {
-			Config config = new Config();
-			config.useSingleServer().setAddress(redis.uri());
-			RedissonClient redisson = Redisson.create(config);
+			RedissonClient redisson = newRedisson();
 			ExecutorService consumers = Executors.newFixedThreadPool(8);
 			try {
 				RBlockingQueue<Long> destination = redisson.getBlockingQueue("bench-delay-" + System.nanoTime());
@@ -84,13 +77,8 @@ final class DelayedTaskScenarios {
 						return null;
 					});
 				}
-				Schedule schedule = (i, due) -> delayed.offer(due,
-						Math.max(0, Math.abs(due) - System.currentTimeMillis()), TimeUnit.MILLISECONDS);
-				deliveries.warmUp(schedule);
-				before = RedisCounters.read(redis);
-				firstDue = System.currentTimeMillis() + leadMillis;
-				scheduleAll(tasks, firstDue, spreadMillis, schedule);
-				deliveries.await();
+				measured = measure(deliveries, tasks, leadMillis, spreadMillis, (i, due) -> delayed.offer(due,
+						Math.max(0, Math.abs(due) - System.currentTimeMillis()), TimeUnit.MILLISECONDS));
 				delayed.destroy();
 			}
 			finally {
@@ -103,8 +91,9 @@ final class DelayedTaskScenarios {
 		RedisCounters after = RedisCounters.read(redis);
 		if (spreadMillis > 0) {
 			report.add(new Metric(scenario + ": Redis commands per task", false), label,
-					after.commandsPer(before, tasks));
-			report.add(new Metric(scenario + ": Redis CPU per task (µs)", false), label, after.cpuMicrosPer(before, tasks));
+					after.commandsPer(measured.before(), tasks));
+			report.add(new Metric(scenario + ": Redis CPU per task (µs)", false), label,
+					after.cpuMicrosPer(measured.before(), tasks));
 		}
 		Arrays.sort(lateness);
 		report.add(new Metric(scenario + ": lateness p50 (ms)", false), label, lateness[tasks / 2]);
@@ -112,7 +101,7 @@ final class DelayedTaskScenarios {
 				lateness[Math.min(tasks - 1, (int) (tasks * 0.99))]);
 		report.add(new Metric(scenario + ": lateness max (ms)", false), label, lateness[tasks - 1]);
 		// From the first due time to the last run: for tasks spread out, about the rate they fall due.
-		double seconds = Math.max(1, lastRun - firstDue) / 1000.0;
+		double seconds = Math.max(1, lastRun - measured.firstDue()) / 1000.0;
 		report.add(new Metric(scenario + (spreadMillis == 0 ? ": drain rate (tasks/s)" : ": throughput (tasks/s)"), true),
 				label, tasks / seconds);
 	}
@@ -134,9 +123,7 @@ final class DelayedTaskScenarios {
 			}
 		}
 		else {
-			Config config = new Config();
-			config.useSingleServer().setAddress(redis.uri());
-			RedissonClient redisson = Redisson.create(config);
+			RedissonClient redisson = newRedisson();
 			try {
 				RDelayedQueue<String> delayed = redisson.getDelayedQueue(redisson.getBlockingQueue("bench-memory"));
 				scheduleAll(tasks, 0, 0, (i, due) -> delayed.offer(PAYLOAD + i, 1, TimeUnit.HOURS));
@@ -213,6 +200,30 @@ final class DelayedTaskScenarios {
 
 		void schedule(int index, long due) throws Exception;
 
+	}
+
+	private RedissonClient newRedisson() {
+		Config config = new Config();
+		config.useSingleServer().setAddress(redis.uri());
+		return Redisson.create(config);
+	}
+
+	/** Where a measured run started: Redis's counters, and the first task's due time. */
+	private record Measured(RedisCounters before, long firstDue) {
+	}
+
+	/**
+	 * Warms the consumers up, then schedules {@code tasks} tasks, the first due {@code leadMillis}
+	 * from now, and waits until they all ran.
+	 */
+	private Measured measure(Deliveries deliveries, int tasks, long leadMillis, long spreadMillis, Schedule schedule)
+			throws Exception {
+		deliveries.warmUp(schedule);
+		RedisCounters before = RedisCounters.read(redis);
+		long firstDue = System.currentTimeMillis() + leadMillis;
+		scheduleAll(tasks, firstDue, spreadMillis, schedule);
+		deliveries.await();
+		return new Measured(before, firstDue);
 	}
 
 	private static void scheduleAll(int tasks, long firstDue, long spreadMillis, Schedule schedule) throws Exception {
