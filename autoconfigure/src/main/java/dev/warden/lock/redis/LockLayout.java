@@ -1,6 +1,5 @@
 package dev.warden.lock.redis;
 
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
@@ -51,14 +50,27 @@ abstract class LockLayout {
 	 */
 	record Attempt(boolean acquired, long value) {
 
-		static Attempt of(@Nullable List<Object> reply) {
-			if (reply == null || reply.size() < 2) {
-				throw new IllegalStateException("Unexpected acquire reply: " + reply);
+		/**
+		 * An acquire script's reply: the fencing token ({@code >= 0}) when acquired, otherwise
+		 * {@code -2 - ttl} ({@code < 0}).
+		 */
+		static Attempt of(@Nullable Long reply) {
+			if (reply == null) {
+				throw new IllegalStateException("No acquire reply");
 			}
-			return new Attempt(((Long) reply.get(0)) == 1L, (Long) reply.get(1));
+			return (reply >= 0) ? new Attempt(true, reply) : new Attempt(false, -2 - reply);
 		}
 
 	}
+
+	/** A release script's reply: the releasing owner held nothing. */
+	static final long NOT_HELD = -1;
+
+	/** A release script's reply: the releasing owner still holds the lock. */
+	static final long STILL_HELD = 0;
+
+	/** A release script's reply: the lock was freed and its waiters told; any positive reply is a hand-over's token. */
+	static final long FREED = -2;
 
 	/** The hash field that counts {@code ownerId}'s holds. */
 	String holdField(String ownerId) {
@@ -88,8 +100,8 @@ abstract class LockLayout {
 		return RedisEngine.map(acquireScript(engine, ownerId, leaseMillis, willWait), Attempt::of);
 	}
 
-	abstract CompletableFuture<@Nullable List<Object>> acquireScript(RedisEngine engine, String ownerId,
-			long leaseMillis, boolean willWait);
+	abstract CompletableFuture<@Nullable Long> acquireScript(RedisEngine engine, String ownerId, long leaseMillis,
+			boolean willWait);
 
 	/** One release: {@code null} not held, 0 still held, 1 the owner's last hold released. */
 	abstract CompletableFuture<@Nullable Long> release(RedisEngine engine, String ownerId);
@@ -101,10 +113,10 @@ abstract class LockLayout {
 
 	/**
 	 * One release that, when it frees the lock, hands it to {@code successor} in the same script:
-	 * {@code {-1, 0}} not held, {@code {0, 0}} still held, {@code {1, token}} handed over,
-	 * {@code {2, 0}} freed without a hand-over (the successor was not next).
+	 * {@link #NOT_HELD}, {@link #STILL_HELD}, the successor's fencing token ({@code > 0}) when handed
+	 * over, or {@link #FREED} without a hand-over (the successor was not next).
 	 */
-	final CompletableFuture<List<Object>> handOver(RedisEngine engine, String ownerId,
+	final CompletableFuture<@Nullable Long> handOver(RedisEngine engine, String ownerId,
 			LockWaiters.Successor successor) {
 		return releaseScript(engine, ownerId, successor.ownerId(), successor.leaseMillis());
 	}
@@ -115,7 +127,7 @@ abstract class LockLayout {
 	 * @param nextOwner the owner to hand the lock to, or {@code ""} to release plainly
 	 * @param nextLeaseMillis that owner's lease
 	 */
-	CompletableFuture<List<Object>> releaseScript(RedisEngine engine, String ownerId, String nextOwner,
+	CompletableFuture<@Nullable Long> releaseScript(RedisEngine engine, String ownerId, String nextOwner,
 			long nextLeaseMillis) {
 		throw new UnsupportedOperationException(getClass().getSimpleName() + " locks are not handed over");
 	}
@@ -126,12 +138,14 @@ abstract class LockLayout {
 	}
 
 	/**
-	 * A release script's reply without a hand-over, as {@link #release} answers it: {@code {-1, 0}}
-	 * {@code null}, {@code {0, 0}} 0, {@code {2, 0}} 1.
+	 * A release script's reply without a hand-over, as {@link #release} answers it:
+	 * {@link #NOT_HELD} {@code null}, {@link #STILL_HELD} 0, {@link #FREED} 1.
 	 */
-	private static @Nullable Long plainRelease(List<Object> reply) {
-		long outcome = (Long) reply.get(0);
-		return (outcome < 0) ? null : (outcome == 0) ? 0L : 1L;
+	private static @Nullable Long plainRelease(@Nullable Long reply) {
+		if (reply == null || reply == NOT_HELD) {
+			return null;
+		}
+		return (reply == STILL_HELD) ? 0L : 1L;
 	}
 
 	/** The watchdog's renewal: 1 renewed, 0 no longer held. */
@@ -166,8 +180,8 @@ abstract class LockLayout {
 		}
 
 		@Override
-		abstract CompletableFuture<List<Object>> releaseScript(RedisEngine engine, String ownerId, String nextOwner,
-				long nextLeaseMillis);
+		abstract CompletableFuture<@Nullable Long> releaseScript(RedisEngine engine, String ownerId,
+				String nextOwner, long nextLeaseMillis);
 
 	}
 
@@ -179,16 +193,16 @@ abstract class LockLayout {
 		}
 
 		@Override
-		CompletableFuture<@Nullable List<Object>> acquireScript(RedisEngine engine, String ownerId, long leaseMillis,
+		CompletableFuture<@Nullable Long> acquireScript(RedisEngine engine, String ownerId, long leaseMillis,
 				boolean willWait) {
-			return engine.eval(LockScripts.ACQUIRE, ScriptOutputType.MULTI, acquireKeys, Long.toString(leaseMillis),
+			return engine.eval(LockScripts.ACQUIRE, ScriptOutputType.INTEGER, acquireKeys, Long.toString(leaseMillis),
 					ownerId);
 		}
 
 		@Override
-		CompletableFuture<List<Object>> releaseScript(RedisEngine engine, String ownerId, String nextOwner,
+		CompletableFuture<@Nullable Long> releaseScript(RedisEngine engine, String ownerId, String nextOwner,
 				long nextLeaseMillis) {
-			return engine.eval(LockScripts.RELEASE, ScriptOutputType.MULTI, acquireKeys, ownerId, channel, nextOwner,
+			return engine.eval(LockScripts.RELEASE, ScriptOutputType.INTEGER, acquireKeys, ownerId, channel, nextOwner,
 					Long.toString(nextLeaseMillis));
 		}
 
@@ -220,9 +234,9 @@ abstract class LockLayout {
 		}
 
 		@Override
-		CompletableFuture<@Nullable List<Object>> acquireScript(RedisEngine engine, String ownerId, long leaseMillis,
+		CompletableFuture<@Nullable Long> acquireScript(RedisEngine engine, String ownerId, long leaseMillis,
 				boolean willWait) {
-			return engine.eval(LockScripts.READ_ACQUIRE, ScriptOutputType.MULTI, keys(ownerId),
+			return engine.eval(LockScripts.READ_ACQUIRE, ScriptOutputType.INTEGER, keys(ownerId),
 					Long.toString(leaseMillis), ownerId, ownerId + RedisReadWriteLock.WRITE_SUFFIX);
 		}
 
@@ -263,9 +277,9 @@ abstract class LockLayout {
 		}
 
 		@Override
-		CompletableFuture<@Nullable List<Object>> acquireScript(RedisEngine engine, String ownerId, long leaseMillis,
+		CompletableFuture<@Nullable Long> acquireScript(RedisEngine engine, String ownerId, long leaseMillis,
 				boolean willWait) {
-			return engine.eval(LockScripts.WRITE_ACQUIRE, ScriptOutputType.MULTI, acquireKeys,
+			return engine.eval(LockScripts.WRITE_ACQUIRE, ScriptOutputType.INTEGER, acquireKeys,
 					Long.toString(leaseMillis), holdField(ownerId));
 		}
 
@@ -335,17 +349,17 @@ abstract class LockLayout {
 		}
 
 		@Override
-		CompletableFuture<@Nullable List<Object>> acquireScript(RedisEngine engine, String ownerId, long leaseMillis,
+		CompletableFuture<@Nullable Long> acquireScript(RedisEngine engine, String ownerId, long leaseMillis,
 				boolean willWait) {
-			return engine.eval(LockScripts.FAIR_ACQUIRE, ScriptOutputType.MULTI,
+			return engine.eval(LockScripts.FAIR_ACQUIRE, ScriptOutputType.INTEGER,
 					new String[] { name, queueKeys[0], queueKeys[1], fencingKey(name) }, Long.toString(leaseMillis),
 					ownerId, Long.toString(waiterTimeoutMillis), willWait ? "1" : "0");
 		}
 
 		@Override
-		CompletableFuture<List<Object>> releaseScript(RedisEngine engine, String ownerId, String nextOwner,
+		CompletableFuture<@Nullable Long> releaseScript(RedisEngine engine, String ownerId, String nextOwner,
 				long nextLeaseMillis) {
-			return engine.eval(LockScripts.FAIR_RELEASE, ScriptOutputType.MULTI, releaseKeys, ownerId, channel,
+			return engine.eval(LockScripts.FAIR_RELEASE, ScriptOutputType.INTEGER, releaseKeys, ownerId, channel,
 					nextOwner, Long.toString(nextLeaseMillis), Long.toString(waiterTimeoutMillis));
 		}
 

@@ -242,22 +242,22 @@ public final class RedisDistributedLock implements DistributedLock {
 					successor.wakeUp.completeExceptionally(translated);
 					throw translated;
 				}
-				long outcome = (Long) reply.get(0);
-				if (outcome == 1L) {
-					// The waiter first: it holds the lock already.
-					successor.wakeUp.complete((Long) reply.get(1));
+				long outcome = (reply != null) ? reply : LockLayout.NOT_HELD;
+				if (outcome > 0) {
+					// The waiter first: it holds the lock already, with this token.
+					successor.wakeUp.complete(outcome);
 					renewal.stop(layout, ownerId);
 					if (!(layout instanceof LockLayout.Fair)) {
 						handOvers.handedOver(name);
 					}
 					return null;
 				}
-				if (outcome == 2L) {
+				if (outcome == LockLayout.FREED) {
 					// Freed, and the first waiter (someone else) was told.
 					releasedPlainly(ownerId);
 				}
 				waiters.giveBack(successor);
-				if (outcome < 0) {
+				if (outcome == LockLayout.NOT_HELD) {
 					throw notHeld(ownerId);
 				}
 				return null;

@@ -9,8 +9,14 @@
 -- ARGV[3]  how long a waiter keeps its place once its turn could have come, in ms
 -- ARGV[4]  '1' to join the queue when the lock is not free, '0' to try once without queueing
 --
--- Returns  {1, token} when acquired; {0, ttl} otherwise, ttl being how long until this waiter's
---          turn may come (the lock's PTTL, or the time left to the waiter ahead of it).
+-- Returns  the token (>= 1) when acquired; -2 - ttl otherwise (< 0), ttl being how long in ms
+--          until this waiter's turn may come (the lock's PTTL, or the time left to the waiter ahead
+--          of it; -1 when unknown).
+-- Not acquired, with ttl; a negative ttl (no expiry, no lock) means unknown.
+local function notAcquired(ttl)
+    return -2 - math.max(-1, ttl)
+end
+
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 -- Waiters at the head whose deadline passed (crashed, or gave up) lose their place.
@@ -36,15 +42,15 @@ if redis.call('exists', KEYS[1]) == 0
     end
     redis.call('hset', KEYS[1], ARGV[2], 1)
     redis.call('pexpire', KEYS[1], ARGV[1])
-    return {1, redis.call('incr', KEYS[4])}
+    return redis.call('incr', KEYS[4])
 end
 if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
     redis.call('hincrby', KEYS[1], ARGV[2], 1)
     redis.call('pexpire', KEYS[1], ARGV[1])
-    return {1, redis.call('incr', KEYS[4])}
+    return redis.call('incr', KEYS[4])
 end
 if ARGV[4] ~= '1' then
-    return {0, redis.call('pttl', KEYS[1])}
+    return notAcquired(redis.call('pttl', KEYS[1]))
 end
 if redis.call('zscore', KEYS[3], ARGV[2]) ~= false then
     -- Already queued: its turn may come when the waiter ahead of it times out, or, at the head,
@@ -53,10 +59,10 @@ if redis.call('zscore', KEYS[3], ARGV[2]) ~= false then
     if position ~= false and position > 0 then
         local ahead = redis.call('zscore', KEYS[3], redis.call('lindex', KEYS[2], position - 1))
         if ahead ~= false then
-            return {0, math.max(0, tonumber(ahead) - now)}
+            return notAcquired(math.max(0, tonumber(ahead) - now))
         end
     end
-    return {0, math.max(0, redis.call('pttl', KEYS[1]))}
+    return notAcquired(math.max(0, redis.call('pttl', KEYS[1])))
 end
 local last = redis.call('lindex', KEYS[2], -1)
 local ttl
@@ -68,4 +74,4 @@ end
 if redis.call('zadd', KEYS[3], ttl + tonumber(ARGV[3]) + now, ARGV[2]) == 1 then
     redis.call('rpush', KEYS[2], ARGV[2])
 end
-return {0, ttl}
+return notAcquired(ttl)

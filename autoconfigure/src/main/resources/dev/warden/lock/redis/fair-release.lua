@@ -13,10 +13,9 @@
 -- ARGV[4]  that waiter's lease in milliseconds
 -- ARGV[5]  how long a waiter keeps its place once its turn could have come, in ms
 --
--- Returns  {-1, 0} when the owner holds nothing; {0, 0} when it still holds the lock;
---          {1, token} when the lock passed to ARGV[3] (it left the queue, with one hold, its lease
---          and the next fencing token); {2, 0} when freed otherwise (message 0 published to the
---          first live waiter, if any).
+-- Returns  -1 when the owner holds nothing; 0 when it still holds the lock; the next fencing token
+--          (>= 1) when the lock passed to ARGV[3] (it left the queue, with one hold and its lease);
+--          -2 when freed otherwise (message 0 published to the first live waiter, if any).
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 while true do
@@ -33,11 +32,11 @@ while true do
 end
 local holds = redis.call('hget', KEYS[1], ARGV[1])
 if holds == false then
-    return {-1, 0}
+    return -1
 end
 if tonumber(holds) > 1 then
     redis.call('hincrby', KEYS[1], ARGV[1], -1)
-    return {0, 0}
+    return 0
 end
 redis.call('del', KEYS[1])
 local next = redis.call('lindex', KEYS[2], 0)
@@ -50,9 +49,9 @@ if next == ARGV[3] then
     end
     redis.call('hset', KEYS[1], next, 1)
     redis.call('pexpire', KEYS[1], ARGV[4])
-    return {1, redis.call('incr', KEYS[4])}
+    return redis.call('incr', KEYS[4])
 end
 if next ~= false then
     redis.call('publish', ARGV[2] .. ':' .. next, '0')
 end
-return {2, 0}
+return -2

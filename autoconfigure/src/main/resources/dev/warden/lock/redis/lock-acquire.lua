@@ -6,12 +6,13 @@
 -- ARGV[1]  lease in milliseconds
 -- ARGV[2]  owner id, <clientId>:<n>
 --
--- Returns  {1, token} when acquired: the owner's hold count is incremented, the lease reset, and the
---          token is the next value of the fencing counter;
---          {0, pttl} otherwise: the lock's remaining time to live in ms (-1: the key has no expiry).
+-- Returns  the token (>= 1) when acquired: the owner's hold count is incremented, the lease reset,
+--          and the token is the next value of the fencing counter;
+--          -2 - pttl otherwise (< 0): pttl is the lock's remaining time to live in ms, -1 when the
+--          key has no expiry. A single integer, not a pair, is the cheapest reply to read.
 if redis.call('exists', KEYS[1]) == 0 or redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
     redis.call('hincrby', KEYS[1], ARGV[2], 1)
     redis.call('pexpire', KEYS[1], ARGV[1])
-    return {1, redis.call('incr', KEYS[2])}
+    return redis.call('incr', KEYS[2])
 end
-return {0, redis.call('pttl', KEYS[1])}
+return -2 - redis.call('pttl', KEYS[1])

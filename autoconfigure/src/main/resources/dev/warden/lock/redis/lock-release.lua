@@ -11,24 +11,24 @@
 -- ARGV[3]  the next owner id, or '' to release plainly
 -- ARGV[4]  the next owner's lease in milliseconds (ignored without a next owner)
 --
--- Returns  {-1, 0} when the releasing owner holds no hold (never held, expired, or force-released);
---          {0, 0} when it still holds the lock (its lease is left as it is);
---          {1, token} when the lock passed to the next owner with one hold, its lease, and the next
---          fencing token (nothing published);
---          {2, 0} when the lock was freed: the key is deleted and message 0 published.
+-- Returns  -1 when the releasing owner holds no hold (never held, expired, or force-released);
+--          0 when it still holds the lock (its lease is left as it is);
+--          the next fencing token (>= 1) when the lock passed to the next owner with one hold and
+--          its lease (nothing published);
+--          -2 when the lock was freed: the key is deleted and message 0 published.
 local holds = redis.call('hget', KEYS[1], ARGV[1])
 if holds == false then
-    return {-1, 0}
+    return -1
 end
 if tonumber(holds) > 1 then
     redis.call('hincrby', KEYS[1], ARGV[1], -1)
-    return {0, 0}
+    return 0
 end
 redis.call('del', KEYS[1])
 if ARGV[3] == '' then
     redis.call('publish', ARGV[2], '0')
-    return {2, 0}
+    return -2
 end
 redis.call('hset', KEYS[1], ARGV[3], 1)
 redis.call('pexpire', KEYS[1], ARGV[4])
-return {1, redis.call('incr', KEYS[2])}
+return redis.call('incr', KEYS[2])

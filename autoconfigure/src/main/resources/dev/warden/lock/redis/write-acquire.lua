@@ -6,16 +6,16 @@
 -- ARGV[1]  lease in milliseconds
 -- ARGV[2]  the owner's write field, <owner id>:write
 --
--- Returns  {1, token} when acquired; {0, pttl} otherwise.
+-- Returns  the token (>= 1) when acquired; -2 - pttl otherwise (see lock-acquire.lua).
 local mode = redis.call('hget', KEYS[1], 'mode')
 if mode == false then
     redis.call('hset', KEYS[1], 'mode', 'write', ARGV[2], 1)
     redis.call('pexpire', KEYS[1], ARGV[1])
-    return {1, redis.call('incr', KEYS[2])}
+    return redis.call('incr', KEYS[2])
 end
 if mode == 'write' and redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
     redis.call('hincrby', KEYS[1], ARGV[2], 1)
     redis.call('pexpire', KEYS[1], math.max(redis.call('pttl', KEYS[1]), tonumber(ARGV[1])))
-    return {1, redis.call('incr', KEYS[2])}
+    return redis.call('incr', KEYS[2])
 end
-return {0, redis.call('pttl', KEYS[1])}
+return -2 - redis.call('pttl', KEYS[1])
