@@ -65,6 +65,38 @@ class FencingTokenTests {
 	}
 
 	@Test
+	void acquisitionsThatReturnNoTokenLeaveTheCounterAlone() throws Exception {
+		Warden warden = clients.open(redis.node());
+		DistributedLock lock = warden.getLock("unfenced");
+		DistributedLock fair = warden.getFairLock("unfenced-fair");
+		DistributedLock write = warden.getReadWriteLock("unfenced-rw").writeLock();
+		threads.submit(() -> {
+			for (DistributedLock each : List.of(lock, fair, write)) {
+				each.lock();
+				assertThat(each.tryLock(0, TimeUnit.SECONDS)).isTrue();
+				each.unlock();
+				each.unlock();
+			}
+			return null;
+		}).get();
+		assertThat(redis.node().call("EXISTS", "{unfenced}:warden_fencing", "{unfenced-fair}:warden_fencing",
+				"{unfenced-rw}:warden_fencing")).isEqualTo(0L);
+
+		// The first token is the counter's first value; plain acquisitions in between take none.
+		List<Long> tokens = threads.submit(() -> {
+			List<Long> taken = new ArrayList<>();
+			taken.add(lock.lockWithToken());
+			lock.unlock();
+			lock.lock();
+			lock.unlock();
+			taken.add(lock.lockWithToken());
+			lock.unlock();
+			return taken;
+		}).get();
+		assertThat(tokens).containsExactly(1L, 2L);
+	}
+
+	@Test
 	void writeLocksGetTokensAndReadersNone() throws Exception {
 		DistributedReadWriteLock lock = clients.open(redis.node()).getReadWriteLock("fenced-rw");
 		long first = threads.submit(() -> {

@@ -72,6 +72,9 @@ abstract class LockLayout {
 	/** A release script's reply: the lock was freed and its waiters told; any positive reply is a hand-over's token. */
 	static final long FREED = -2;
 
+	/** A release script's reply: the lock passed to a successor that takes no fencing token. */
+	static final long HANDED_OVER = -3;
+
 	/** The hash field that counts {@code ownerId}'s holds. */
 	String holdField(String ownerId) {
 		return ownerId;
@@ -93,15 +96,21 @@ abstract class LockLayout {
 	}
 
 	/**
-	 * One acquisition: its outcome, with a fencing token (0 when the kind has none) or the lock's TTL.
+	 * One acquisition: its outcome, with a fencing token (0 when the kind has none or none was asked
+	 * for) or the lock's TTL.
 	 * @param willWait whether the caller will wait if this attempt fails (a fair lock queues it then)
+	 * @param withToken whether to take a fencing token: only then is the lock's counter incremented
+	 * (and created, for a name never locked with a token before)
 	 */
-	final CompletableFuture<Attempt> acquire(RedisEngine engine, String ownerId, long leaseMillis, boolean willWait) {
-		return RedisEngine.map(acquireScript(engine, ownerId, leaseMillis, willWait), Attempt::of);
+	final CompletableFuture<Attempt> acquire(RedisEngine engine, String ownerId, long leaseMillis, boolean willWait,
+			boolean withToken) {
+		return RedisEngine.map(acquireScript(engine, ownerId, leaseMillis, willWait, withToken ? "1" : "0"),
+				Attempt::of);
 	}
 
+	/** @param withToken {@code "1"} to take a fencing token, {@code "0"} not to */
 	abstract CompletableFuture<@Nullable Long> acquireScript(RedisEngine engine, String ownerId, long leaseMillis,
-			boolean willWait);
+			boolean willWait, String withToken);
 
 	/** One release: {@code null} not held, 0 still held, 1 the owner's last hold released. */
 	abstract CompletableFuture<@Nullable Long> release(RedisEngine engine, String ownerId);
@@ -113,12 +122,14 @@ abstract class LockLayout {
 
 	/**
 	 * One release that, when it frees the lock, hands it to {@code successor} in the same script:
-	 * {@link #NOT_HELD}, {@link #STILL_HELD}, the successor's fencing token ({@code > 0}) when handed
-	 * over, or {@link #FREED} without a hand-over (the successor was not next).
+	 * {@link #NOT_HELD}, {@link #STILL_HELD}, the successor's fencing token ({@code > 0}, or
+	 * {@link #HANDED_OVER} when it takes none) when handed over, or {@link #FREED} without a
+	 * hand-over (the successor was not next).
 	 */
 	final CompletableFuture<@Nullable Long> handOver(RedisEngine engine, String ownerId,
 			LockWaiters.Successor successor) {
-		return releaseScript(engine, ownerId, successor.ownerId(), successor.leaseMillis());
+		return releaseScript(engine, ownerId, successor.ownerId(), successor.leaseMillis(),
+				successor.withToken() ? "1" : "0");
 	}
 
 	/**
@@ -126,15 +137,16 @@ abstract class LockLayout {
 	 * {@link #handOver}'s.
 	 * @param nextOwner the owner to hand the lock to, or {@code ""} to release plainly
 	 * @param nextLeaseMillis that owner's lease
+	 * @param nextTakesToken {@code "1"} when that owner takes a fencing token, {@code "0"} when not
 	 */
 	CompletableFuture<@Nullable Long> releaseScript(RedisEngine engine, String ownerId, String nextOwner,
-			long nextLeaseMillis) {
+			long nextLeaseMillis, String nextTakesToken) {
 		throw new UnsupportedOperationException(getClass().getSimpleName() + " locks are not handed over");
 	}
 
 	/** {@link #release} for a kind that hands over: its release script without a next owner. */
 	final CompletableFuture<@Nullable Long> releasePlainly(RedisEngine engine, String ownerId) {
-		return RedisEngine.map(releaseScript(engine, ownerId, "", 0), LockLayout::plainRelease);
+		return RedisEngine.map(releaseScript(engine, ownerId, "", 0, "0"), LockLayout::plainRelease);
 	}
 
 	/**
@@ -181,7 +193,7 @@ abstract class LockLayout {
 
 		@Override
 		abstract CompletableFuture<@Nullable Long> releaseScript(RedisEngine engine, String ownerId,
-				String nextOwner, long nextLeaseMillis);
+				String nextOwner, long nextLeaseMillis, String nextTakesToken);
 
 	}
 
@@ -194,16 +206,16 @@ abstract class LockLayout {
 
 		@Override
 		CompletableFuture<@Nullable Long> acquireScript(RedisEngine engine, String ownerId, long leaseMillis,
-				boolean willWait) {
+				boolean willWait, String withToken) {
 			return engine.eval(LockScripts.ACQUIRE, ScriptOutputType.INTEGER, acquireKeys, Long.toString(leaseMillis),
-					ownerId);
+					ownerId, withToken);
 		}
 
 		@Override
 		CompletableFuture<@Nullable Long> releaseScript(RedisEngine engine, String ownerId, String nextOwner,
-				long nextLeaseMillis) {
+				long nextLeaseMillis, String nextTakesToken) {
 			return engine.eval(LockScripts.RELEASE, ScriptOutputType.INTEGER, acquireKeys, ownerId, channel, nextOwner,
-					Long.toString(nextLeaseMillis));
+					Long.toString(nextLeaseMillis), nextTakesToken);
 		}
 
 		@Override
@@ -235,7 +247,7 @@ abstract class LockLayout {
 
 		@Override
 		CompletableFuture<@Nullable Long> acquireScript(RedisEngine engine, String ownerId, long leaseMillis,
-				boolean willWait) {
+				boolean willWait, String withToken) {
 			return engine.eval(LockScripts.READ_ACQUIRE, ScriptOutputType.INTEGER, keys(ownerId),
 					Long.toString(leaseMillis), ownerId, ownerId + RedisReadWriteLock.WRITE_SUFFIX);
 		}
@@ -278,9 +290,9 @@ abstract class LockLayout {
 
 		@Override
 		CompletableFuture<@Nullable Long> acquireScript(RedisEngine engine, String ownerId, long leaseMillis,
-				boolean willWait) {
+				boolean willWait, String withToken) {
 			return engine.eval(LockScripts.WRITE_ACQUIRE, ScriptOutputType.INTEGER, acquireKeys,
-					Long.toString(leaseMillis), holdField(ownerId));
+					Long.toString(leaseMillis), holdField(ownerId), withToken);
 		}
 
 		@Override
@@ -350,17 +362,17 @@ abstract class LockLayout {
 
 		@Override
 		CompletableFuture<@Nullable Long> acquireScript(RedisEngine engine, String ownerId, long leaseMillis,
-				boolean willWait) {
+				boolean willWait, String withToken) {
 			return engine.eval(LockScripts.FAIR_ACQUIRE, ScriptOutputType.INTEGER,
 					new String[] { name, queueKeys[0], queueKeys[1], fencingKey(name) }, Long.toString(leaseMillis),
-					ownerId, Long.toString(waiterTimeoutMillis), willWait ? "1" : "0");
+					ownerId, Long.toString(waiterTimeoutMillis), willWait ? "1" : "0", withToken);
 		}
 
 		@Override
 		CompletableFuture<@Nullable Long> releaseScript(RedisEngine engine, String ownerId, String nextOwner,
-				long nextLeaseMillis) {
+				long nextLeaseMillis, String nextTakesToken) {
 			return engine.eval(LockScripts.FAIR_RELEASE, ScriptOutputType.INTEGER, releaseKeys, ownerId, channel,
-					nextOwner, Long.toString(nextLeaseMillis), Long.toString(waiterTimeoutMillis));
+					nextOwner, Long.toString(nextLeaseMillis), Long.toString(waiterTimeoutMillis), nextTakesToken);
 		}
 
 		@Override

@@ -57,8 +57,9 @@ final class LockWaiters implements ChannelListener {
 	 *
 	 * @param ownerId the waiting owner, which holds no hold of the lock
 	 * @param leaseMillis the lease it asked for
+	 * @param withToken whether it takes a fencing token
 	 */
-	record Successor(String ownerId, long leaseMillis) {
+	record Successor(String ownerId, long leaseMillis, boolean withToken) {
 	}
 
 	/**

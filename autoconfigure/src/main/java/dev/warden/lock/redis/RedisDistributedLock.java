@@ -111,7 +111,7 @@ public final class RedisDistributedLock implements DistributedLock {
 
 	@Override
 	public boolean tryLock() {
-		return attempt(currentThreadOwner.get(), WATCHDOG, false).acquired();
+		return attempt(currentThreadOwner.get(), WATCHDOG, false, false).acquired();
 	}
 
 	@Override
@@ -138,23 +138,23 @@ public final class RedisDistributedLock implements DistributedLock {
 	@Override
 	public long lockWithToken() {
 		LockOwner owner = currentThreadOwner.get();
-		return Uninterruptibly.await(() -> acquireToken(owner, BlockingWait.FOREVER, WATCHDOG));
+		return Uninterruptibly.await(() -> acquireToken(owner, BlockingWait.FOREVER, WATCHDOG, true));
 	}
 
 	@Override
 	public OptionalLong tryLockWithToken(long waitTime, TimeUnit unit) throws InterruptedException {
-		return token(acquireToken(currentThreadOwner.get(), waitNanos(waitTime, unit), WATCHDOG));
+		return token(acquireToken(currentThreadOwner.get(), waitNanos(waitTime, unit), WATCHDOG, true));
 	}
 
 	@Override
 	public OptionalLong tryLockWithToken(LockOwner owner, long waitTime, TimeUnit unit) throws InterruptedException {
-		return token(acquireToken(requireOwner(owner), waitNanos(waitTime, unit), WATCHDOG));
+		return token(acquireToken(requireOwner(owner), waitNanos(waitTime, unit), WATCHDOG, true));
 	}
 
 	@Override
 	public OptionalLong tryLockWithToken(LockOwner owner, long waitTime, long leaseTime, TimeUnit unit)
 			throws InterruptedException {
-		return token(acquireToken(requireOwner(owner), waitNanos(waitTime, unit), leaseMillis(leaseTime, unit)));
+		return token(acquireToken(requireOwner(owner), waitNanos(waitTime, unit), leaseMillis(leaseTime, unit), true));
 	}
 
 	private static OptionalLong token(long token) {
@@ -243,9 +243,9 @@ public final class RedisDistributedLock implements DistributedLock {
 					throw translated;
 				}
 				long outcome = (reply != null) ? reply : LockLayout.NOT_HELD;
-				if (outcome > 0) {
-					// The waiter first: it holds the lock already, with this token.
-					successor.wakeUp.complete(outcome);
+				if (outcome > 0 || outcome == LockLayout.HANDED_OVER) {
+					// The waiter first: it holds the lock already, with this token (0: it took none).
+					successor.wakeUp.complete(Math.max(0, outcome));
 					renewal.stop(layout, ownerId);
 					if (!(layout instanceof LockLayout.Fair)) {
 						handOvers.handedOver(name);
@@ -338,17 +338,22 @@ public final class RedisDistributedLock implements DistributedLock {
 	 * until acquired or the wait is over.
 	 */
 	private boolean acquire(LockOwner owner, long waitNanos, long leaseMillis) throws InterruptedException {
-		return acquireToken(owner, waitNanos, leaseMillis) >= 0;
+		return acquireToken(owner, waitNanos, leaseMillis, false) >= 0;
 	}
 
-	/** Like {@link #acquire}, returning the fencing token, or -1 when not acquired. */
-	private long acquireToken(LockOwner owner, long waitNanos, long leaseMillis) throws InterruptedException {
+	/**
+	 * Like {@link #acquire}, returning the fencing token, or -1 when not acquired.
+	 * @param withToken whether the acquisition takes a fencing token; without one it returns 0 when
+	 * acquired (unless the lock was handed over, which always takes one)
+	 */
+	private long acquireToken(LockOwner owner, long waitNanos, long leaseMillis, boolean withToken)
+			throws InterruptedException {
 		long[] token = { -1 };
 		boolean willWait = waitNanos > 0;
 		BlockingWait.Attempt attempt = new BlockingWait.Attempt() {
 			@Override
 			public @Nullable Long tryOnce() {
-				LockLayout.Attempt attempt = attempt(owner, leaseMillis, willWait);
+				LockLayout.Attempt attempt = attempt(owner, leaseMillis, willWait, withToken);
 				if (attempt.acquired()) {
 					token[0] = attempt.value();
 					return null;
@@ -370,7 +375,7 @@ public final class RedisDistributedLock implements DistributedLock {
 		}
 		try {
 			BlockingWait.await(engine, layout.waitChannel(owner.id()), layout.waiters(), waitNanos, attempt,
-					acquireAction, successor(owner, leaseMillis));
+					acquireAction, successor(owner, leaseMillis, withToken));
 		}
 		finally {
 			if (fair) {
@@ -384,11 +389,12 @@ public final class RedisDistributedLock implements DistributedLock {
 	}
 
 	/** What a waiter takes a hand-over from a release of this client as, when its kind allows it. */
-	private LockWaiters.@Nullable Successor successor(LockOwner owner, long leaseMillis) {
+	private LockWaiters.@Nullable Successor successor(LockOwner owner, long leaseMillis, boolean withToken) {
 		if (!layout.handsOver()) {
 			return null;
 		}
-		return new LockWaiters.Successor(owner.id(), (leaseMillis == WATCHDOG) ? renewal.leaseMillis() : leaseMillis);
+		return new LockWaiters.Successor(owner.id(), (leaseMillis == WATCHDOG) ? renewal.leaseMillis() : leaseMillis,
+				withToken);
 	}
 
 	/** A waiter that did not get the lock leaves its place (a fair lock's queue). */
@@ -402,14 +408,15 @@ public final class RedisDistributedLock implements DistributedLock {
 	}
 
 	/** One acquisition attempt, blocking; starts the watchdog when acquired without a lease. */
-	private LockLayout.Attempt attempt(LockOwner owner, long leaseMillis, boolean willWait) {
-		return engine.await(attemptAsync(owner, leaseMillis, willWait), acquireAction);
+	private LockLayout.Attempt attempt(LockOwner owner, long leaseMillis, boolean willWait, boolean withToken) {
+		return engine.await(attemptAsync(owner, leaseMillis, willWait, withToken), acquireAction);
 	}
 
-	private CompletableFuture<LockLayout.Attempt> attemptAsync(LockOwner owner, long leaseMillis, boolean willWait) {
+	private CompletableFuture<LockLayout.Attempt> attemptAsync(LockOwner owner, long leaseMillis, boolean willWait,
+			boolean withToken) {
 		String ownerId = owner.id();
 		long lease = (leaseMillis == WATCHDOG) ? renewal.leaseMillis() : leaseMillis;
-		CompletableFuture<LockLayout.Attempt> reply = layout.acquire(engine, ownerId, lease, willWait);
+		CompletableFuture<LockLayout.Attempt> reply = layout.acquire(engine, ownerId, lease, willWait, withToken);
 		ReplicaSync sync = renewal.replicaSync();
 		if (sync.enabled()) {
 			reply = reply.thenCompose(attempt -> attempt.acquired() ? confirmReplicated(attempt, ownerId, sync)
@@ -498,7 +505,7 @@ public final class RedisDistributedLock implements DistributedLock {
 					stopWaiting(false);
 				}
 			});
-			engine.withTimeout(attemptAsync(owner, leaseMillis, waitNanos > 0), acquireAction)
+			engine.withTimeout(attemptAsync(owner, leaseMillis, waitNanos > 0, false), acquireAction)
 				.whenComplete((attempt, failure) -> {
 					if (failure != null) {
 						fail(failure);
@@ -556,7 +563,7 @@ public final class RedisDistributedLock implements DistributedLock {
 			if (result.isDone()) {
 				return;
 			}
-			engine.withTimeout(attemptAsync(owner, leaseMillis, waitNanos > 0), acquireAction)
+			engine.withTimeout(attemptAsync(owner, leaseMillis, waitNanos > 0, false), acquireAction)
 				.whenComplete((attempt, failure) -> {
 					if (failure != null) {
 						fail(failure);

@@ -12,9 +12,11 @@
 -- ARGV[3]  the waiter to hand the lock to if it is first in the queue, or '' to release plainly
 -- ARGV[4]  that waiter's lease in milliseconds
 -- ARGV[5]  how long a waiter keeps its place once its turn could have come, in ms
+-- ARGV[6]  '1' when that waiter takes a fencing token, '0' when it does not
 --
 -- Returns  -1 when the owner holds nothing; 0 when it still holds the lock; the next fencing token
---          (>= 1) when the lock passed to ARGV[3] (it left the queue, with one hold and its lease);
+--          (>= 1) when the lock passed to ARGV[3] (it left the queue, with one hold and its lease), or
+--          -3 when it passed to a waiter that takes no token;
 --          -2 when freed otherwise (message 0 published to the first live waiter, if any).
 local time = redis.call('TIME')
 local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
@@ -49,7 +51,10 @@ if next == ARGV[3] then
     end
     redis.call('hset', KEYS[1], next, 1)
     redis.call('pexpire', KEYS[1], ARGV[4])
-    return redis.call('incr', KEYS[4])
+    if ARGV[6] == '1' then
+        return redis.call('incr', KEYS[4])
+    end
+    return -3
 end
 if next ~= false then
     redis.call('publish', ARGV[2] .. ':' .. next, '0')

@@ -10,11 +10,12 @@
 --          key: a channel has no hash slot)
 -- ARGV[3]  the next owner id, or '' to release plainly
 -- ARGV[4]  the next owner's lease in milliseconds (ignored without a next owner)
+-- ARGV[5]  '1' when the next owner takes a fencing token, '0' when it does not
 --
 -- Returns  -1 when the releasing owner holds no hold (never held, expired, or force-released);
 --          0 when it still holds the lock (its lease is left as it is);
 --          the next fencing token (>= 1) when the lock passed to the next owner with one hold and
---          its lease (nothing published);
+--          its lease (nothing published), or -3 when it passed to a next owner that takes no token;
 --          -2 when the lock was freed: the key is deleted and message 0 published.
 local holds = redis.call('hget', KEYS[1], ARGV[1])
 if holds == false then
@@ -31,4 +32,7 @@ if ARGV[3] == '' then
 end
 redis.call('hset', KEYS[1], ARGV[3], 1)
 redis.call('pexpire', KEYS[1], ARGV[4])
-return redis.call('incr', KEYS[2])
+if ARGV[5] == '1' then
+    return redis.call('incr', KEYS[2])
+end
+return -3

@@ -1,21 +1,30 @@
 -- Acquires or re-enters the write side of a read-write lock: one writer, no readers but itself.
--- Hands out a fencing token.
+-- Hands out a fencing token when asked for one.
 --
 -- KEYS[1]  the lock hash
 -- KEYS[2]  the lock's fencing counter (same hash slot; never expires, never reset)
 -- ARGV[1]  lease in milliseconds
 -- ARGV[2]  the owner's write field, <owner id>:write
+-- ARGV[3]  '1' to take a fencing token, '0' not to
 --
--- Returns  the token (>= 1) when acquired; -2 - pttl otherwise (see lock-acquire.lua).
+-- Returns  the token (>= 1, or 0 when none was asked for) when acquired; -2 - pttl otherwise (see
+--          lock-acquire.lua).
+local function acquired()
+    if ARGV[3] == '1' then
+        return redis.call('incr', KEYS[2])
+    end
+    return 0
+end
+
 local mode = redis.call('hget', KEYS[1], 'mode')
 if mode == false then
     redis.call('hset', KEYS[1], 'mode', 'write', ARGV[2], 1)
     redis.call('pexpire', KEYS[1], ARGV[1])
-    return redis.call('incr', KEYS[2])
+    return acquired()
 end
 if mode == 'write' and redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
     redis.call('hincrby', KEYS[1], ARGV[2], 1)
     redis.call('pexpire', KEYS[1], math.max(redis.call('pttl', KEYS[1]), tonumber(ARGV[1])))
-    return redis.call('incr', KEYS[2])
+    return acquired()
 end
 return -2 - redis.call('pttl', KEYS[1])

@@ -94,6 +94,25 @@ class HandOverTests {
 	}
 
 	@Test
+	void handOverToAWaiterThatAskedForNoTokenLeavesTheFencingCounterAlone() throws Exception {
+		RedisDistributedLock lock = lock("hand-over-tokenless");
+		LockOwner first = new LockOwner("client:1");
+		LockOwner second = new LockOwner("client:2");
+		assertThat(lock.tryLock(first, 0, TimeUnit.SECONDS)).isTrue();
+		Future<Boolean> waiting = threads.submit(() -> lock.tryLock(second, 10, TimeUnit.SECONDS));
+		awaitAsleep(lock, 1);
+		long publishes = publishes();
+
+		lock.unlock(first);
+
+		assertThat(waiting.get(10, TimeUnit.SECONDS)).isTrue();
+		assertThat(publishes()).isEqualTo(publishes);
+		assertThat(lock.isHeldBy(second)).isTrue();
+		assertThat(redis.node().call("EXISTS", "{hand-over-tokenless}:warden_fencing")).isEqualTo(0L);
+		lock.unlock(second);
+	}
+
+	@Test
 	void partialReleaseKeepsTheWaiterAsleepUntilTheLastHold() throws Exception {
 		RedisDistributedLock lock = lock("hand-over-nested");
 		LockOwner first = new LockOwner("client:1");

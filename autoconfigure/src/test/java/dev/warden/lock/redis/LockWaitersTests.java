@@ -11,7 +11,7 @@ class LockWaitersTests {
 
 	@Test
 	void aReleaseAnnouncedWhileTheOnlySleeperIsClaimedWakesItWhenItIsGivenBack() {
-		LockWaiters.Sleeper sleeper = waiters.sleep(new LockWaiters.Successor("client:1", 30_000));
+		LockWaiters.Sleeper sleeper = waiters.sleep(new LockWaiters.Successor("client:1", 30_000, false));
 		assertThat(waiters.claimSuccessor()).isSameAs(sleeper);
 
 		// The lock was released elsewhere while the hand-over was under way: no one was asleep.
@@ -26,7 +26,7 @@ class LockWaitersTests {
 
 	@Test
 	void aClaimedSleeperThatIsGivenBackSleepsAgainAtTheHead() {
-		LockWaiters.Sleeper first = waiters.sleep(new LockWaiters.Successor("client:1", 30_000));
+		LockWaiters.Sleeper first = waiters.sleep(new LockWaiters.Successor("client:1", 30_000, false));
 		LockWaiters.Sleeper second = waiters.sleep(null);
 		assertThat(waiters.claimSuccessor()).isSameAs(first);
 
@@ -39,7 +39,7 @@ class LockWaitersTests {
 
 	@Test
 	void aSleeperThatStoppedWaitingWhileClaimedRetriesWhenGivenBack() {
-		LockWaiters.Sleeper sleeper = waiters.sleep(new LockWaiters.Successor("client:1", 30_000));
+		LockWaiters.Sleeper sleeper = waiters.sleep(new LockWaiters.Successor("client:1", 30_000, false));
 		assertThat(waiters.claimSuccessor()).isSameAs(sleeper);
 		assertThat(waiters.withdraw(sleeper)).isTrue();
 
@@ -53,7 +53,7 @@ class LockWaitersTests {
 	void onlySleepersThatCanTakeTheLockOverAreClaimed() {
 		LockWaiters.Sleeper plain = waiters.sleep(null);
 		assertThat(waiters.claimSuccessor()).isNull();
-		LockWaiters.Sleeper successor = waiters.sleep(new LockWaiters.Successor("client:2", 30_000));
+		LockWaiters.Sleeper successor = waiters.sleep(new LockWaiters.Successor("client:2", 30_000, false));
 		assertThat(waiters.claimSuccessor()).isSameAs(successor);
 		assertThat(waiters.asleep()).isEqualTo(1);
 		assertThat(plain.wakeUp).isNotDone();
