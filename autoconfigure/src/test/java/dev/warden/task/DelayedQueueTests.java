@@ -184,8 +184,7 @@ class DelayedQueueTests {
 		}, FAST);
 		queue.schedule("doomed", "x", Duration.ZERO);
 
-		Eventually.await("dead letter", () -> !queue.deadLetters().isEmpty());
-		DeadLetter letter = queue.deadLetters().get(0);
+		DeadLetter letter = awaitFirstDeadLetter(queue);
 		assertThat(letter.id()).isEqualTo("doomed");
 		assertThat(letter.payload()).isEqualTo("\"x\"");
 		assertThat(letter.attempts()).isEqualTo(3);
@@ -205,8 +204,7 @@ class DelayedQueueTests {
 		AtomicInteger handled = new AtomicInteger();
 		queue.consume(delivery -> handled.incrementAndGet(), FAST);
 
-		Eventually.await("dead letter", () -> !queue.deadLetters().isEmpty());
-		DeadLetter letter = queue.deadLetters().get(0);
+		DeadLetter letter = awaitFirstDeadLetter(queue);
 		assertThat(letter.attempts()).isEqualTo(1);
 		assertThat(letter.error()).startsWith("Unreadable payload").contains("not a number");
 		assertThat(letter.payload()).isEqualTo("\"not a number\"");
@@ -337,8 +335,7 @@ class DelayedQueueTests {
 		AtomicInteger handled = new AtomicInteger();
 		DelayedQueue<String> queue = client().getDelayedQueue("doomed-crash", String.class);
 		queue.consume(delivery -> handled.incrementAndGet(), oneDelivery);
-		Eventually.await("dead letter", () -> !queue.deadLetters().isEmpty());
-		DeadLetter letter = queue.deadLetters().get(0);
+		DeadLetter letter = awaitFirstDeadLetter(queue);
 		assertThat(letter.id()).isEqualTo("orphan");
 		assertThat(letter.payload()).isEqualTo("\"x\"");
 		assertThat(letter.attempts()).isEqualTo(1);
@@ -355,6 +352,12 @@ class DelayedQueueTests {
 	 * process that died mid-task (no acknowledgement and no failure report), and closes that client.
 	 * @return the latch that ends the hanging handler, for the end of the test
 	 */
+	/** Waits for the queue's first dead letter. */
+	private static DeadLetter awaitFirstDeadLetter(DelayedQueue<?> queue) throws InterruptedException {
+		Eventually.await("dead letter", () -> !queue.deadLetters().isEmpty());
+		return queue.deadLetters().get(0);
+	}
+
 	private CountDownLatch claimThenDie(String queue, String taskId, ConsumerOptions options) throws Exception {
 		Warden dying = clients.open(redis.node(), builder -> builder.shutdownGrace(Duration.ZERO));
 		CountDownLatch started = new CountDownLatch(1);

@@ -104,8 +104,13 @@ abstract class LockLayout {
 	 */
 	final CompletableFuture<Attempt> acquire(RedisEngine engine, String ownerId, long leaseMillis, boolean willWait,
 			boolean withToken) {
-		return RedisEngine.map(acquireScript(engine, ownerId, leaseMillis, willWait, withToken ? "1" : "0"),
+		return RedisEngine.map(acquireScript(engine, ownerId, leaseMillis, willWait, flag(withToken)),
 				Attempt::of);
+	}
+
+	/** A yes/no script argument: {@code "1"} or {@code "0"}. */
+	static String flag(boolean yes) {
+		return yes ? "1" : "0";
 	}
 
 	/** @param withToken {@code "1"} to take a fencing token, {@code "0"} not to */
@@ -129,7 +134,7 @@ abstract class LockLayout {
 	final CompletableFuture<@Nullable Long> handOver(RedisEngine engine, String ownerId,
 			LockWaiters.Successor successor) {
 		return releaseScript(engine, ownerId, successor.ownerId(), successor.leaseMillis(),
-				successor.withToken() ? "1" : "0");
+				flag(successor.withToken()));
 	}
 
 	/**
@@ -334,10 +339,11 @@ abstract class LockLayout {
 
 		private final String[] allKeys;
 
-		/** The release script's: the lock, the queue, the deadlines and the fencing counter. */
-		private final String[] releaseKeys;
+		/** The acquire and release scripts': the lock, the queue, the deadlines and the fencing counter. */
+		private final String[] scriptKeys;
 
-		private final long waiterTimeoutMillis;
+		/** How long a waiter keeps its place once its turn could have come, in ms, as the scripts take it. */
+		private final String waiterTimeoutArg;
 
 		Fair(String name, long waiterTimeoutMillis) {
 			super(name, RedisDistributedLock.CHANNEL_PREFIX + ":{" + name + "}");
@@ -345,8 +351,8 @@ abstract class LockLayout {
 			String timeouts = TIMEOUT_PREFIX + ":{" + name + "}";
 			this.queueKeys = new String[] { queue, timeouts };
 			this.allKeys = new String[] { name, queue, timeouts };
-			this.releaseKeys = new String[] { name, queue, timeouts, fencingKey(name) };
-			this.waiterTimeoutMillis = waiterTimeoutMillis;
+			this.scriptKeys = new String[] { name, queue, timeouts, fencingKey(name) };
+			this.waiterTimeoutArg = Long.toString(waiterTimeoutMillis);
 		}
 
 		@Override
@@ -363,16 +369,15 @@ abstract class LockLayout {
 		@Override
 		CompletableFuture<@Nullable Long> acquireScript(RedisEngine engine, String ownerId, long leaseMillis,
 				boolean willWait, String withToken) {
-			return engine.eval(LockScripts.FAIR_ACQUIRE, ScriptOutputType.INTEGER,
-					new String[] { name, queueKeys[0], queueKeys[1], fencingKey(name) }, Long.toString(leaseMillis),
-					ownerId, Long.toString(waiterTimeoutMillis), willWait ? "1" : "0", withToken);
+			return engine.eval(LockScripts.FAIR_ACQUIRE, ScriptOutputType.INTEGER, scriptKeys,
+					Long.toString(leaseMillis), ownerId, waiterTimeoutArg, flag(willWait), withToken);
 		}
 
 		@Override
 		CompletableFuture<@Nullable Long> releaseScript(RedisEngine engine, String ownerId, String nextOwner,
 				long nextLeaseMillis, String nextTakesToken) {
-			return engine.eval(LockScripts.FAIR_RELEASE, ScriptOutputType.INTEGER, releaseKeys, ownerId, channel,
-					nextOwner, Long.toString(nextLeaseMillis), Long.toString(waiterTimeoutMillis), nextTakesToken);
+			return engine.eval(LockScripts.FAIR_RELEASE, ScriptOutputType.INTEGER, scriptKeys, ownerId, channel,
+					nextOwner, Long.toString(nextLeaseMillis), waiterTimeoutArg, nextTakesToken);
 		}
 
 		@Override
@@ -388,7 +393,7 @@ abstract class LockLayout {
 		@Override
 		CompletableFuture<?> abandon(RedisEngine engine, String ownerId) {
 			return engine.eval(LockScripts.FAIR_LEAVE, ScriptOutputType.INTEGER, queueKeys, ownerId,
-					Long.toString(waiterTimeoutMillis));
+					waiterTimeoutArg);
 		}
 
 	}

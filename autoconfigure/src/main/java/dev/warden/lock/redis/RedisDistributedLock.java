@@ -343,8 +343,8 @@ public final class RedisDistributedLock implements DistributedLock {
 
 	/**
 	 * Like {@link #acquire}, returning the fencing token, or -1 when not acquired.
-	 * @param withToken whether the acquisition takes a fencing token; without one it returns 0 when
-	 * acquired (unless the lock was handed over, which always takes one)
+	 * @param withToken whether the acquisition (or a hand-over to it) takes a fencing token; without
+	 * one it returns 0 when acquired
 	 */
 	private long acquireToken(LockOwner owner, long waitNanos, long leaseMillis, boolean withToken)
 			throws InterruptedException {
