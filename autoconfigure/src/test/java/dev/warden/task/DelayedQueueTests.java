@@ -152,6 +152,51 @@ class DelayedQueueTests {
 	}
 
 	@Test
+	void aDeliveryReplacedWhileItRanCannotCompleteItsReplacement() throws Exception {
+		// Two slots: the old delivery and its replacement run at once in the same consumer, both
+		// attempt 1. A third task waits for a slot; the slot the old delivery frees runs the claim
+		// that carries the old delivery's completion, so by the time that task runs, Redis has
+		// answered the completion.
+		Warden warden = clients.open(redis.node(),
+				options -> options.taskConcurrency(2).shutdownGrace(Duration.ofSeconds(5)));
+		DelayedQueue<String> queue = warden.getDelayedQueue("replaced-in-flight", String.class);
+		CountDownLatch oldRunning = new CountDownLatch(1);
+		CountDownLatch newRunning = new CountDownLatch(1);
+		CountDownLatch releaseOld = new CountDownLatch(1);
+		CountDownLatch releaseNew = new CountDownLatch(1);
+		CountDownLatch afterOld = new CountDownLatch(1);
+		List<String> ran = new CopyOnWriteArrayList<>();
+		queue.consume(delivery -> {
+			ran.add(delivery.id() + "=" + delivery.payload() + "#" + delivery.attempt());
+			switch (delivery.payload()) {
+				case "old" -> {
+					oldRunning.countDown();
+					releaseOld.await();
+				}
+				case "new" -> {
+					newRunning.countDown();
+					releaseNew.await();
+				}
+				default -> afterOld.countDown();
+			}
+		}, FAST);
+		queue.schedule("t", "old", Duration.ZERO);
+		assertThat(oldRunning.await(10, TimeUnit.SECONDS)).isTrue();
+		assertThat(queue.schedule("t", "new", Duration.ZERO, ScheduleOption.REPLACE).status())
+			.isEqualTo(ScheduleResult.Status.REPLACED);
+		assertThat(newRunning.await(10, TimeUnit.SECONDS)).isTrue();
+		queue.schedule("after-old", "after", Duration.ZERO);
+
+		releaseOld.countDown();
+		assertThat(afterOld.await(10, TimeUnit.SECONDS)).isTrue();
+		assertThat(queue.contains("t")).as("the replacement is still in flight").isTrue();
+
+		releaseNew.countDown();
+		Eventually.await("the replacement acknowledged", () -> queue.size() == 0);
+		assertThat(ran).containsExactlyInAnyOrder("t=old#1", "t=new#1", "after-old=after#1");
+	}
+
+	@Test
 	void anEarlierTaskWakesASleepingConsumerWithoutPolling() throws Exception {
 		Warden warden = clients.open(redis.node(), options -> options.taskSweepInterval(Duration.ofHours(1))
 			.shutdownGrace(Duration.ofSeconds(5)));

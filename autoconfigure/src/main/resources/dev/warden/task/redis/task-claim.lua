@@ -12,7 +12,9 @@
 -- KEYS[5]  dead letters: hash, task id -> JSON {id, payload, attempts, error, failedAt}
 -- ARGV[1]  how many tasks to claim at most
 -- ARGV[2]  visibility timeout in ms
--- ARGV[3]  consumer id (claim tokens are <consumer id>:<attempt>)
+-- ARGV[3]  consumer id (claim tokens are <consumer id>:<seconds>:<µs> of this call's TIME: unique per
+--          claim, so a delivery that was cancelled or replaced while it ran never matches the
+--          delivery of the task that took its id, even in the same consumer at the same attempt)
 -- ARGV[4]  max deliveries: a task claimed more often goes to the dead letters instead
 -- ARGV[5]  how many finished deliveries follow, n
 -- ARGV[6]… n pairs: task id, the delivery's claim token
@@ -29,6 +31,7 @@ local deadline = now + tonumber(ARGV[2])
 local maxDeliveries = tonumber(ARGV[4])
 local finished = tonumber(ARGV[5])
 local out = {now, -1, finished}
+local token = ARGV[3] .. ':' .. time[1] .. ':' .. time[2]
 
 if finished > 0 then
     local tokenFields = {}
@@ -80,7 +83,6 @@ local function claimFrom(source)
                         .. ' deliveries; last: ' .. error, failedAt = now}))
                 dead[#dead + 1] = id
             else
-                local token = ARGV[3] .. ':' .. attempt
                 meta[#meta + 1] = 'a:' .. id
                 meta[#meta + 1] = attempt
                 meta[#meta + 1] = 'c:' .. id
