@@ -591,7 +591,7 @@ public final class RedisDistributedLock implements DistributedLock {
 					return;
 				}
 				waiters = waiting.listener();
-				next = waiters.sleep(null);
+				next = waiters.sleep(successor(owner, leaseMillis, false));
 				wakeUp = next;
 			}
 			ScheduledFuture<?> timer = engine.scheduler().schedule(() -> {
@@ -600,9 +600,21 @@ public final class RedisDistributedLock implements DistributedLock {
 					next.wakeUp.complete(null);
 				}
 			}, nanos, TimeUnit.NANOSECONDS);
-			next.wakeUp.thenRun(() -> {
+			next.wakeUp.whenComplete((handedOver, failure) -> {
 				timer.cancel(false);
-				if (result.isDone()) {
+				if (failure != null) {
+					// A hand-over to this waiter failed without a known outcome: if the lock reached
+					// it, it expires with its lease.
+					fail(failure);
+				}
+				else if (handedOver != null) {
+					// A release by this client handed the lock over: this owner holds it already.
+					if (leaseMillis == WATCHDOG) {
+						renewal.start(layout, owner.id());
+					}
+					acquired();
+				}
+				else if (result.isDone()) {
 					// Stopped (cancelled) while asleep: a release that chose this waiter goes to another.
 					waiters.wakeOne();
 				}

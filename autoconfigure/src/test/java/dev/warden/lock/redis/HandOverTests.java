@@ -3,6 +3,7 @@ package dev.warden.lock.redis;
 import java.time.Duration;
 import java.util.OptionalLong;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -94,6 +95,28 @@ class HandOverTests {
 		// tryLock returns no token: neither acquisition touched the fencing counter.
 		assertThat(redis.node().call("EXISTS", "{hand-over-lease}:warden_fencing")).isEqualTo(0L);
 		lock.unlock(second);
+	}
+
+	@Test
+	void releaseHandsTheLockToASleepingAsynchronousWaiterWithItsWatchdog() throws Exception {
+		RedisDistributedLock lock = lock("hand-over-async");
+		LockOwner first = new LockOwner("client:1");
+		LockOwner second = new LockOwner("client:2");
+		assertThat(lock.tryLock(first, 0, TimeUnit.SECONDS)).isTrue();
+		CompletableFuture<Boolean> waiting = lock.tryLockAsync(second, 10, TimeUnit.SECONDS);
+		awaitAsleep(lock, 1);
+		long publishes = publishes();
+
+		lock.unlock(first);
+
+		assertThat(redis.node().call("HGETALL", "hand-over-async")).isEqualTo(java.util.List.of("client:2", "1"));
+		assertThat(publishes()).isEqualTo(publishes);
+		assertThat(waiting.get(10, TimeUnit.SECONDS)).isTrue();
+		assertThat(lock.isHeldBy(second)).isTrue();
+		assertThat(renewal.activeRenewals()).isEqualTo(1);
+		lock.unlock(second);
+		assertThat(renewal.activeRenewals()).isZero();
+		assertThat(redis.node().call("EXISTS", "hand-over-async")).isEqualTo(0L);
 	}
 
 	@Test
