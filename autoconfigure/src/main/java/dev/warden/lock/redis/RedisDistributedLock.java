@@ -500,7 +500,14 @@ public final class RedisDistributedLock implements DistributedLock {
 		}
 
 		CompletableFuture<Boolean> begin() {
+			if (waitNanos > 0 && layout instanceof LockLayout.Fair) {
+				// Its place among this client's waiters of the fair lock, for hand-overs.
+				handOvers.fairWaiterArrived(name, owner.id());
+			}
 			result.whenComplete((acquired, failure) -> {
+				if (waitNanos > 0 && layout instanceof LockLayout.Fair) {
+					handOvers.fairWaiterLeft(name, owner.id());
+				}
 				if (result.isCancelled()) {
 					stopWaiting(false);
 				}

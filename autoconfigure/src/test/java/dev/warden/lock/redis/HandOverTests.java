@@ -191,6 +191,25 @@ class HandOverTests {
 	}
 
 	@Test
+	void fairLockIsHandedToAnAsynchronousFirstWaiterOfTheReleasingClient() throws Exception {
+		RedisDistributedLock lock = fairLock("fair-hand-over-async", engine, renewal);
+		LockOwner first = new LockOwner("client:1");
+		LockOwner second = new LockOwner("client:2");
+		assertThat(lock.tryLock(first, 0, TimeUnit.SECONDS)).isTrue();
+		CompletableFuture<Boolean> waiting = lock.tryLockAsync(second, 10, TimeUnit.SECONDS);
+		awaitFairAsleep(engine, lock, second);
+		long publishes = publishes();
+
+		lock.unlock(first);
+
+		assertThat(redis.node().call("HGETALL", "fair-hand-over-async")).isEqualTo(java.util.List.of("client:2", "1"));
+		assertThat(publishes()).isEqualTo(publishes);
+		assertThat(waiting.get(10, TimeUnit.SECONDS)).isTrue();
+		lock.unlock(second);
+		assertThat(redis.node().call("EXISTS", "fair-hand-over-async")).isEqualTo(0L);
+	}
+
+	@Test
 	void fairLockGoesToAnotherClientsWaiterThatQueuedFirst() throws Exception {
 		RedisEngine otherEngine = RedisEngine.connect(clients.redisClient(redis.node()), "other", Duration.ofSeconds(5));
 		try (LeaseRenewal otherRenewal = new LeaseRenewal(otherEngine, 30_000, new LockListener() {
