@@ -62,13 +62,9 @@ class HandOverTests {
 		LockOwner second = new LockOwner("client:2");
 		long firstToken = lock.tryLockWithToken(first, 0, TimeUnit.SECONDS).orElseThrow();
 		Future<OptionalLong> waiting = sleepingWaiter(lock, () -> lock.tryLockWithToken(second, 10, TimeUnit.SECONDS));
-		long publishes = publishes();
 
-		lock.unlock(first);
+		releaseHandsOver(lock, first, second);
 
-		// Taken over in the release itself: no message, and the waiter holds it before it even wakes.
-		assertThat(redis.node().call("HGETALL", "hand-over")).isEqualTo(java.util.List.of("client:2", "1"));
-		assertThat(publishes()).isEqualTo(publishes);
 		assertThat(waiting.get(10, TimeUnit.SECONDS)).hasValue(firstToken + 1);
 		assertThat(lock.isHeldBy(second)).isTrue();
 		assertThat(renewal.activeRenewals()).isEqualTo(1);
@@ -84,12 +80,10 @@ class HandOverTests {
 		LockOwner second = new LockOwner("client:2");
 		assertThat(lock.tryLock(first, 0, TimeUnit.SECONDS)).isTrue();
 		Future<Boolean> waiting = sleepingWaiter(lock, () -> lock.tryLock(second, 10, 4, TimeUnit.SECONDS));
-		long publishes = publishes();
 
-		lock.unlock(first);
+		releaseHandsOver(lock, first, second);
 
 		assertThat(waiting.get(10, TimeUnit.SECONDS)).isTrue();
-		assertThat(publishes()).isEqualTo(publishes);
 		assertThat(lock.remainingTimeToLive()).isBetween(1L, 4_000L);
 		assertThat(renewal.activeRenewals()).isZero();
 		// tryLock returns no token: neither acquisition touched the fencing counter.
@@ -105,12 +99,9 @@ class HandOverTests {
 		assertThat(lock.tryLock(first, 0, TimeUnit.SECONDS)).isTrue();
 		CompletableFuture<Boolean> waiting = lock.tryLockAsync(second, 10, TimeUnit.SECONDS);
 		awaitAsleep(lock, 1);
-		long publishes = publishes();
 
-		lock.unlock(first);
+		releaseHandsOver(lock, first, second);
 
-		assertThat(redis.node().call("HGETALL", "hand-over-async")).isEqualTo(java.util.List.of("client:2", "1"));
-		assertThat(publishes()).isEqualTo(publishes);
 		assertThat(waiting.get(10, TimeUnit.SECONDS)).isTrue();
 		assertThat(lock.isHeldBy(second)).isTrue();
 		assertThat(renewal.activeRenewals()).isEqualTo(1);
@@ -178,14 +169,11 @@ class HandOverTests {
 		long firstToken = lock.tryLockWithToken(first, 0, TimeUnit.SECONDS).orElseThrow();
 		Future<OptionalLong> waiting = threads.submit(() -> lock.tryLockWithToken(second, 10, TimeUnit.SECONDS));
 		awaitFairAsleep(engine, lock, second);
-		long publishes = publishes();
 
-		lock.unlock(first);
+		releaseHandsOver(lock, first, second);
 
-		assertThat(redis.node().call("HGETALL", "fair-hand-over")).isEqualTo(java.util.List.of("client:2", "1"));
 		assertThat(redis.node().call("EXISTS", "redisson_lock_queue:{fair-hand-over}",
 				"redisson_lock_timeout:{fair-hand-over}")).isEqualTo(0L);
-		assertThat(publishes()).isEqualTo(publishes);
 		assertThat(waiting.get(10, TimeUnit.SECONDS)).hasValue(firstToken + 1);
 		lock.unlock(second);
 	}
@@ -198,12 +186,9 @@ class HandOverTests {
 		assertThat(lock.tryLock(first, 0, TimeUnit.SECONDS)).isTrue();
 		CompletableFuture<Boolean> waiting = lock.tryLockAsync(second, 10, TimeUnit.SECONDS);
 		awaitFairAsleep(engine, lock, second);
-		long publishes = publishes();
 
-		lock.unlock(first);
+		releaseHandsOver(lock, first, second);
 
-		assertThat(redis.node().call("HGETALL", "fair-hand-over-async")).isEqualTo(java.util.List.of("client:2", "1"));
-		assertThat(publishes()).isEqualTo(publishes);
 		assertThat(waiting.get(10, TimeUnit.SECONDS)).isTrue();
 		lock.unlock(second);
 		assertThat(redis.node().call("EXISTS", "fair-hand-over-async")).isEqualTo(0L);
@@ -280,6 +265,17 @@ class HandOverTests {
 				.listener(RedisDistributedLock.CHANNEL_PREFIX + ":{" + lock.getName() + "}", LockWaiters.class);
 			return waiters != null && waiters.asleep() == count;
 		});
+	}
+
+	/**
+	 * Releases the holder's only hold and checks that the lock passed to {@code next} in the
+	 * release itself, before the waiter even wakes: one hold, and no release message.
+	 */
+	private static void releaseHandsOver(RedisDistributedLock lock, LockOwner holder, LockOwner next) {
+		long publishes = publishes();
+		lock.unlock(holder);
+		assertThat(redis.node().call("HGETALL", lock.getName())).isEqualTo(java.util.List.of(next.id(), "1"));
+		assertThat(publishes()).isEqualTo(publishes);
 	}
 
 	/** PUBLISH calls Redis has executed, those in scripts included. */
