@@ -500,12 +500,13 @@ public final class RedisDistributedLock implements DistributedLock {
 		}
 
 		CompletableFuture<Boolean> begin() {
-			if (waitNanos > 0 && layout instanceof LockLayout.Fair) {
+			boolean queuesFairly = waitNanos > 0 && layout instanceof LockLayout.Fair;
+			if (queuesFairly) {
 				// Its place among this client's waiters of the fair lock, for hand-overs.
 				handOvers.fairWaiterArrived(name, owner.id());
 			}
 			result.whenComplete((acquired, failure) -> {
-				if (waitNanos > 0 && layout instanceof LockLayout.Fair) {
+				if (queuesFairly) {
 					handOvers.fairWaiterLeft(name, owner.id());
 				}
 				if (result.isCancelled()) {
