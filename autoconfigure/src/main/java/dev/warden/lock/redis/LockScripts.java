@@ -8,6 +8,9 @@ import dev.warden.redis.LuaScript;
  */
 final class LockScripts {
 
+	/** The helper of the acquire scripts that hand out fencing tokens in more than one place. */
+	private static final String FENCING_TOKEN = "fencing-token.lua";
+
 	static final LuaScript ACQUIRE = LuaScript.load(LockScripts.class, "lock-acquire.lua");
 
 	static final LuaScript RELEASE = LuaScript.load(LockScripts.class, "lock-release.lua");
@@ -16,7 +19,7 @@ final class LockScripts {
 
 	static final LuaScript FORCE_RELEASE = LuaScript.load(LockScripts.class, "lock-force-release.lua");
 
-	static final LuaScript FAIR_ACQUIRE = LuaScript.load(LockScripts.class, "fair-acquire.lua");
+	static final LuaScript FAIR_ACQUIRE = LuaScript.load(LockScripts.class, "fair-acquire.lua", FENCING_TOKEN);
 
 	static final LuaScript FAIR_RELEASE = LuaScript.load(LockScripts.class, "fair-release.lua");
 
@@ -30,7 +33,7 @@ final class LockScripts {
 
 	static final LuaScript READ_RENEW = LuaScript.load(LockScripts.class, "read-renew.lua");
 
-	static final LuaScript WRITE_ACQUIRE = LuaScript.load(LockScripts.class, "write-acquire.lua");
+	static final LuaScript WRITE_ACQUIRE = LuaScript.load(LockScripts.class, "write-acquire.lua", FENCING_TOKEN);
 
 	static final LuaScript WRITE_RELEASE = LuaScript.load(LockScripts.class, "write-release.lua");
 

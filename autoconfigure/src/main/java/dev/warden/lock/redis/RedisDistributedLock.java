@@ -364,9 +364,7 @@ public final class RedisDistributedLock implements DistributedLock {
 			@Override
 			public void handedOver(long handedToken) {
 				token[0] = handedToken;
-				if (leaseMillis == WATCHDOG) {
-					renewal.start(layout, owner.id());
-				}
+				watchdogIfAsked(owner.id(), leaseMillis);
 			}
 		};
 		boolean fair = willWait && layout instanceof LockLayout.Fair;
@@ -423,11 +421,18 @@ public final class RedisDistributedLock implements DistributedLock {
 					: CompletableFuture.completedFuture(attempt));
 		}
 		return RedisEngine.map(reply, attempt -> {
-			if (attempt.acquired() && leaseMillis == WATCHDOG) {
-				renewal.start(layout, ownerId);
+			if (attempt.acquired()) {
+				watchdogIfAsked(ownerId, leaseMillis);
 			}
 			return attempt;
 		});
+	}
+
+	/** Starts renewing a hold just taken when it was taken without a lease of its own. */
+	private void watchdogIfAsked(String ownerId, long leaseMillis) {
+		if (leaseMillis == WATCHDOG) {
+			renewal.start(layout, ownerId);
+		}
 	}
 
 	/**
@@ -485,6 +490,9 @@ public final class RedisDistributedLock implements DistributedLock {
 
 		private final long leaseMillis;
 
+		/** What it takes a hand-over from a release of this client as (no fencing token). */
+		private final LockWaiters.@Nullable Successor handOverAs;
+
 		private final long start = System.nanoTime();
 
 		private final CompletableFuture<Boolean> result = new CompletableFuture<>();
@@ -497,6 +505,7 @@ public final class RedisDistributedLock implements DistributedLock {
 			this.owner = owner;
 			this.waitNanos = waitNanos;
 			this.leaseMillis = leaseMillis;
+			this.handOverAs = successor(owner, leaseMillis, false);
 		}
 
 		CompletableFuture<Boolean> begin() {
@@ -599,7 +608,7 @@ public final class RedisDistributedLock implements DistributedLock {
 					return;
 				}
 				waiters = waiting.listener();
-				next = waiters.sleep(successor(owner, leaseMillis, false));
+				next = waiters.sleep(handOverAs);
 				wakeUp = next;
 			}
 			ScheduledFuture<?> timer = engine.scheduler().schedule(() -> {
@@ -617,9 +626,7 @@ public final class RedisDistributedLock implements DistributedLock {
 				}
 				else if (handedOver != null) {
 					// A release by this client handed the lock over: this owner holds it already.
-					if (leaseMillis == WATCHDOG) {
-						renewal.start(layout, owner.id());
-					}
+					watchdogIfAsked(owner.id(), leaseMillis);
 					acquired();
 				}
 				else if (result.isDone()) {

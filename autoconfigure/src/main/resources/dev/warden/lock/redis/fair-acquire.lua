@@ -9,18 +9,11 @@
 -- ARGV[3]  how long a waiter keeps its place once its turn could have come, in ms
 -- ARGV[4]  '1' to join the queue when the lock is not free, '0' to try once without queueing
 -- ARGV[5]  '1' to take a fencing token, '0' not to
+-- Runs after fencing-token.lua, which defines acquiredWithToken.
 --
 -- Returns  the token (>= 1, or 0 when none was asked for) when acquired; -2 - ttl otherwise (< 0),
 --          ttl being how long in ms until this waiter's turn may come (the lock's PTTL, or the time
 --          left to the waiter ahead of it; -1 when unknown).
-
--- Acquired: the next fencing token, when asked for one.
-local function acquired()
-    if ARGV[5] == '1' then
-        return redis.call('incr', KEYS[4])
-    end
-    return 0
-end
 
 -- Not acquired, with ttl; a negative ttl (no expiry, no lock) means unknown.
 local function notAcquired(ttl)
@@ -52,12 +45,12 @@ if redis.call('exists', KEYS[1]) == 0
     end
     redis.call('hset', KEYS[1], ARGV[2], 1)
     redis.call('pexpire', KEYS[1], ARGV[1])
-    return acquired()
+    return acquiredWithToken(KEYS[4], ARGV[5])
 end
 if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
     redis.call('hincrby', KEYS[1], ARGV[2], 1)
     redis.call('pexpire', KEYS[1], ARGV[1])
-    return acquired()
+    return acquiredWithToken(KEYS[4], ARGV[5])
 end
 if ARGV[4] ~= '1' then
     return notAcquired(redis.call('pttl', KEYS[1]))

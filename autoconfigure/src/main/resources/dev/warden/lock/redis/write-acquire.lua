@@ -1,5 +1,6 @@
 -- Acquires or re-enters the write side of a read-write lock: one writer, no readers but itself.
--- Hands out a fencing token when asked for one.
+-- Hands out a fencing token when asked for one. Runs after fencing-token.lua, which defines
+-- acquiredWithToken.
 --
 -- KEYS[1]  the lock hash
 -- KEYS[2]  the lock's fencing counter (same hash slot; never expires, never reset)
@@ -9,22 +10,15 @@
 --
 -- Returns  the token (>= 1, or 0 when none was asked for) when acquired; -2 - pttl otherwise (see
 --          lock-acquire.lua).
-local function acquired()
-    if ARGV[3] == '1' then
-        return redis.call('incr', KEYS[2])
-    end
-    return 0
-end
-
 local mode = redis.call('hget', KEYS[1], 'mode')
 if mode == false then
     redis.call('hset', KEYS[1], 'mode', 'write', ARGV[2], 1)
     redis.call('pexpire', KEYS[1], ARGV[1])
-    return acquired()
+    return acquiredWithToken(KEYS[2], ARGV[3])
 end
 if mode == 'write' and redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
     redis.call('hincrby', KEYS[1], ARGV[2], 1)
     redis.call('pexpire', KEYS[1], math.max(redis.call('pttl', KEYS[1]), tonumber(ARGV[1])))
-    return acquired()
+    return acquiredWithToken(KEYS[2], ARGV[3])
 end
 return -2 - redis.call('pttl', KEYS[1])
