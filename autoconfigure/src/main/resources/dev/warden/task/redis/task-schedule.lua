@@ -1,6 +1,6 @@
 -- Schedules tasks, idempotently by task id. A client sends the schedules of one queue that its
 -- callers make while its previous call is under way together, in one call; the writes of the whole
--- batch go in one variadic command per key. Runs after task-batch.lua (variadic, metaFields).
+-- batch go in one variadic command per key. Runs after task-batch.lua (variadic, hmget, metaFields).
 --
 -- KEYS[1]  due: zset, task id -> due time (epoch ms, Redis clock)
 -- KEYS[2]  tasks: hash, task id -> payload (the only copy of the payload)
@@ -31,6 +31,12 @@ local written = {}
 local order = {}
 -- Tasks replaced while in flight: the delivery under way no longer matches its claim.
 local discarded = {}
+-- Which of the batch's tasks exist already, read in one command: their payloads, false if none.
+local ids = {}
+for i = 2, #ARGV - 4, 5 do
+    ids[#ids + 1] = ARGV[i]
+end
+local stored = hmget(KEYS[2], ids)
 for i = 2, #ARGV - 4, 5 do
     local id = ARGV[i]
     local due = tonumber(ARGV[i + 3])
@@ -38,7 +44,7 @@ for i = 2, #ARGV - 4, 5 do
         due = now + due
     end
     local mine = written[id]
-    local exists = mine ~= nil or redis.call('hexists', KEYS[2], id) == 1
+    local exists = mine ~= nil or stored[(i + 3) / 5] ~= false
     if exists and ARGV[i + 4] ~= '1' then
         local score = mine and mine.due or redis.call('zscore', KEYS[1], id)
         out[#out + 1] = 0
