@@ -37,6 +37,11 @@ class HandOverTests {
 
 	private final ExecutorService threads = Executors.newCachedThreadPool();
 
+	/** The holder and the waiter of a hand-over, two threads of one client. */
+	private final LockOwner first = new LockOwner("client:1");
+
+	private final LockOwner second = new LockOwner("client:2");
+
 	private RedisEngine engine;
 
 	private LeaseRenewal renewal;
@@ -58,8 +63,6 @@ class HandOverTests {
 	@Test
 	void releaseHandsTheLockToASleepingWaiterWithTheNextTokenAndItsWatchdog() throws Exception {
 		RedisDistributedLock lock = lock("hand-over");
-		LockOwner first = new LockOwner("client:1");
-		LockOwner second = new LockOwner("client:2");
 		long firstToken = lock.tryLockWithToken(first, 0, TimeUnit.SECONDS).orElseThrow();
 		Future<OptionalLong> waiting = sleepingWaiter(lock, () -> lock.tryLockWithToken(second, 10, TimeUnit.SECONDS));
 
@@ -76,8 +79,6 @@ class HandOverTests {
 	@Test
 	void handedOverLockHasTheLeaseTheWaiterAskedForAndNoTokenItDidNotAskFor() throws Exception {
 		RedisDistributedLock lock = lock("hand-over-lease");
-		LockOwner first = new LockOwner("client:1");
-		LockOwner second = new LockOwner("client:2");
 		assertThat(lock.tryLock(first, 0, TimeUnit.SECONDS)).isTrue();
 		Future<Boolean> waiting = sleepingWaiter(lock, () -> lock.tryLock(second, 10, 4, TimeUnit.SECONDS));
 
@@ -94,8 +95,6 @@ class HandOverTests {
 	@Test
 	void releaseHandsTheLockToASleepingAsynchronousWaiterWithItsWatchdog() throws Exception {
 		RedisDistributedLock lock = lock("hand-over-async");
-		LockOwner first = new LockOwner("client:1");
-		LockOwner second = new LockOwner("client:2");
 		assertThat(lock.tryLock(first, 0, TimeUnit.SECONDS)).isTrue();
 		CompletableFuture<Boolean> waiting = lock.tryLockAsync(second, 10, TimeUnit.SECONDS);
 		awaitAsleep(lock, 1);
@@ -113,8 +112,6 @@ class HandOverTests {
 	@Test
 	void partialReleaseKeepsTheWaiterAsleepUntilTheLastHold() throws Exception {
 		RedisDistributedLock lock = lock("hand-over-nested");
-		LockOwner first = new LockOwner("client:1");
-		LockOwner second = new LockOwner("client:2");
 		assertThat(lock.tryLock(first, 0, TimeUnit.SECONDS)).isTrue();
 		assertThat(lock.tryLock(first, 0, TimeUnit.SECONDS)).isTrue();
 		Future<Boolean> waiting = sleepingWaiter(lock, () -> lock.tryLock(second, 10, TimeUnit.SECONDS));
@@ -164,8 +161,6 @@ class HandOverTests {
 	@Test
 	void fairLockIsHandedToTheFirstWaiterWhenItBelongsToTheReleasingClient() throws Exception {
 		RedisDistributedLock lock = fairLock("fair-hand-over", engine, renewal);
-		LockOwner first = new LockOwner("client:1");
-		LockOwner second = new LockOwner("client:2");
 		long firstToken = lock.tryLockWithToken(first, 0, TimeUnit.SECONDS).orElseThrow();
 		Future<OptionalLong> waiting = threads.submit(() -> lock.tryLockWithToken(second, 10, TimeUnit.SECONDS));
 		awaitFairAsleep(engine, lock, second);
@@ -181,8 +176,6 @@ class HandOverTests {
 	@Test
 	void fairLockIsHandedToAnAsynchronousFirstWaiterOfTheReleasingClient() throws Exception {
 		RedisDistributedLock lock = fairLock("fair-hand-over-async", engine, renewal);
-		LockOwner first = new LockOwner("client:1");
-		LockOwner second = new LockOwner("client:2");
 		assertThat(lock.tryLock(first, 0, TimeUnit.SECONDS)).isTrue();
 		CompletableFuture<Boolean> waiting = lock.tryLockAsync(second, 10, TimeUnit.SECONDS);
 		awaitFairAsleep(engine, lock, second);
