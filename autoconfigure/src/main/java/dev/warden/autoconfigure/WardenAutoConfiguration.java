@@ -48,6 +48,7 @@ public final class WardenAutoConfiguration {
 			.taskConcurrency(tasks.getConcurrency())
 			.taskDefaults(tasks.toConsumerOptions())
 			.taskSweepInterval(tasks.getSweepInterval())
+			.taskClaimAhead(tasks.getClaimAhead())
 			.shutdownGrace(tasks.getShutdownGrace())
 			.replicaSync(properties.getLock().getReplicaSync().getReplicas(),
 					properties.getLock().getReplicaSync().getTimeout());

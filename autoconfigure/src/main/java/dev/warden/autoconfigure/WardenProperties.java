@@ -236,6 +236,13 @@ public class WardenProperties {
 		private Duration sweepInterval = Duration.ofSeconds(30);
 
 		/**
+		 * How long before its due time a consumer may claim a task, together with the tasks it
+		 * claims anyway; it starts each when it is due. A busy queue then costs Redis one claim per
+		 * window instead of one per due millisecond. Zero claims only tasks already due; at most 1 s.
+		 */
+		private Duration claimAhead = Duration.ofMillis(5);
+
+		/**
 		 * How long shutdown waits for running task handlers. Those still running after it stay in
 		 * flight and are delivered again after the visibility timeout.
 		 */
@@ -287,6 +294,18 @@ public class WardenProperties {
 
 		public void setSweepInterval(Duration sweepInterval) {
 			this.sweepInterval = sweepInterval;
+		}
+
+		public Duration getClaimAhead() {
+			return claimAhead;
+		}
+
+		public void setClaimAhead(Duration claimAhead) {
+			if (claimAhead == null || claimAhead.isNegative() || claimAhead.compareTo(Duration.ofSeconds(1)) > 0) {
+				throw new IllegalArgumentException(
+						"warden.delayed-task.claim-ahead must be between 0 and 1 s: " + claimAhead);
+			}
+			this.claimAhead = claimAhead;
 		}
 
 		public Duration getShutdownGrace() {

@@ -48,20 +48,24 @@ public interface DelayedQueue<T> {
 
 	/**
 	 * Cancels a task, pending or being handled (a handler already running is not interrupted; its
-	 * outcome is ignored).
+	 * outcome is ignored). A task its consumer claimed ahead of its due time does not start: the
+	 * consumer is told on the queue's channel, so only a cancel that reaches Redis less than that
+	 * message's travel time before the task is due can miss it.
 	 * @return whether there was such a task
 	 */
 	boolean cancel(String taskId);
 
 	/**
 	 * Moves a pending task to a new due time, {@code delay} from Redis's clock now.
-	 * @return whether such a task was pending (a task being handled is not moved)
+	 * @return whether such a task was pending (a task being handled is not moved; one claimed ahead of
+	 * its due time that has not started is, as for {@link #cancel})
 	 */
 	boolean reschedule(String taskId, Duration delay);
 
 	/**
 	 * Moves a pending task to a new due time.
-	 * @return whether such a task was pending (a task being handled is not moved)
+	 * @return whether such a task was pending (a task being handled is not moved; one claimed ahead of
+	 * its due time that has not started is, as for {@link #cancel})
 	 */
 	boolean reschedule(String taskId, Instant dueAt);
 
@@ -75,7 +79,8 @@ public interface DelayedQueue<T> {
 	long size();
 
 	/**
-	 * Pending tasks in due order.
+	 * Pending tasks in due order. A task a consumer has claimed is not listed, including one it
+	 * claimed ahead of its due time (see {@code warden.delayed-task.claim-ahead}) and will start then.
 	 * @param offset how many to skip
 	 * @param count how many at most
 	 * @return the tasks

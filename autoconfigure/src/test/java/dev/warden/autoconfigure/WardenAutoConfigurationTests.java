@@ -81,7 +81,7 @@ class WardenAutoConfigurationTests {
 		runner.withPropertyValues("warden.delayed-task.max-attempts=7", "warden.delayed-task.backoff=2s",
 				"warden.delayed-task.max-backoff=1m", "warden.delayed-task.visibility-timeout=90s",
 				"warden.delayed-task.concurrency=3", "warden.delayed-task.sweep-interval=5s",
-				"warden.delayed-task.shutdown-grace=1s")
+				"warden.delayed-task.shutdown-grace=1s", "warden.delayed-task.claim-ahead=20ms")
 			.run(context -> {
 				WardenProperties.DelayedTask tasks = context.getBean(WardenProperties.class).getDelayedTask();
 				assertThat(tasks.toConsumerOptions()).isEqualTo(new ConsumerOptions(7, Duration.ofSeconds(2),
@@ -89,7 +89,20 @@ class WardenAutoConfigurationTests {
 				assertThat(tasks.getConcurrency()).isEqualTo(3);
 				assertThat(tasks.getSweepInterval()).isEqualTo(Duration.ofSeconds(5));
 				assertThat(tasks.getShutdownGrace()).isEqualTo(Duration.ofSeconds(1));
+				assertThat(tasks.getClaimAhead()).isEqualTo(Duration.ofMillis(20));
 			});
+	}
+
+	@Test
+	void claimAheadOutOfRangeFailsStartupNamingIt() {
+		runner.withPropertyValues("warden.delayed-task.claim-ahead=2s").run(context -> {
+			assertThat(context).hasFailed();
+			StringBuilder messages = new StringBuilder();
+			for (Throwable cause = context.getStartupFailure(); cause != null; cause = cause.getCause()) {
+				messages.append(cause.getMessage());
+			}
+			assertThat(messages.toString()).contains("warden.delayed-task.claim-ahead must be between 0 and 1 s");
+		});
 	}
 
 	@Test

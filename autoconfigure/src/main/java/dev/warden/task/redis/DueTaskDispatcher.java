@@ -4,7 +4,9 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -30,8 +32,11 @@ import org.slf4j.LoggerFactory;
  * It does not poll. After each claim, Redis says how long, to the microsecond, until the next task
  * is due (or the next in-flight deadline passes), and the dispatcher sleeps that long; a task
  * scheduled earlier than that is announced on the queue's channel and wakes it. A slow sweep
- * bounds every sleep, as a safety net for a missed message. All times are Redis's: the dispatcher
- * only ever schedules relative delays that Redis computed, so clients' clocks never matter.
+ * bounds every sleep, as a safety net for a missed message. A claim also takes the tasks due
+ * within the claim-ahead window, each holding a handler slot until it starts when it is due; one
+ * that is cancelled, rescheduled or replaced meanwhile is revoked on the channel and dropped. All
+ * times are Redis's: the dispatcher only ever schedules relative delays that Redis computed, so
+ * clients' clocks never matter.
  *
  * @param <T> the payload type
  */
@@ -43,8 +48,14 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 
 	private static final long RETRY_AFTER_ERROR_MILLIS = 1000;
 
-	/** A finished delivery waits at most this long for the next claim to carry its acknowledgement. */
+	/**
+	 * A finished delivery waits at most this long, or the claim-ahead window if longer, for the next
+	 * claim to carry its acknowledgement.
+	 */
 	private static final long ACKNOWLEDGE_WITH_CLAIM_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
+
+	/** How a message on the queue's channel that revokes a claim begins. */
+	private static final String REVOKE = "revoke ";
 
 	private final String queue;
 
@@ -66,6 +77,10 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 	private final String visibilityTimeoutArg;
 
 	private final String maxAttemptsArg;
+
+	private final String claimAheadArg;
+
+	private final long acknowledgeWithClaimNanos;
 
 	private final long sweepMicros;
 
@@ -98,9 +113,17 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 
 	private @Nullable Membership<DueTaskDispatcher<T>> subscription;
 
+	// Tasks claimed ahead that wait for their due time, by id; each holds a handler slot. Whoever
+	// takes a task out of it starts the task or drops it.
+	private final Map<String, Waiting> waiting = new HashMap<>();
+
+	// The subscription of a halted consumer, kept while tasks it claimed ahead wait: they can still
+	// be revoked.
+	private @Nullable Membership<DueTaskDispatcher<T>> closeWhenNoneWaits;
+
 	DueTaskDispatcher(String queue, QueueKeys keys, RedisEngine engine, TaskWorkers workers, PayloadCodec<T> codec,
 			TaskHandler<T> handler, ConsumerOptions options, String consumerId, Duration sweepInterval,
-			Duration defaultGrace, Runnable onStop) {
+			Duration claimAhead, Duration defaultGrace, Runnable onStop) {
 		this.queue = queue;
 		this.keys = keys;
 		this.engine = engine;
@@ -111,6 +134,8 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 		this.consumerId = consumerId;
 		this.visibilityTimeoutArg = Long.toString(options.visibilityTimeout().toMillis());
 		this.maxAttemptsArg = Integer.toString(options.maxAttempts());
+		this.claimAheadArg = Long.toString(claimAhead.toMillis());
+		this.acknowledgeWithClaimNanos = Math.max(ACKNOWLEDGE_WITH_CLAIM_NANOS, claimAhead.toNanos());
 		this.sweepMicros = TimeUnit.NANOSECONDS.toMicros(sweepInterval.toNanos());
 		this.defaultGrace = defaultGrace;
 		this.onStop = onStop;
@@ -141,9 +166,16 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 		return queue;
 	}
 
-	/** A task was scheduled (or rescheduled) that is due in the message's microseconds. */
+	/**
+	 * A task was scheduled (or rescheduled) that is due in the message's microseconds; or a task
+	 * claimed ahead was revoked.
+	 */
 	@Override
 	public void onMessage(String message) {
+		if (message.startsWith(REVOKE)) {
+			revoked(message);
+			return;
+		}
 		long delay;
 		try {
 			delay = Long.parseLong(message);
@@ -214,14 +246,15 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 	 * (id, token pairs) first.
 	 */
 	private CompletableFuture<List<Object>> claimScript(int limit, List<String> finished) {
-		String[] args = new String[5 + finished.size()];
+		String[] args = new String[6 + finished.size()];
 		args[0] = Integer.toString(limit);
 		args[1] = visibilityTimeoutArg;
 		args[2] = consumerId;
 		args[3] = maxAttemptsArg;
-		args[4] = Integer.toString(finished.size() / 2);
+		args[4] = claimAheadArg;
+		args[5] = Integer.toString(finished.size() / 2);
 		for (int i = 0; i < finished.size(); i++) {
-			args[5 + i] = finished.get(i);
+			args[6 + i] = finished.get(i);
 		}
 		try {
 			return engine.eval(TaskScripts.CLAIM, ScriptOutputType.MULTI, keys.allAndDead, args);
@@ -250,16 +283,23 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 			}
 			else if (reply != null) {
 				wakeInMicros = (Long) reply.get(1);
-				for (int i = 3 + completions; i + 3 < reply.size(); i += 4) {
+				for (int i = 3 + completions; i + 4 < reply.size(); i += 5) {
 					String id = (String) reply.get(i);
 					String payload = (String) reply.get(i + 1);
 					int attempt = ((Long) reply.get(i + 2)).intValue();
 					String token = (String) reply.get(i + 3);
+					long startInMicros = (Long) reply.get(i + 4);
 					claimed++;
 					synchronized (this) {
 						activeHandlers++;
 					}
-					workers.execute(() -> deliver(id, payload, attempt, token));
+					dropSuperseded(id);
+					if (startInMicros > 0) {
+						startWhenDue(id, payload, attempt, token, startInMicros);
+					}
+					else {
+						workers.execute(() -> deliver(id, payload, attempt, token));
+					}
 				}
 			}
 		}
@@ -270,9 +310,8 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 		synchronized (this) {
 			claiming = false;
 			if (running) {
-				boolean moreDue = claimed == reserved && claimed > 0;
-				long next = (moreDue || wakeInMicros == 0) ? 0
-						: (wakeInMicros < 0 ? sweepMicros : Math.min(wakeInMicros, sweepMicros));
+				// Zero when more tasks are due than this claim could take.
+				long next = (wakeInMicros < 0) ? sweepMicros : Math.min(wakeInMicros, sweepMicros);
 				long at = Math.min(System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(next), wakeAfterClaimNanos);
 				wakeAfterClaimNanos = Long.MAX_VALUE;
 				scheduleWake(at);
@@ -282,6 +321,93 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 			alone = acknowledgeAloneUnlessClaimingSoon();
 		}
 		sendAcknowledgements(alone);
+	}
+
+	/** Runs a task claimed ahead on its slot when it is due, unless it is revoked first. */
+	private void startWhenDue(String id, String payload, int attempt, String token, long startInMicros) {
+		Waiting task = new Waiting(token);
+		synchronized (this) {
+			waiting.put(id, task);
+			task.start = engine.scheduler().schedule(() -> {
+				if (stopWaiting(id, task)) {
+					workers.execute(() -> deliver(id, payload, attempt, token));
+				}
+			}, startInMicros, TimeUnit.MICROSECONDS);
+		}
+	}
+
+	/**
+	 * A task just claimed may still wait here under an earlier claim ahead whose revocation message
+	 * was missed: Redis holds only the new claim, so that one was revoked.
+	 */
+	private void dropSuperseded(String id) {
+		Waiting superseded;
+		synchronized (this) {
+			superseded = waiting.get(id);
+		}
+		if (superseded != null && stopWaiting(id, superseded)) {
+			dropRevoked(id, superseded);
+		}
+	}
+
+	/** A message {@code revoke <token length> <token><id>}: drops that task if it still waits. */
+	private void revoked(String message) {
+		int space = message.indexOf(' ', REVOKE.length());
+		String token;
+		String id;
+		try {
+			int tokenEnd = space + 1 + Integer.parseInt(message.substring(REVOKE.length(), space));
+			token = message.substring(space + 1, tokenEnd);
+			id = message.substring(tokenEnd);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Ignoring a malformed message on the channel of queue '{}': {}", queue, message);
+			return;
+		}
+		Waiting task;
+		synchronized (this) {
+			task = waiting.get(id);
+		}
+		if (task != null && task.token.equals(token) && stopWaiting(id, task)) {
+			dropRevoked(id, task);
+		}
+	}
+
+	/**
+	 * Ends the delivery of a task claimed ahead that was revoked before it started, once it is no
+	 * longer among the waiting ones (so its timer, if it fires, does not start it).
+	 */
+	private void dropRevoked(String id, Waiting task) {
+		ScheduledFuture<?> start = task.start;
+		if (start != null) {
+			start.cancel(false);
+		}
+		logger.debug("Task '{}' of queue '{}', claimed ahead, was revoked before it started", id, queue);
+		workers.release(1);
+		deliveriesDone(1);
+	}
+
+	/**
+	 * Takes a task out of the waiting ones, which makes the caller the one that starts or drops it;
+	 * false when it is not there (it started or was revoked). A halted consumer closes its
+	 * subscription once none waits.
+	 */
+	private boolean stopWaiting(String id, Waiting task) {
+		Membership<DueTaskDispatcher<T>> toClose = null;
+		synchronized (this) {
+			if (waiting.get(id) != task) {
+				return false;
+			}
+			waiting.remove(id);
+			if (waiting.isEmpty() && closeWhenNoneWaits != null) {
+				toClose = closeWhenNoneWaits;
+				closeWhenNoneWaits = null;
+			}
+		}
+		if (toClose != null) {
+			toClose.close();
+		}
+		return true;
 	}
 
 	private void deliver(String id, String payload, int attempt, String token) {
@@ -351,7 +477,7 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 		if (acknowledgements.isEmpty() || acknowledging) {
 			return List.of();
 		}
-		if (running && (claiming || (wake != null && wakeAtNanos - System.nanoTime() <= ACKNOWLEDGE_WITH_CLAIM_NANOS))) {
+		if (running && (claiming || (wake != null && wakeAtNanos - System.nanoTime() <= acknowledgeWithClaimNanos))) {
 			return List.of();
 		}
 		acknowledging = true;
@@ -450,6 +576,11 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 			}
 			joined = subscription;
 			subscription = null;
+			if (!waiting.isEmpty()) {
+				// Tasks claimed ahead still start when due, and can still be revoked until then.
+				closeWhenNoneWaits = joined;
+				joined = null;
+			}
 			// No claim comes any more: acknowledgements waiting for one go now.
 			finished = acknowledgeAloneUnlessClaimingSoon();
 		}
@@ -485,6 +616,20 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 	@Override
 	public void close() {
 		stop(defaultGrace);
+	}
+
+	/** A task claimed ahead, waiting for its due time. */
+	private static final class Waiting {
+
+		final String token;
+
+		// Set right after construction, under the dispatcher's monitor.
+		@Nullable ScheduledFuture<?> start;
+
+		Waiting(String token) {
+			this.token = token;
+		}
+
 	}
 
 }

@@ -104,7 +104,8 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 	@Override
 	public boolean cancel(String taskId) {
 		requireId(taskId);
-		Long existed = engine.await(engine.eval(TaskScripts.CANCEL, ScriptOutputType.INTEGER, keys.all, taskId),
+		Long existed = engine.await(engine.eval(TaskScripts.CANCEL, ScriptOutputType.INTEGER, keys.all, taskId,
+				keys.channel),
 				"cancel of task '" + taskId + "'");
 		return existed != null && existed == 1L;
 	}
@@ -127,8 +128,8 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 
 	private boolean reschedule(String taskId, String mode, long time) {
 		requireId(taskId);
-		Long due = engine.await(engine.eval(TaskScripts.RESCHEDULE, ScriptOutputType.INTEGER, new String[] { keys.due },
-				taskId, mode, Long.toString(time), keys.channel), "reschedule of task '" + taskId + "'");
+		Long due = engine.await(engine.eval(TaskScripts.RESCHEDULE, ScriptOutputType.INTEGER, keys.all, taskId, mode,
+				Long.toString(time), keys.channel), "reschedule of task '" + taskId + "'");
 		return due != null && due >= 0;
 	}
 
@@ -141,8 +142,9 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 	@Override
 	public Optional<Instant> dueAt(String taskId) {
 		requireId(taskId);
-		Double score = engine.await(engine.commands().zscore(keys.due, taskId), "due time of task '" + taskId + "'");
-		return Optional.ofNullable(score).map(millis -> Instant.ofEpochMilli(millis.longValue()));
+		Long due = engine.await(engine.eval(TaskScripts.DUE, ScriptOutputType.INTEGER, new String[] { keys.due,
+				keys.meta }, taskId), "due time of task '" + taskId + "'");
+		return (due != null && due >= 0) ? Optional.of(Instant.ofEpochMilli(due)) : Optional.empty();
 	}
 
 	@Override
@@ -214,7 +216,8 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 			throw new IllegalArgumentException("The handler and the options must not be null");
 		}
 		return consumers.start(name, stop -> new DueTaskDispatcher<>(name, keys, engine, consumers.workers(), codec,
-				handler, options, consumers.consumerId(), consumers.sweepInterval(), consumers.shutdownGrace(), stop));
+				handler, options, consumers.consumerId(), consumers.sweepInterval(), consumers.claimAhead(), consumers.shutdownGrace(),
+				stop));
 	}
 
 	private static void requireId(@Nullable String taskId) {
@@ -237,6 +240,8 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 
 		private final Duration sweepInterval;
 
+		private final Duration claimAhead;
+
 		private final Duration shutdownGrace;
 
 		private final Map<String, DueTaskDispatcher<?>> running = new java.util.concurrent.ConcurrentHashMap<>();
@@ -248,14 +253,16 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 		 * @param consumerId the client's id, the prefix of its claim tokens
 		 * @param defaults options of consumers started without
 		 * @param sweepInterval the longest a consumer sleeps without checking its queue
+		 * @param claimAhead how long before its due time a consumer may claim a task
 		 * @param shutdownGrace how long closing waits for running handlers
 		 */
 		public Consumers(TaskWorkers workers, String consumerId, ConsumerOptions defaults, Duration sweepInterval,
-				Duration shutdownGrace) {
+				Duration claimAhead, Duration shutdownGrace) {
 			this.workers = workers;
 			this.consumerId = consumerId;
 			this.defaults = defaults;
 			this.sweepInterval = sweepInterval;
+			this.claimAhead = claimAhead;
 			this.shutdownGrace = shutdownGrace;
 		}
 
@@ -278,6 +285,10 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 
 		Duration sweepInterval() {
 			return sweepInterval;
+		}
+
+		Duration claimAhead() {
+			return claimAhead;
 		}
 
 		Duration shutdownGrace() {

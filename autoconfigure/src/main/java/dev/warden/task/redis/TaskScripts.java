@@ -8,15 +8,21 @@ final class TaskScripts {
 	/** The helpers of the scripts that work on a batch of tasks. */
 	private static final String BATCH_HELPERS = "task-batch.lua";
 
-	static final LuaScript SCHEDULE = LuaScript.load(TaskScripts.class, "task-schedule.lua", BATCH_HELPERS);
+	/** The helpers of the scripts that take a task claimed ahead away from its consumer. */
+	private static final String REVOKE_HELPERS = "task-revoke.lua";
+
+	static final LuaScript SCHEDULE = LuaScript.load(TaskScripts.class, "task-schedule.lua", BATCH_HELPERS,
+			REVOKE_HELPERS);
 
 	static final LuaScript CLAIM = LuaScript.load(TaskScripts.class, "task-claim.lua", BATCH_HELPERS);
 
 	static final LuaScript FAIL = LuaScript.load(TaskScripts.class, "task-fail.lua");
 
-	static final LuaScript CANCEL = LuaScript.load(TaskScripts.class, "task-cancel.lua");
+	static final LuaScript CANCEL = LuaScript.load(TaskScripts.class, "task-cancel.lua", REVOKE_HELPERS);
 
-	static final LuaScript RESCHEDULE = LuaScript.load(TaskScripts.class, "task-reschedule.lua");
+	static final LuaScript RESCHEDULE = LuaScript.load(TaskScripts.class, "task-reschedule.lua", REVOKE_HELPERS);
+
+	static final LuaScript DUE = LuaScript.load(TaskScripts.class, "task-due.lua", REVOKE_HELPERS);
 
 	static final LuaScript REQUEUE_DEAD = LuaScript.load(TaskScripts.class, "task-requeue-dead.lua");
 

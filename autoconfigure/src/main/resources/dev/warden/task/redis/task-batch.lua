@@ -29,6 +29,7 @@ local function metaFields(ids)
         fields[#fields + 1] = 'a:' .. id
         fields[#fields + 1] = 'c:' .. id
         fields[#fields + 1] = 'e:' .. id
+        fields[#fields + 1] = 'd:' .. id
     end
     return fields
 end

@@ -1,14 +1,24 @@
--- Cancels a task, pending or in flight (a delivery under way then fails to acknowledge).
+-- Cancels a task, pending or in flight (a delivery under way then fails to acknowledge; one claimed
+-- ahead that has not started is revoked, so its consumer drops it). Runs after task-revoke.lua.
 --
 -- KEYS[1]  due zset
 -- KEYS[2]  tasks hash
 -- KEYS[3]  in-flight zset
--- KEYS[4]  meta hash (a:<id> attempts, c:<id> claim token, e:<id> last error)
+-- KEYS[4]  meta hash (a:<id> attempts, c:<id> claim token, e:<id> last error, d:<id> due time of a
+--          task claimed ahead)
 -- ARGV[1]  task id
+-- ARGV[2]  the queue's channel
 --
 -- Returns  1 when the task existed; 0 otherwise.
-local existed = redis.call('hdel', KEYS[2], ARGV[1])
-redis.call('zrem', KEYS[1], ARGV[1])
-redis.call('zrem', KEYS[3], ARGV[1])
-redis.call('hdel', KEYS[4], 'a:' .. ARGV[1], 'c:' .. ARGV[1], 'e:' .. ARGV[1])
+local id = ARGV[1]
+local existed = redis.call('hdel', KEYS[2], id)
+redis.call('zrem', KEYS[1], id)
+if redis.call('zrem', KEYS[3], id) == 1 then
+    local claim = redis.call('hmget', KEYS[4], 'c:' .. id, 'd:' .. id)
+    local time = redis.call('TIME')
+    if claim[1] and waitingToStart(claim[2], tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)) then
+        revoke(ARGV[2], claim[1], id)
+    end
+end
+redis.call('hdel', KEYS[4], 'a:' .. id, 'c:' .. id, 'e:' .. id, 'd:' .. id)
 return existed

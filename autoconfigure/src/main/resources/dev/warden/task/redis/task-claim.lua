@@ -1,48 +1,56 @@
 -- Claims due tasks for one consumer: each moves to the in-flight set with a visibility deadline.
--- Tasks whose deadline passed (their consumer died) are claimed again first. Before claiming, it
--- completes the consumer's finished deliveries passed along: a busy consumer acknowledges with its
--- claims, an idle one with a claim of nothing (ARGV[1] = 0). Whatever the batch size, it runs a
--- fixed number of Redis commands: each step is one variadic command for the whole batch. Runs after
--- task-batch.lua, which defines variadic, hmget and metaFields.
+-- Tasks whose deadline passed (their consumer died) are claimed again first. A task due within the
+-- claim-ahead window is claimed with the others, so a busy queue takes one claim per window rather
+-- than one per due millisecond: its consumer starts it when it is due, counted by Redis's clock, and
+-- until then the meta hash keeps its due time (d:<id>), which is how the other scripts tell it from
+-- a task already running. Before claiming, it completes the consumer's finished deliveries passed
+-- along: a busy consumer acknowledges with its claims, an idle one with a claim of nothing
+-- (ARGV[1] = 0). Whatever the batch size, it runs a fixed number of Redis commands: each step is one
+-- variadic command for the whole batch. Runs after task-batch.lua, which defines variadic, hmget
+-- and metaFields.
 --
 -- KEYS[1]  due zset
 -- KEYS[2]  tasks hash
 -- KEYS[3]  in-flight zset
--- KEYS[4]  meta hash (a:<id> attempts, c:<id> claim token, e:<id> last error)
+-- KEYS[4]  meta hash (a:<id> attempts, c:<id> claim token, e:<id> last error, d:<id> due time of a
+--          task claimed before it was due)
 -- KEYS[5]  dead letters: hash, task id -> JSON {id, payload, attempts, error, failedAt}
 -- ARGV[1]  how many tasks to claim at most
--- ARGV[2]  visibility timeout in ms
+-- ARGV[2]  visibility timeout in ms, counted from the task's due time when it is claimed ahead
 -- ARGV[3]  consumer id (claim tokens are <consumer id>:<seconds>:<µs> of this call's TIME: unique per
 --          claim, so a delivery that was cancelled or replaced while it ran never matches the
 --          delivery of the task that took its id, even in the same consumer at the same attempt)
 -- ARGV[4]  max deliveries: a task claimed more often goes to the dead letters instead
--- ARGV[5]  how many finished deliveries follow, n
--- ARGV[6]… n pairs: task id, the delivery's claim token
+-- ARGV[5]  claim-ahead window in ms (0: only tasks already due)
+-- ARGV[6]  how many finished deliveries follow, n
+-- ARGV[7]… n pairs: task id, the delivery's claim token
 --
--- Returns  {now, wake, n, outcome1, ..., outcomeN, id1, payload1, attempt1, token1, id2, ...}: now
---          is Redis's clock (epoch ms); wake is how many µs until the next task is due or the next
---          deadline passes (-1: nothing pending); each outcome is 1 when that delivery was completed, 0 when
---          its claim no longer matched (cancelled, replaced, redelivered; nothing changed).
+-- Returns  {now, wake, n, outcome1, ..., outcomeN, id1, payload1, attempt1, token1, start1, id2, ...}:
+--          now is Redis's clock (epoch ms); wake is how many µs until the next unclaimed task is due
+--          or the next deadline passes (-1: nothing pending); each outcome is 1 when that delivery
+--          was completed, 0 when its claim no longer matched (cancelled, replaced, redelivered;
+--          nothing changed); start is how many µs until the task is due (0: at once).
 local time = redis.call('TIME')
 local micros = tonumber(time[1]) * 1000000 + tonumber(time[2])
 local now = math.floor(micros / 1000)
 local limit = tonumber(ARGV[1])
-local deadline = now + tonumber(ARGV[2])
+local visibility = tonumber(ARGV[2])
 local maxDeliveries = tonumber(ARGV[4])
-local finished = tonumber(ARGV[5])
+local ahead = tonumber(ARGV[5])
+local finished = tonumber(ARGV[6])
 local out = {now, -1, finished}
 local token = ARGV[3] .. ':' .. time[1] .. ':' .. time[2]
 
 if finished > 0 then
     local tokenFields = {}
     for i = 1, finished do
-        tokenFields[i] = 'c:' .. ARGV[4 + 2 * i]
+        tokenFields[i] = 'c:' .. ARGV[5 + 2 * i]
     end
     local tokens = hmget(KEYS[4], tokenFields)
     local completed = {}
     for i = 1, finished do
-        if tokens[i] == ARGV[5 + 2 * i] then
-            completed[#completed + 1] = ARGV[4 + 2 * i]
+        if tokens[i] == ARGV[6 + 2 * i] then
+            completed[#completed + 1] = ARGV[5 + 2 * i]
             out[#out + 1] = 1
         else
             out[#out + 1] = 0
@@ -56,11 +64,21 @@ if finished > 0 then
 end
 
 local claimed = 0
+-- The earliest deadline of this call's claims.
+local firstDeadline = nil
 
-local function claimFrom(source)
-    local ids = redis.call('zrangebyscore', source, '-inf', now, 'LIMIT', 0, limit - claimed)
-    if #ids == 0 then
+-- Claims from source (the due or the in-flight zset) the tasks scored up to upTo; a task's due time
+-- is its score in the due zset, and now for a delivery that timed out.
+local function claimFrom(source, upTo)
+    local found = redis.call('zrangebyscore', source, '-inf', upTo, 'WITHSCORES', 'LIMIT', 0, limit - claimed)
+    if #found == 0 then
         return
+    end
+    local ids = {}
+    local dues = {}
+    for i = 1, #found, 2 do
+        ids[#ids + 1] = found[i]
+        dues[#dues + 1] = (source == KEYS[1]) and math.max(now, tonumber(found[i + 1])) or now
     end
     redis.call('zrem', source, unpack(ids))
     local payloads = redis.call('hmget', KEYS[2], unpack(ids))
@@ -87,12 +105,21 @@ local function claimFrom(source)
                 meta[#meta + 1] = attempt
                 meta[#meta + 1] = 'c:' .. id
                 meta[#meta + 1] = token
-                inflight[#inflight + 1] = deadline
+                if dues[i] > now then
+                    meta[#meta + 1] = 'd:' .. id
+                    meta[#meta + 1] = dues[i]
+                end
+                local taskDeadline = dues[i] + visibility
+                if firstDeadline == nil or taskDeadline < firstDeadline then
+                    firstDeadline = taskDeadline
+                end
+                inflight[#inflight + 1] = taskDeadline
                 inflight[#inflight + 1] = id
                 out[#out + 1] = id
                 out[#out + 1] = payload
                 out[#out + 1] = attempt
                 out[#out + 1] = token
+                out[#out + 1] = math.max(0, dues[i] * 1000 - micros)
                 claimed = claimed + 1
             end
         end
@@ -115,14 +142,14 @@ end
 -- The earliest deadline in flight tells whether any delivery timed out, without a scan.
 local inflightHead = head(KEYS[3])
 if limit > 0 and inflightHead ~= nil and inflightHead <= now then
-    claimFrom(KEYS[3])
+    claimFrom(KEYS[3], now)
     inflightHead = head(KEYS[3])
 end
 if claimed < limit then
-    claimFrom(KEYS[1])
+    claimFrom(KEYS[1], now + ahead)
 end
-if claimed > 0 and (inflightHead == nil or deadline < inflightHead) then
-    inflightHead = deadline
+if firstDeadline ~= nil and (inflightHead == nil or firstDeadline < inflightHead) then
+    inflightHead = firstDeadline
 end
 local next = head(KEYS[1])
 if inflightHead ~= nil and (next == nil or inflightHead < next) then

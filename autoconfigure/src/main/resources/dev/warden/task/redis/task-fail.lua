@@ -5,7 +5,8 @@
 -- KEYS[1]  due zset
 -- KEYS[2]  tasks hash
 -- KEYS[3]  in-flight zset
--- KEYS[4]  meta hash (a:<id> attempts, c:<id> claim token, e:<id> last error)
+-- KEYS[4]  meta hash (a:<id> attempts, c:<id> claim token, e:<id> last error, d:<id> due time of a
+--          task claimed ahead)
 -- KEYS[5]  dead letters hash
 -- ARGV[1]  task id
 -- ARGV[2]  the delivery's claim token
@@ -30,10 +31,10 @@ if backoff < 0 or attempts >= tonumber(ARGV[5]) then
     redis.call('hset', KEYS[5], id, cjson.encode({id = id, payload = redis.call('hget', KEYS[2], id),
         attempts = attempts, error = ARGV[4], failedAt = now}))
     redis.call('hdel', KEYS[2], id)
-    redis.call('hdel', KEYS[4], 'a:' .. id, 'c:' .. id, 'e:' .. id)
+    redis.call('hdel', KEYS[4], 'a:' .. id, 'c:' .. id, 'e:' .. id, 'd:' .. id)
     return 2
 end
-redis.call('hdel', KEYS[4], 'c:' .. id)
+redis.call('hdel', KEYS[4], 'c:' .. id, 'd:' .. id)
 redis.call('hset', KEYS[4], 'e:' .. id, ARGV[4])
 local due = now + backoff
 local head = redis.call('zrange', KEYS[1], 0, 0, 'WITHSCORES')

@@ -1,25 +1,44 @@
--- Moves the due time of a pending task (not one in flight).
+-- Moves the due time of a pending task. A task in flight is not moved, unless it was claimed ahead
+-- of its due time and has not started: that claim is revoked (its consumer drops it, and the
+-- delivery does not count as an attempt) and the task is pending again. Runs after task-revoke.lua.
 --
 -- KEYS[1]  due zset
+-- KEYS[2]  tasks hash
+-- KEYS[3]  in-flight zset
+-- KEYS[4]  meta hash (a:<id> attempts, c:<id> claim token, e:<id> last error, d:<id> due time of a
+--          task claimed ahead)
 -- ARGV[1]  task id
 -- ARGV[2]  'in': ARGV[3] is a delay in ms from Redis's clock; 'at': ARGV[3] is an epoch ms
 -- ARGV[3]  the delay or the due time
--- ARGV[4]  the queue's wake-up channel (a message is the µs until the task it announces is due)
+-- ARGV[4]  the queue's channel (a wake-up message is the µs until the task it announces is due)
 --
 -- Returns  the new due time (epoch ms); -1 when no such task is pending.
-if redis.call('zscore', KEYS[1], ARGV[1]) == false then
-    return -1
-end
+local id = ARGV[1]
 local time = redis.call('TIME')
 local micros = tonumber(time[1]) * 1000000 + tonumber(time[2])
 local now = math.floor(micros / 1000)
+if redis.call('zscore', KEYS[1], id) == false then
+    local claim = redis.call('hmget', KEYS[4], 'c:' .. id, 'd:' .. id, 'a:' .. id)
+    if not (claim[1] and waitingToStart(claim[2], now)) then
+        return -1
+    end
+    revoke(ARGV[4], claim[1], id)
+    redis.call('zrem', KEYS[3], id)
+    redis.call('hdel', KEYS[4], 'c:' .. id, 'd:' .. id)
+    local attempts = tonumber(claim[3]) - 1
+    if attempts > 0 then
+        redis.call('hset', KEYS[4], 'a:' .. id, attempts)
+    else
+        redis.call('hdel', KEYS[4], 'a:' .. id)
+    end
+end
 local due = tonumber(ARGV[3])
 if ARGV[2] == 'in' then
     due = now + due
 end
 local head = redis.call('zrange', KEYS[1], 0, 0, 'WITHSCORES')
-redis.call('zadd', KEYS[1], due, ARGV[1])
-if due < tonumber(head[2]) or head[1] == ARGV[1] then
+redis.call('zadd', KEYS[1], due, id)
+if head[2] == nil or due < tonumber(head[2]) or head[1] == id then
     redis.call('publish', ARGV[4], string.format('%d', math.max(0, due * 1000 - micros)))
 end
 return due

@@ -1,13 +1,14 @@
 -- Schedules tasks, idempotently by task id. A client sends the schedules of one queue that its
 -- callers make while its previous call is under way together, in one call; the writes of the whole
--- batch go in one variadic command per key. Runs after task-batch.lua (variadic, hmget, metaFields).
+-- batch go in one variadic command per key. Runs after task-batch.lua (variadic, hmget, metaFields)
+-- and task-revoke.lua (waitingToStart, revoke).
 --
 -- KEYS[1]  due: zset, task id -> due time (epoch ms, Redis clock)
 -- KEYS[2]  tasks: hash, task id -> payload (the only copy of the payload)
 -- KEYS[3]  in flight: zset, task id -> visibility deadline (epoch ms)
 -- KEYS[4]  meta: hash, a:<task id> -> deliveries so far, c:<task id> -> token of the delivery under
---          way, e:<task id> -> last handler error
--- ARGV[1]  the queue's wake-up channel (a message is the µs until the task it announces is due)
+--          way, e:<task id> -> last handler error, d:<task id> -> due time of a task claimed ahead
+-- ARGV[1]  the queue's channel (a wake-up message is the µs until the task it announces is due)
 -- ARGV[2…] one group of five per task, in order:
 --          task id;
 --          payload;
@@ -16,9 +17,10 @@
 --          '1' to replace a task of that id that is already pending or in flight, else '0'
 --
 -- Returns  {status, due, now} per task, flattened: status 1 scheduled, 2 replaced, 0 already pending
---          and kept as it is (due is then its due time, or -1 while it is in flight); now is Redis's
---          clock. A task of the batch sees those before it as already pending. When a task becomes
---          the earliest due, its delay in µs is published on the channel.
+--          and kept as it is (due is then its due time, or -1 while it runs); now is Redis's clock. A
+--          task of the batch sees those before it as already pending. When a task becomes the
+--          earliest due, its delay in µs is published on the channel. Replacing a task claimed ahead
+--          that has not started revokes that claim.
 local time = redis.call('TIME')
 local micros = tonumber(time[1]) * 1000000 + tonumber(time[2])
 local now = math.floor(micros / 1000)
@@ -47,6 +49,10 @@ for i = 2, #ARGV - 4, 5 do
     local exists = mine ~= nil or stored[(i + 3) / 5] ~= false
     if exists and ARGV[i + 4] ~= '1' then
         local score = mine and mine.due or redis.call('zscore', KEYS[1], id)
+        if not score then
+            local claim = redis.call('hmget', KEYS[4], 'c:' .. id, 'd:' .. id)
+            score = claim[1] and waitingToStart(claim[2], now) and claim[2]
+        end
         out[#out + 1] = 0
         out[#out + 1] = score and tonumber(score) or -1
     else
@@ -69,6 +75,18 @@ for i = 2, #ARGV - 4, 5 do
     out[#out + 1] = now
 end
 if #discarded > 0 then
+    local claimFields = {}
+    for _, id in ipairs(discarded) do
+        claimFields[#claimFields + 1] = 'c:' .. id
+        claimFields[#claimFields + 1] = 'd:' .. id
+    end
+    local claims = hmget(KEYS[4], claimFields)
+    for i, id in ipairs(discarded) do
+        local token = claims[2 * i - 1]
+        if token and waitingToStart(claims[2 * i], now) then
+            revoke(ARGV[1], token, id)
+        end
+    end
     variadic('zrem', KEYS[3], discarded)
     variadic('hdel', KEYS[4], metaFields(discarded))
 end

@@ -1,0 +1,16 @@
+-- Helper of the scripts that take a task away from its consumer (task-cancel.lua,
+-- task-reschedule.lua, task-schedule.lua), put in front of them when they are loaded; it touches
+-- no key by itself.
+
+-- Whether the delivery of a task is one claimed ahead of its due time that has not started: the
+-- meta hash keeps such a task's due time (d:<id>) until it is done, and its consumer starts it when
+-- Redis's clock reaches that time.
+local function waitingToStart(dueField, now)
+    return dueField and tonumber(dueField) > now
+end
+
+-- Tells the consumers that the delivery of a task claimed ahead, under token, no longer stands: its
+-- consumer drops it if it has not started it. The message is 'revoke <token length> <token><id>'.
+local function revoke(channel, token, id)
+    redis.call('publish', channel, 'revoke ' .. #token .. ' ' .. token .. id)
+end
