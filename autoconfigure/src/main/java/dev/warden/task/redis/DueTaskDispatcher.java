@@ -307,8 +307,10 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 			workers.release(reserved - claimed);
 		}
 		List<String> alone;
+		Membership<DueTaskDispatcher<T>> toClose;
 		synchronized (this) {
 			claiming = false;
+			toClose = subscriptionToClose();
 			if (running) {
 				// Zero when more tasks are due than this claim could take.
 				long next = (wakeInMicros < 0) ? sweepMicros : Math.min(wakeInMicros, sweepMicros);
@@ -319,6 +321,9 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 			// Deliveries that finished while this claim was under way: with the next claim if it
 			// comes soon, else now.
 			alone = acknowledgeAloneUnlessClaimingSoon();
+		}
+		if (toClose != null) {
+			toClose.close();
 		}
 		sendAcknowledgements(alone);
 	}
@@ -393,21 +398,31 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 	 * subscription once none waits.
 	 */
 	private boolean stopWaiting(String id, Waiting task) {
-		Membership<DueTaskDispatcher<T>> toClose = null;
+		Membership<DueTaskDispatcher<T>> toClose;
 		synchronized (this) {
 			if (waiting.get(id) != task) {
 				return false;
 			}
 			waiting.remove(id);
-			if (waiting.isEmpty() && closeWhenNoneWaits != null) {
-				toClose = closeWhenNoneWaits;
-				closeWhenNoneWaits = null;
-			}
+			toClose = subscriptionToClose();
 		}
 		if (toClose != null) {
 			toClose.close();
 		}
 		return true;
+	}
+
+	/**
+	 * Called holding this monitor: the subscription of a halted consumer, to close now that no task
+	 * it claimed ahead waits and no claim that may add one is under way.
+	 */
+	private @Nullable Membership<DueTaskDispatcher<T>> subscriptionToClose() {
+		if (closeWhenNoneWaits == null || !waiting.isEmpty() || claiming) {
+			return null;
+		}
+		Membership<DueTaskDispatcher<T>> toClose = closeWhenNoneWaits;
+		closeWhenNoneWaits = null;
+		return toClose;
 	}
 
 	private void deliver(String id, String payload, int attempt, String token) {
@@ -576,8 +591,9 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 			}
 			joined = subscription;
 			subscription = null;
-			if (!waiting.isEmpty()) {
-				// Tasks claimed ahead still start when due, and can still be revoked until then.
+			if (!waiting.isEmpty() || claiming) {
+				// Tasks claimed ahead, by a claim under way too, still start when due, and can still
+				// be revoked until then.
 				closeWhenNoneWaits = joined;
 				joined = null;
 			}
