@@ -72,7 +72,10 @@ public interface DelayedQueue<T> {
 	/** Whether a task of that id is pending or being handled. */
 	boolean contains(String taskId);
 
-	/** When the task is due; empty when there is no such pending task (or it is being handled). */
+	/**
+	 * When the task is due; empty when there is no such pending task (or it is being handled). A
+	 * task claimed ahead of its due time that has not started counts as pending.
+	 */
 	Optional<Instant> dueAt(String taskId);
 
 	/** How many tasks are pending or being handled. */
