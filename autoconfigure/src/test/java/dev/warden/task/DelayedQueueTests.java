@@ -458,6 +458,10 @@ class DelayedQueueTests {
 		assertThatIllegalArgumentException().isThrownBy(() -> queue.schedule("t", "x", Duration.ofSeconds(-1)));
 		assertThatIllegalArgumentException().isThrownBy(() -> new ConsumerOptions(0, Duration.ofSeconds(1),
 				Duration.ofSeconds(1), Duration.ofSeconds(1)));
+		Warden.Builder builder = Warden.builder(clients.redisClient(redis.node()));
+		assertThatIllegalArgumentException().isThrownBy(() -> builder.taskClaimAhead(Duration.ofMillis(-1)));
+		assertThatIllegalArgumentException().isThrownBy(() -> builder.taskClaimAhead(Duration.ofMillis(1001)));
+		assertThatIllegalArgumentException().isThrownBy(() -> builder.taskClaimAhead(null));
 		assertThat(queue.size()).isZero();
 	}
 
