@@ -290,16 +290,7 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 					String token = (String) reply.get(i + 3);
 					long startInMicros = (Long) reply.get(i + 4);
 					claimed++;
-					synchronized (this) {
-						activeHandlers++;
-					}
-					dropSuperseded(id);
-					if (startInMicros > 0) {
-						startWhenDue(id, payload, attempt, token, startInMicros);
-					}
-					else {
-						workers.execute(() -> deliver(id, payload, attempt, token));
-					}
+					accept(id, payload, attempt, token, startInMicros);
 				}
 			}
 		}
@@ -328,30 +319,33 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 		sendAcknowledgements(alone);
 	}
 
-	/** Runs a task claimed ahead on its slot when it is due, unless it is revoked first. */
-	private void startWhenDue(String id, String payload, int attempt, String token, long startInMicros) {
-		Waiting task = new Waiting(token);
-		synchronized (this) {
-			waiting.put(id, task);
-			task.start = engine.scheduler().schedule(() -> {
-				if (stopWaiting(id, task)) {
-					workers.execute(() -> deliver(id, payload, attempt, token));
-				}
-			}, startInMicros, TimeUnit.MICROSECONDS);
-		}
-	}
-
 	/**
-	 * A task just claimed may still wait here under an earlier claim ahead whose revocation message
-	 * was missed: Redis holds only the new claim, so that one was revoked.
+	 * Runs a claimed task on its reserved slot: at once, or when it is due if it was claimed ahead,
+	 * unless it is revoked first. A task of that id still waiting under an earlier claim ahead, whose
+	 * revocation message was missed, is dropped: Redis holds only the new claim.
 	 */
-	private void dropSuperseded(String id) {
+	private void accept(String id, String payload, int attempt, String token, long startInMicros) {
+		Waiting task = (startInMicros > 0) ? new Waiting(token) : null;
 		Waiting superseded;
 		synchronized (this) {
-			superseded = waiting.get(id);
+			activeHandlers++;
+			if (task == null) {
+				superseded = waiting.remove(id);
+			}
+			else {
+				superseded = waiting.put(id, task);
+				task.start = engine.scheduler().schedule(() -> {
+					if (stopWaiting(id, task)) {
+						workers.execute(() -> deliver(id, payload, attempt, token));
+					}
+				}, startInMicros, TimeUnit.MICROSECONDS);
+			}
 		}
-		if (superseded != null && stopWaiting(id, superseded)) {
+		if (superseded != null) {
 			dropRevoked(id, superseded);
+		}
+		if (task == null) {
+			workers.execute(() -> deliver(id, payload, attempt, token));
 		}
 	}
 

@@ -105,8 +105,7 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 	public boolean cancel(String taskId) {
 		requireId(taskId);
 		Long existed = engine.await(engine.eval(TaskScripts.CANCEL, ScriptOutputType.INTEGER, keys.all, taskId,
-				keys.channel),
-				"cancel of task '" + taskId + "'");
+				keys.channel), "cancel of task '" + taskId + "'");
 		return existed != null && existed == 1L;
 	}
 
@@ -216,8 +215,8 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 			throw new IllegalArgumentException("The handler and the options must not be null");
 		}
 		return consumers.start(name, stop -> new DueTaskDispatcher<>(name, keys, engine, consumers.workers(), codec,
-				handler, options, consumers.consumerId(), consumers.sweepInterval(), consumers.claimAhead(), consumers.shutdownGrace(),
-				stop));
+				handler, options, consumers.consumerId(), consumers.sweepInterval(), consumers.claimAhead(),
+				consumers.shutdownGrace(), stop));
 	}
 
 	private static void requireId(@Nullable String taskId) {

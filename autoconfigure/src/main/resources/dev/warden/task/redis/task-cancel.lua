@@ -14,10 +14,10 @@ local id = ARGV[1]
 local existed = redis.call('hdel', KEYS[2], id)
 redis.call('zrem', KEYS[1], id)
 if redis.call('zrem', KEYS[3], id) == 1 then
-    local claim = redis.call('hmget', KEYS[4], 'c:' .. id, 'd:' .. id)
     local time = redis.call('TIME')
-    if claim[1] and waitingToStart(claim[2], tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)) then
-        revoke(ARGV[2], claim[1], id)
+    local token = waitingClaim(KEYS[4], id, tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000))
+    if token then
+        revoke(ARGV[2], token, id)
     end
 end
 redis.call('hdel', KEYS[4], 'a:' .. id, 'c:' .. id, 'e:' .. id, 'd:' .. id)

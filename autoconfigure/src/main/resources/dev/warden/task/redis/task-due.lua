@@ -11,9 +11,6 @@ local score = redis.call('zscore', KEYS[1], id)
 if score then
     return tonumber(score)
 end
-local claim = redis.call('hmget', KEYS[2], 'c:' .. id, 'd:' .. id)
 local time = redis.call('TIME')
-if claim[1] and waitingToStart(claim[2], tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)) then
-    return tonumber(claim[2])
-end
-return -1
+local _, due = waitingClaim(KEYS[2], id, tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000))
+return due or -1

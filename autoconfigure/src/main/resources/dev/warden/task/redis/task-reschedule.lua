@@ -18,17 +18,16 @@ local time = redis.call('TIME')
 local micros = tonumber(time[1]) * 1000000 + tonumber(time[2])
 local now = math.floor(micros / 1000)
 if redis.call('zscore', KEYS[1], id) == false then
-    local claim = redis.call('hmget', KEYS[4], 'c:' .. id, 'd:' .. id, 'a:' .. id)
-    if not (claim[1] and waitingToStart(claim[2], now)) then
+    local token = waitingClaim(KEYS[4], id, now)
+    if not token then
         return -1
     end
-    revoke(ARGV[4], claim[1], id)
+    revoke(ARGV[4], token, id)
     redis.call('zrem', KEYS[3], id)
     redis.call('hdel', KEYS[4], 'c:' .. id, 'd:' .. id)
-    local attempts = tonumber(claim[3]) - 1
-    if attempts > 0 then
-        redis.call('hset', KEYS[4], 'a:' .. id, attempts)
-    else
+    -- The claim counted an attempt that never started.
+    local attempts = redis.call('hincrby', KEYS[4], 'a:' .. id, -1)
+    if attempts <= 0 then
         redis.call('hdel', KEYS[4], 'a:' .. id)
     end
 end

@@ -1,12 +1,22 @@
--- Helper of the scripts that take a task away from its consumer (task-cancel.lua,
--- task-reschedule.lua, task-schedule.lua), put in front of them when they are loaded; it touches
--- no key by itself.
+-- Helpers of the scripts that see or take away a task claimed ahead of its due time (task-cancel.lua,
+-- task-reschedule.lua, task-schedule.lua, task-due.lua), put in front of them when they are loaded;
+-- it touches no key by itself.
 
 -- Whether the delivery of a task is one claimed ahead of its due time that has not started: the
 -- meta hash keeps such a task's due time (d:<id>) until it is done, and its consumer starts it when
 -- Redis's clock reaches that time.
 local function waitingToStart(dueField, now)
     return dueField and tonumber(dueField) > now
+end
+
+-- The claim token and due time of a task claimed ahead that has not started, read from the meta
+-- hash; nil for any other task.
+local function waitingClaim(meta, id, now)
+    local claim = redis.call('hmget', meta, 'c:' .. id, 'd:' .. id)
+    if claim[1] and waitingToStart(claim[2], now) then
+        return claim[1], tonumber(claim[2])
+    end
+    return nil
 end
 
 -- Tells the consumers that the delivery of a task claimed ahead, under token, no longer stands: its

@@ -1,7 +1,7 @@
 -- Schedules tasks, idempotently by task id. A client sends the schedules of one queue that its
 -- callers make while its previous call is under way together, in one call; the writes of the whole
 -- batch go in one variadic command per key. Runs after task-batch.lua (variadic, hmget, metaFields)
--- and task-revoke.lua (waitingToStart, revoke).
+-- and task-revoke.lua (waitingToStart, waitingClaim, revoke).
 --
 -- KEYS[1]  due: zset, task id -> due time (epoch ms, Redis clock)
 -- KEYS[2]  tasks: hash, task id -> payload (the only copy of the payload)
@@ -50,8 +50,8 @@ for i = 2, #ARGV - 4, 5 do
     if exists and ARGV[i + 4] ~= '1' then
         local score = mine and mine.due or redis.call('zscore', KEYS[1], id)
         if not score then
-            local claim = redis.call('hmget', KEYS[4], 'c:' .. id, 'd:' .. id)
-            score = claim[1] and waitingToStart(claim[2], now) and claim[2]
+            local _, aheadDue = waitingClaim(KEYS[4], id, now)
+            score = aheadDue
         end
         out[#out + 1] = 0
         out[#out + 1] = score and tonumber(score) or -1
