@@ -86,7 +86,7 @@ class ClaimAheadTests {
 		assertThat(whileWaiting.get(1)).isEqualTo(secondDue);
 		assertThat(whileWaiting.get(2)).isEqualTo(new ScheduleResult(ScheduleResult.Status.ALREADY_PENDING, secondDue));
 
-		Eventually.await("both ran and were acknowledged", () -> ran.size() == 2 && queue.size() == 0);
+		awaitBothRanAndAcknowledged(queue);
 		assertThat(startOf("second")).isGreaterThanOrEqualTo(secondDue.toEpochMilli());
 		assertThat(ran).anyMatch(run -> run.startsWith("second=x#1@"));
 	}
@@ -120,7 +120,7 @@ class ClaimAheadTests {
 		assertThat(outcome.get(0)).isEqualTo(true);
 		assertThat(outcome.get(2)).isEqualTo(List.of("second"));
 		Instant later = (Instant) outcome.get(1);
-		Eventually.await("both ran and were acknowledged", () -> ran.size() == 2 && queue.size() == 0);
+		awaitBothRanAndAcknowledged(queue);
 		assertThat(startOf("second")).isGreaterThanOrEqualTo(later.toEpochMilli());
 		assertThat(ran).as("the revoked claim was not an attempt").anyMatch(run -> run.startsWith("second=x#1@"));
 	}
@@ -164,7 +164,7 @@ class ClaimAheadTests {
 	 * delivery left, so it does not wait out the grace period.
 	 */
 	private void assertSecondRanOnceUnderItsNewClaim(Warden warden, DelayedQueue<String> queue) throws Exception {
-		Eventually.await("both ran and were acknowledged", () -> ran.size() == 2 && queue.size() == 0);
+		awaitBothRanAndAcknowledged(queue);
 		assertThat(ran).anyMatch(run -> run.startsWith("second=x#1@"));
 		assertThat(warden.stopConsumers()).isTrue();
 		assertThat(ran).hasSize(2);
@@ -179,7 +179,7 @@ class ClaimAheadTests {
 		scheduleFirstAndSecond(queue);
 
 		assertThat(replaced.get(10, TimeUnit.SECONDS).status()).isEqualTo(ScheduleResult.Status.REPLACED);
-		Eventually.await("both ran and were acknowledged", () -> ran.size() == 2 && queue.size() == 0);
+		awaitBothRanAndAcknowledged(queue);
 		assertThat(ran).anyMatch(run -> run.startsWith("second=new#1@"));
 	}
 
@@ -209,6 +209,11 @@ class ClaimAheadTests {
 		scheduleFirstAndSecond(queue);
 
 		assertThat(pending.get(10, TimeUnit.SECONDS)).containsExactly("second");
+		awaitBothRanAndAcknowledged(queue);
+	}
+
+	/** Waits until "first" and "second" have run and left the queue. */
+	private void awaitBothRanAndAcknowledged(DelayedQueue<String> queue) throws InterruptedException {
 		Eventually.await("both ran and were acknowledged", () -> ran.size() == 2 && queue.size() == 0);
 	}
 

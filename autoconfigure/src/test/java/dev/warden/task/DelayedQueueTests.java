@@ -392,17 +392,17 @@ class DelayedQueueTests {
 		hanging.countDown();
 	}
 
-	/**
-	 * Schedules task {@code taskId} on a client whose consumer claims it and then hangs like a
-	 * process that died mid-task (no acknowledgement and no failure report), and closes that client.
-	 * @return the latch that ends the hanging handler, for the end of the test
-	 */
 	/** Waits for the queue's first dead letter. */
 	private static DeadLetter awaitFirstDeadLetter(DelayedQueue<?> queue) throws InterruptedException {
 		Eventually.await("dead letter", () -> !queue.deadLetters().isEmpty());
 		return queue.deadLetters().get(0);
 	}
 
+	/**
+	 * Schedules task {@code taskId} on a client whose consumer claims it and then hangs like a
+	 * process that died mid-task (no acknowledgement and no failure report), and closes that client.
+	 * @return the latch that ends the hanging handler, for the end of the test
+	 */
 	private CountDownLatch claimThenDie(String queue, String taskId, ConsumerOptions options) throws Exception {
 		Warden dying = clients.open(redis.node(), builder -> builder.shutdownGrace(Duration.ZERO));
 		CountDownLatch started = new CountDownLatch(1);

@@ -5,7 +5,7 @@ import dev.warden.redis.LuaScript;
 /** The delayed queue's scripts, read and digested once. */
 final class TaskScripts {
 
-	/** The helpers of the scripts that work on a batch of tasks. */
+	/** The helpers of the scripts that work on a batch of tasks or drop a task's state. */
 	private static final String BATCH_HELPERS = "task-batch.lua";
 
 	/** The helpers of the scripts that take a task claimed ahead away from its consumer. */
@@ -16,9 +16,10 @@ final class TaskScripts {
 
 	static final LuaScript CLAIM = LuaScript.load(TaskScripts.class, "task-claim.lua", BATCH_HELPERS);
 
-	static final LuaScript FAIL = LuaScript.load(TaskScripts.class, "task-fail.lua");
+	static final LuaScript FAIL = LuaScript.load(TaskScripts.class, "task-fail.lua", BATCH_HELPERS);
 
-	static final LuaScript CANCEL = LuaScript.load(TaskScripts.class, "task-cancel.lua", REVOKE_HELPERS);
+	static final LuaScript CANCEL = LuaScript.load(TaskScripts.class, "task-cancel.lua", BATCH_HELPERS,
+			REVOKE_HELPERS);
 
 	static final LuaScript RESCHEDULE = LuaScript.load(TaskScripts.class, "task-reschedule.lua", REVOKE_HELPERS);
 

@@ -1,4 +1,5 @@
--- Helpers for the scripts that work on many tasks in one call (task-claim.lua, task-schedule.lua).
+-- Helpers for the scripts that work on many tasks in one call (task-claim.lua, task-schedule.lua),
+-- and for those that drop one task's state (task-cancel.lua, task-fail.lua).
 -- Redis 6.2 has no script libraries, so this file is put in front of each of them when they are
 -- loaded (LuaScript's preludes) and runs as part of them; it touches no key by itself.
 
@@ -22,7 +23,7 @@ local function hmget(key, fields)
     return values
 end
 
--- The fields of tasks in the meta hash.
+-- The fields of tasks in the meta hash: all the state a task has there.
 local function metaFields(ids)
     local fields = {}
     for _, id in ipairs(ids) do

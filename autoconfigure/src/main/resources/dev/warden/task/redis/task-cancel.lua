@@ -1,5 +1,6 @@
 -- Cancels a task, pending or in flight (a delivery under way then fails to acknowledge; one claimed
--- ahead that has not started is revoked, so its consumer drops it). Runs after task-revoke.lua.
+-- ahead that has not started is revoked, so its consumer drops it). Runs after task-batch.lua
+-- (metaFields) and task-revoke.lua (waitingClaim, revoke).
 --
 -- KEYS[1]  due zset
 -- KEYS[2]  tasks hash
@@ -20,5 +21,5 @@ if redis.call('zrem', KEYS[3], id) == 1 then
         revoke(ARGV[2], token, id)
     end
 end
-redis.call('hdel', KEYS[4], 'a:' .. id, 'c:' .. id, 'e:' .. id, 'd:' .. id)
+redis.call('hdel', KEYS[4], unpack(metaFields({id})))
 return existed

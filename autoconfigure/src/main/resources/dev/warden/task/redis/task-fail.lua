@@ -1,6 +1,6 @@
 -- Records a failed delivery: schedules the task again after a backoff, or moves it to the dead
 -- letters when it has used its attempts (or when the failure is final, such as an unreadable
--- payload). Only if the delivery is still the current one.
+-- payload). Only if the delivery is still the current one. Runs after task-batch.lua (metaFields).
 --
 -- KEYS[1]  due zset
 -- KEYS[2]  tasks hash
@@ -31,7 +31,7 @@ if backoff < 0 or attempts >= tonumber(ARGV[5]) then
     redis.call('hset', KEYS[5], id, cjson.encode({id = id, payload = redis.call('hget', KEYS[2], id),
         attempts = attempts, error = ARGV[4], failedAt = now}))
     redis.call('hdel', KEYS[2], id)
-    redis.call('hdel', KEYS[4], 'a:' .. id, 'c:' .. id, 'e:' .. id, 'd:' .. id)
+    redis.call('hdel', KEYS[4], unpack(metaFields({id})))
     return 2
 end
 redis.call('hdel', KEYS[4], 'c:' .. id, 'd:' .. id)
