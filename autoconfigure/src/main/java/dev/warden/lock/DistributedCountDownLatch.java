@@ -1,5 +1,6 @@
 package dev.warden.lock;
 
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -25,6 +26,12 @@ public interface DistributedCountDownLatch {
 	/** Counts down by one; reaching zero releases every waiter. */
 	void countDown();
 
+	/**
+	 * Counts down by one without blocking; reaching zero releases every waiter.
+	 * @return completes when Redis has counted down
+	 */
+	CompletableFuture<Void> countDownAsync();
+
 	/** The remaining count; 0 when the latch is open (or was never set). */
 	long getCount();
 
@@ -38,5 +45,16 @@ public interface DistributedCountDownLatch {
 	 * @return whether the count reached zero
 	 */
 	boolean await(long waitTime, TimeUnit unit) throws InterruptedException;
+
+	/**
+	 * Waits until the count reaches zero, or the wait is over, without blocking a thread.
+	 * @param waitTime not negative; 0 checks once
+	 * @param unit the unit of {@code waitTime}
+	 * @return completes with whether the count reached zero, or fails with
+	 * {@link dev.warden.RedisUnavailableException}; cancelling it stops the wait. It completes on a Redis I/O thread: continuations that block (on
+	 * Warden, or on anything else) belong on an executor of their own
+	 * ({@code thenApplyAsync(..., executor)}).
+	 */
+	CompletableFuture<Boolean> awaitAsync(long waitTime, TimeUnit unit);
 
 }

@@ -1,6 +1,7 @@
 package dev.warden.lock;
 
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -49,6 +50,19 @@ public interface DistributedPermitExpirableSemaphore {
 	Optional<String> tryAcquire(long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException;
 
 	/**
+	 * Takes a permit if one is available within the wait, without blocking a thread while waiting.
+	 * @param waitTime not negative; 0 tries once
+	 * @param leaseTime the permit's lease; positive
+	 * @param unit the unit of both times
+	 * @return completes with the permit's id, or empty, or fails with
+	 * {@link dev.warden.RedisUnavailableException}; cancelling it stops the wait (a permit taken in
+	 * the meantime is returned). It completes on a Redis I/O thread: continuations that block (on
+	 * Warden, or on anything else) belong on an executor of their own
+	 * ({@code thenApplyAsync(..., executor)}).
+	 */
+	CompletableFuture<Optional<String>> tryAcquireAsync(long waitTime, long leaseTime, TimeUnit unit);
+
+	/**
 	 * Returns a permit.
 	 * @param permitId the id {@code acquire} returned
 	 * @throws IllegalArgumentException when no such permit is out: never taken, released already,
@@ -58,6 +72,13 @@ public interface DistributedPermitExpirableSemaphore {
 
 	/** Returns a permit if it is still out; whether it was. */
 	boolean tryRelease(String permitId);
+
+	/**
+	 * Returns a permit if it is still out, without blocking.
+	 * @param permitId the id {@code acquire} returned
+	 * @return completes with whether it was out
+	 */
+	CompletableFuture<Boolean> tryReleaseAsync(String permitId);
 
 	/** The permits available now (expired ones count as available). */
 	int availablePermits();

@@ -1,5 +1,6 @@
 package dev.warden.lock;
 
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -43,6 +44,20 @@ public interface DistributedSemaphore {
 	 */
 	boolean tryAcquire(int permits, long waitTime, TimeUnit unit) throws InterruptedException;
 
+	/**
+	 * Takes {@code permits} permits at once if they are available within the wait, without
+	 * blocking a thread while waiting.
+	 * @param permits at least 1
+	 * @param waitTime not negative; 0 tries once
+	 * @param unit the unit of {@code waitTime}
+	 * @return completes with whether they were taken, or fails with
+	 * {@link dev.warden.RedisUnavailableException}; cancelling it stops the wait (permits taken in
+	 * the meantime are returned). It completes on a Redis I/O thread: continuations that block (on
+	 * Warden, or on anything else) belong on an executor of their own
+	 * ({@code thenApplyAsync(..., executor)}).
+	 */
+	CompletableFuture<Boolean> tryAcquireAsync(int permits, long waitTime, TimeUnit unit);
+
 	/** Returns one permit. */
 	void release();
 
@@ -51,6 +66,13 @@ public interface DistributedSemaphore {
 	 * @param permits at least 1
 	 */
 	void release(int permits);
+
+	/**
+	 * Returns {@code permits} permits and wakes waiters, without blocking.
+	 * @param permits at least 1
+	 * @return completes when Redis has the permits back
+	 */
+	CompletableFuture<Void> releaseAsync(int permits);
 
 	/** The permits available now. */
 	int availablePermits();

@@ -41,28 +41,6 @@ abstract class LockLayout {
 		return RedisEngine.sibling(name, ":warden_fencing");
 	}
 
-	/**
-	 * What an acquire script answered.
-	 *
-	 * @param acquired whether the lock was acquired
-	 * @param value the fencing token when acquired (0 for kinds without tokens); the lock's
-	 * remaining time to live in ms when not (-1: no expiry)
-	 */
-	record Attempt(boolean acquired, long value) {
-
-		/**
-		 * An acquire script's reply: the fencing token ({@code >= 0}) when acquired, otherwise
-		 * {@code -2 - ttl} ({@code < 0}).
-		 */
-		static Attempt of(@Nullable Long reply) {
-			if (reply == null) {
-				throw new IllegalStateException("No acquire reply");
-			}
-			return (reply >= 0) ? new Attempt(true, reply) : new Attempt(false, -2 - reply);
-		}
-
-	}
-
 	/** A release script's reply: the releasing owner held nothing. */
 	static final long NOT_HELD = -1;
 
@@ -95,17 +73,48 @@ abstract class LockLayout {
 		return LockWaiters::new;
 	}
 
+	/** An owner of this client begins to wait for the lock. */
+	void waiterArrived(HandOvers handOvers, String ownerId) {
+	}
+
+	/** An owner of this client stopped waiting for the lock (acquired or gave up). */
+	void waiterLeft(HandOvers handOvers, String ownerId) {
+	}
+
 	/**
-	 * One acquisition: its outcome, with a fencing token (0 when the kind has none or none was asked
-	 * for) or the lock's TTL.
+	 * This client's waiters among which a release may choose one to hand the lock to, or
+	 * {@code null} when it must release plainly.
+	 */
+	@Nullable LockWaiters handOverCandidates(RedisEngine engine, HandOvers handOvers) {
+		return null;
+	}
+
+	/** The lock was handed to a waiter of this client. */
+	void handedOver(HandOvers handOvers) {
+	}
+
+	/**
+	 * One acquisition: when it succeeds, its fencing token (0 when the kind has none or none was
+	 * asked for); when not, the lock's TTL (-1: no expiry).
 	 * @param willWait whether the caller will wait if this attempt fails (a fair lock queues it then)
 	 * @param withToken whether to take a fencing token: only then is the lock's counter incremented
 	 * (and created, for a name never locked with a token before)
 	 */
-	final CompletableFuture<Attempt> acquire(RedisEngine engine, String ownerId, long leaseMillis, boolean willWait,
-			boolean withToken) {
+	final CompletableFuture<Acquisition.Try<Long>> acquire(RedisEngine engine, String ownerId, long leaseMillis,
+			boolean willWait, boolean withToken) {
 		return RedisEngine.map(acquireScript(engine, ownerId, leaseMillis, willWait, flag(withToken)),
-				Attempt::of);
+				LockLayout::attempt);
+	}
+
+	/**
+	 * An acquire script's reply: the fencing token ({@code >= 0}) when acquired, otherwise
+	 * {@code -2 - ttl} ({@code < 0}).
+	 */
+	private static Acquisition.Try<Long> attempt(@Nullable Long reply) {
+		if (reply == null) {
+			throw new IllegalStateException("No acquire reply");
+		}
+		return (reply >= 0) ? Acquisition.Try.succeeded(reply) : Acquisition.Try.failed(-2 - reply);
 	}
 
 	/** A yes/no script argument: {@code "1"} or {@code "0"}. */
@@ -189,6 +198,17 @@ abstract class LockLayout {
 		@Override
 		final boolean handsOver() {
 			return true;
+		}
+
+		/** Any waiter of this client may take it over, unless it was handed over too often in a row. */
+		@Override
+		@Nullable LockWaiters handOverCandidates(RedisEngine engine, HandOvers handOvers) {
+			return handOvers.mayHandOver(name) ? engine.subscriptions().listener(channel, LockWaiters.class) : null;
+		}
+
+		@Override
+		void handedOver(HandOvers handOvers) {
+			handOvers.handedOver(name);
 		}
 
 		@Override
@@ -364,6 +384,31 @@ abstract class LockLayout {
 		Supplier<LockWaiters> waiters() {
 			// Only this waiter listens on its channel: every message is its turn.
 			return () -> new LockWaiters(message -> 1);
+		}
+
+		@Override
+		void waiterArrived(HandOvers handOvers, String ownerId) {
+			// Its place among this client's waiters, for hand-overs.
+			handOvers.fairWaiterArrived(name, ownerId);
+		}
+
+		@Override
+		void waiterLeft(HandOvers handOvers, String ownerId) {
+			handOvers.fairWaiterLeft(name, ownerId);
+		}
+
+		/**
+		 * Only the first in the queue can take it over, so no one is starved: this client's longest
+		 * waiter, on its own channel. The queue decides, so there is no limit on hand-overs in a row.
+		 */
+		@Override
+		@Nullable LockWaiters handOverCandidates(RedisEngine engine, HandOvers handOvers) {
+			String first = handOvers.firstFairWaiter(name);
+			return (first != null) ? engine.subscriptions().listener(waitChannel(first), LockWaiters.class) : null;
+		}
+
+		@Override
+		void handedOver(HandOvers handOvers) {
 		}
 
 		@Override

@@ -1,6 +1,8 @@
 package dev.warden.lock.redis;
 
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 import dev.warden.lock.DistributedCountDownLatch;
 import dev.warden.redis.RedisEngine;
@@ -24,6 +26,8 @@ public final class RedisCountDownLatch implements DistributedCountDownLatch {
 
 	private final RedisEngine engine;
 
+	private final Waiter waiter;
+
 	/**
 	 * @param name the latch's name and Redis key
 	 * @param engine the client's engine
@@ -36,6 +40,7 @@ public final class RedisCountDownLatch implements DistributedCountDownLatch {
 		this.channel = CHANNEL_PREFIX + "{" + name + "}";
 		this.keys = new String[] { name };
 		this.engine = engine;
+		this.waiter = new Waiter();
 	}
 
 	@Override
@@ -55,8 +60,14 @@ public final class RedisCountDownLatch implements DistributedCountDownLatch {
 
 	@Override
 	public void countDown() {
-		engine.await(engine.eval(LockScripts.LATCH_COUNT_DOWN, ScriptOutputType.INTEGER, keys, channel),
-				"count down of latch '" + name + "'");
+		engine.await(countDownAsync(), "count down of latch '" + name + "'");
+	}
+
+	@Override
+	public CompletableFuture<Void> countDownAsync() {
+		CompletableFuture<Long> counted = engine.eval(LockScripts.LATCH_COUNT_DOWN, ScriptOutputType.INTEGER, keys,
+				channel);
+		return RedisEngine.map(counted, reply -> null);
 	}
 
 	@Override
@@ -67,15 +78,17 @@ public final class RedisCountDownLatch implements DistributedCountDownLatch {
 
 	@Override
 	public void await() throws InterruptedException {
-		awaitOpen(BlockingWait.FOREVER);
+		Acquisition.await(engine, waiter, Acquisition.FOREVER);
 	}
 
 	@Override
 	public boolean await(long waitTime, TimeUnit unit) throws InterruptedException {
-		if (waitTime < 0) {
-			throw new IllegalArgumentException("The wait time must not be negative: " + waitTime + " " + unit);
-		}
-		return awaitOpen(unit.toNanos(waitTime));
+		return Acquisition.await(engine, waiter, waitNanos(waitTime, unit)) != null;
+	}
+
+	@Override
+	public CompletableFuture<Boolean> awaitAsync(long waitTime, TimeUnit unit) {
+		return Acquisition.start(engine, waiter, waitNanos(waitTime, unit), open -> open != null);
 	}
 
 	@Override
@@ -83,11 +96,44 @@ public final class RedisCountDownLatch implements DistributedCountDownLatch {
 		return "RedisCountDownLatch[" + name + "]";
 	}
 
-	private boolean awaitOpen(long waitNanos) throws InterruptedException {
-		// Reaching zero wakes every waiter; a new count wakes none.
-		return BlockingWait.await(engine, channel,
-				() -> new LockWaiters(message -> OPENED_MESSAGE.equals(message) ? LockWaiters.ALL : 0), waitNanos,
-				() -> (getCount() == 0) ? null : -1L, "latch '" + name + "'");
+	private static long waitNanos(long waitTime, TimeUnit unit) {
+		if (waitTime < 0) {
+			throw new IllegalArgumentException("The wait time must not be negative: " + waitTime + " " + unit);
+		}
+		return unit.toNanos(waitTime);
+	}
+
+	/** A caller waiting for the latch to open; it holds nothing, so one serves every caller. */
+	private final class Waiter implements Acquisition.Contender<Boolean> {
+
+		@Override
+		public CompletableFuture<Acquisition.Try<Boolean>> tryOnce(boolean willWait) {
+			return RedisEngine.map(engine.commands().get(name).toCompletableFuture(),
+					count -> (count == null || Long.parseLong(count) <= 0) ? Acquisition.Try.succeeded(Boolean.TRUE)
+							: Acquisition.Try.failed(-1));
+		}
+
+		@Override
+		public String channel() {
+			return channel;
+		}
+
+		@Override
+		public Supplier<LockWaiters> waiters() {
+			// Reaching zero wakes every waiter; a new count wakes none.
+			return () -> new LockWaiters(message -> OPENED_MESSAGE.equals(message) ? LockWaiters.ALL : 0);
+		}
+
+		@Override
+		public String description() {
+			return "wait for latch '" + name + "'";
+		}
+
+		@Override
+		public CompletableFuture<?> giveBack(Boolean open) {
+			return CompletableFuture.completedFuture(null);
+		}
+
 	}
 
 }

@@ -2,16 +2,11 @@ package dev.warden.lock.redis;
 
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
-import dev.warden.RedisUnavailableException;
 import dev.warden.lock.DistributedLock;
 import dev.warden.lock.LockOwner;
-import dev.warden.lock.Uninterruptibly;
-import dev.warden.redis.ChannelSubscriptions.Membership;
 import dev.warden.redis.RedisEngine;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -96,22 +91,24 @@ public final class RedisDistributedLock implements DistributedLock {
 
 	@Override
 	public void lock() {
-		acquireUninterruptibly(WATCHDOG);
+		Acquisition.awaitUninterruptibly(engine, new Waiter(currentThreadOwner.get(), WATCHDOG, false),
+				Acquisition.FOREVER);
 	}
 
 	@Override
 	public void lock(long leaseTime, TimeUnit unit) {
-		acquireUninterruptibly(leaseMillis(leaseTime, unit));
+		Acquisition.awaitUninterruptibly(engine, new Waiter(currentThreadOwner.get(), leaseMillis(leaseTime, unit), false),
+				Acquisition.FOREVER);
 	}
 
 	@Override
 	public void lockInterruptibly() throws InterruptedException {
-		acquire(currentThreadOwner.get(), BlockingWait.FOREVER, WATCHDOG);
+		acquire(currentThreadOwner.get(), Acquisition.FOREVER, WATCHDOG);
 	}
 
 	@Override
 	public boolean tryLock() {
-		return attempt(currentThreadOwner.get(), WATCHDOG, false, false).acquired();
+		return Acquisition.awaitUninterruptibly(engine, new Waiter(currentThreadOwner.get(), WATCHDOG, false), 0) != null;
 	}
 
 	@Override
@@ -137,39 +134,46 @@ public final class RedisDistributedLock implements DistributedLock {
 
 	@Override
 	public long lockWithToken() {
-		LockOwner owner = currentThreadOwner.get();
-		return Uninterruptibly.await(() -> acquireToken(owner, BlockingWait.FOREVER, WATCHDOG, true));
+		Long token = Acquisition.awaitUninterruptibly(engine, new Waiter(currentThreadOwner.get(), WATCHDOG, true),
+				Acquisition.FOREVER);
+		if (token == null) {
+			throw new IllegalStateException("A wait without end ended without the " + acquireAction);
+		}
+		return token;
 	}
 
 	@Override
 	public OptionalLong tryLockWithToken(long waitTime, TimeUnit unit) throws InterruptedException {
-		return token(acquireToken(currentThreadOwner.get(), waitNanos(waitTime, unit), WATCHDOG, true));
+		return token(acquireToken(currentThreadOwner.get(), waitNanos(waitTime, unit), WATCHDOG));
 	}
 
 	@Override
 	public OptionalLong tryLockWithToken(LockOwner owner, long waitTime, TimeUnit unit) throws InterruptedException {
-		return token(acquireToken(requireOwner(owner), waitNanos(waitTime, unit), WATCHDOG, true));
+		return token(acquireToken(requireOwner(owner), waitNanos(waitTime, unit), WATCHDOG));
 	}
 
 	@Override
 	public OptionalLong tryLockWithToken(LockOwner owner, long waitTime, long leaseTime, TimeUnit unit)
 			throws InterruptedException {
-		return token(acquireToken(requireOwner(owner), waitNanos(waitTime, unit), leaseMillis(leaseTime, unit), true));
+		return token(acquireToken(requireOwner(owner), waitNanos(waitTime, unit), leaseMillis(leaseTime, unit)));
 	}
 
-	private static OptionalLong token(long token) {
-		return (token >= 0) ? OptionalLong.of(token) : OptionalLong.empty();
+	private static OptionalLong token(@Nullable Long token) {
+		return (token != null) ? OptionalLong.of(token) : OptionalLong.empty();
 	}
 
 	@Override
 	public CompletableFuture<Boolean> tryLockAsync(LockOwner owner, long waitTime, TimeUnit unit) {
-		return new AsyncAcquisition(requireOwner(owner), waitNanos(waitTime, unit), WATCHDOG).begin();
+		return acquireAsync(requireOwner(owner), waitNanos(waitTime, unit), WATCHDOG);
 	}
 
 	@Override
 	public CompletableFuture<Boolean> tryLockAsync(LockOwner owner, long waitTime, long leaseTime, TimeUnit unit) {
-		return new AsyncAcquisition(requireOwner(owner), waitNanos(waitTime, unit), leaseMillis(leaseTime, unit))
-			.begin();
+		return acquireAsync(requireOwner(owner), waitNanos(waitTime, unit), leaseMillis(leaseTime, unit));
+	}
+
+	private CompletableFuture<Boolean> acquireAsync(LockOwner owner, long waitNanos, long leaseMillis) {
+		return Acquisition.start(engine, new Waiter(owner, leaseMillis, false), waitNanos, token -> token != null);
 	}
 
 	@Override
@@ -185,7 +189,9 @@ public final class RedisDistributedLock implements DistributedLock {
 	@Override
 	public CompletableFuture<Void> unlockAsync(LockOwner owner) {
 		String ownerId = requireOwner(owner).id();
-		LockWaiters localWaiters = localWaitersToHandOverTo();
+		// A hand-over is not followed by a replica check: none when one is asked for.
+		LockWaiters localWaiters = renewal.replicaSync().enabled() ? null
+				: layout.handOverCandidates(engine, handOvers);
 		LockWaiters.Sleeper successor = (localWaiters != null) ? localWaiters.claimSuccessor() : null;
 		if (successor != null) {
 			return handOver(ownerId, localWaiters, successor);
@@ -209,28 +215,6 @@ public final class RedisDistributedLock implements DistributedLock {
 			});
 	}
 
-	/**
-	 * This client's waiters of the lock when a release may hand it to one of them: a kind that
-	 * supports it, no replica check (a hand-over is not followed by one), and not too many
-	 * hand-overs in a row.
-	 */
-	private @Nullable LockWaiters localWaitersToHandOverTo() {
-		if (!layout.handsOver() || renewal.replicaSync().enabled()) {
-			return null;
-		}
-		if (layout instanceof LockLayout.Fair) {
-			// Only the first in the queue can take it over, so no one is starved: try this client's
-			// longest waiter, each on its own channel.
-			String first = handOvers.firstFairWaiter(name);
-			return (first != null) ? engine.subscriptions().listener(layout.waitChannel(first), LockWaiters.class)
-					: null;
-		}
-		if (!handOvers.mayHandOver(name)) {
-			return null;
-		}
-		return engine.subscriptions().listener(layout.channel, LockWaiters.class);
-	}
-
 	/** Releases one hold; if that frees the lock, it passes to {@code successor} in the same script. */
 	private CompletableFuture<Void> handOver(String ownerId, LockWaiters waiters, LockWaiters.Sleeper successor) {
 		return layout.handOver(engine, ownerId, successor.successor)
@@ -247,9 +231,7 @@ public final class RedisDistributedLock implements DistributedLock {
 					// The waiter first: it holds the lock already, with this token (0: it took none).
 					successor.wakeUp.complete(Math.max(0, outcome));
 					renewal.stop(layout, ownerId);
-					if (!(layout instanceof LockLayout.Fair)) {
-						handOvers.handedOver(name);
-					}
+					layout.handedOver(handOvers);
 					return null;
 				}
 				if (outcome == LockLayout.FREED) {
@@ -328,100 +310,31 @@ public final class RedisDistributedLock implements DistributedLock {
 		return getClass().getSimpleName() + "[" + layout.getClass().getSimpleName() + " " + name + "]";
 	}
 
-	private void acquireUninterruptibly(long leaseMillis) {
-		LockOwner owner = currentThreadOwner.get();
-		Uninterruptibly.await(() -> acquire(owner, BlockingWait.FOREVER, leaseMillis));
-	}
-
 	/**
 	 * Tries, then waits for release messages (or the holder's lease running out) and tries again,
 	 * until acquired or the wait is over.
 	 */
 	private boolean acquire(LockOwner owner, long waitNanos, long leaseMillis) throws InterruptedException {
-		return acquireToken(owner, waitNanos, leaseMillis, false) >= 0;
+		return Acquisition.await(engine, new Waiter(owner, leaseMillis, false), waitNanos) != null;
 	}
 
-	/**
-	 * Like {@link #acquire}, returning the fencing token, or -1 when not acquired.
-	 * @param withToken whether the acquisition (or a hand-over to it) takes a fencing token; without
-	 * one it returns 0 when acquired
-	 */
-	private long acquireToken(LockOwner owner, long waitNanos, long leaseMillis, boolean withToken)
-			throws InterruptedException {
-		long[] token = { -1 };
-		boolean willWait = waitNanos > 0;
-		BlockingWait.Attempt attempt = new BlockingWait.Attempt() {
-			@Override
-			public @Nullable Long tryOnce() {
-				LockLayout.Attempt attempt = attempt(owner, leaseMillis, willWait, withToken);
-				if (attempt.acquired()) {
-					token[0] = attempt.value();
-					return null;
-				}
-				return attempt.value();
-			}
-
-			@Override
-			public void handedOver(long handedToken) {
-				token[0] = handedToken;
-				watchdogIfAsked(owner.id(), leaseMillis);
-			}
-		};
-		boolean fair = willWait && layout instanceof LockLayout.Fair;
-		if (fair) {
-			handOvers.fairWaiterArrived(name, owner.id());
-		}
-		try {
-			BlockingWait.await(engine, layout.waitChannel(owner.id()), layout.waiters(), waitNanos, attempt,
-					acquireAction, successor(owner, leaseMillis, withToken));
-		}
-		finally {
-			if (fair) {
-				handOvers.fairWaiterLeft(name, owner.id());
-			}
-			if (willWait && token[0] < 0) {
-				giveUp(owner);
-			}
-		}
-		return token[0];
+	/** Like {@link #acquire}, returning the fencing token, or {@code null} when not acquired. */
+	private @Nullable Long acquireToken(LockOwner owner, long waitNanos, long leaseMillis) throws InterruptedException {
+		return Acquisition.await(engine, new Waiter(owner, leaseMillis, true), waitNanos);
 	}
 
-	/** What a waiter takes a hand-over from a release of this client as, when its kind allows it. */
-	private LockWaiters.@Nullable Successor successor(LockOwner owner, long leaseMillis, boolean withToken) {
-		if (!layout.handsOver()) {
-			return null;
-		}
-		return new LockWaiters.Successor(owner.id(), (leaseMillis == WATCHDOG) ? renewal.leaseMillis() : leaseMillis,
-				withToken);
-	}
-
-	/** A waiter that did not get the lock leaves its place (a fair lock's queue). */
-	private void giveUp(LockOwner owner) {
-		try {
-			engine.await(layout.abandon(engine, owner.id()), "leaving the queue of '" + name + "'");
-		}
-		catch (RuntimeException ex) {
-			// Its place times out by itself.
-		}
-	}
-
-	/** One acquisition attempt, blocking; starts the watchdog when acquired without a lease. */
-	private LockLayout.Attempt attempt(LockOwner owner, long leaseMillis, boolean willWait, boolean withToken) {
-		return engine.await(attemptAsync(owner, leaseMillis, willWait, withToken), acquireAction);
-	}
-
-	private CompletableFuture<LockLayout.Attempt> attemptAsync(LockOwner owner, long leaseMillis, boolean willWait,
+	private CompletableFuture<Acquisition.Try<Long>> attemptAsync(LockOwner owner, long leaseMillis, boolean willWait,
 			boolean withToken) {
 		String ownerId = owner.id();
 		long lease = (leaseMillis == WATCHDOG) ? renewal.leaseMillis() : leaseMillis;
-		CompletableFuture<LockLayout.Attempt> reply = layout.acquire(engine, ownerId, lease, willWait, withToken);
+		CompletableFuture<Acquisition.Try<Long>> reply = layout.acquire(engine, ownerId, lease, willWait, withToken);
 		ReplicaSync sync = renewal.replicaSync();
 		if (sync.enabled()) {
-			reply = reply.thenCompose(attempt -> attempt.acquired() ? confirmReplicated(attempt, ownerId, sync)
+			reply = reply.thenCompose(attempt -> attempt.succeeded() ? confirmReplicated(attempt, ownerId, sync)
 					: CompletableFuture.completedFuture(attempt));
 		}
 		return RedisEngine.map(reply, attempt -> {
-			if (attempt.acquired()) {
+			if (attempt.succeeded()) {
 				watchdogIfAsked(ownerId, leaseMillis);
 			}
 			return attempt;
@@ -439,7 +352,7 @@ public final class RedisDistributedLock implements DistributedLock {
 	 * Waits until enough replicas have the acquisition; if they do not in time, gives the hold
 	 * back, so that a fail-over to a replica that never saw it cannot hand the lock to another.
 	 */
-	private CompletableFuture<LockLayout.Attempt> confirmReplicated(LockLayout.Attempt attempt, String ownerId,
+	private CompletableFuture<Acquisition.Try<Long>> confirmReplicated(Acquisition.Try<Long> attempt, String ownerId,
 			ReplicaSync sync) {
 		return engine.commands()
 			.waitForReplication(sync.replicas(), sync.timeout().toMillis())
@@ -452,7 +365,7 @@ public final class RedisDistributedLock implements DistributedLock {
 						name, acknowledged, sync.replicas(), sync.timeout().toMillis());
 				// Not acquired: retry no sooner than another replication wait.
 				return layout.release(engine, ownerId)
-					.handle((released, failure) -> new LockLayout.Attempt(false, sync.timeout().toMillis()));
+					.handle((released, failure) -> Acquisition.Try.failed(sync.timeout().toMillis()));
 			});
 	}
 
@@ -478,205 +391,73 @@ public final class RedisDistributedLock implements DistributedLock {
 		return owner;
 	}
 
-	/**
-	 * An acquisition that waits without a thread: each step runs on the thread that completed
-	 * the previous one (a Redis reply, a release message, or the scheduler's timer).
-	 */
-	private final class AsyncAcquisition {
+	/** One owner waiting for the lock: what the {@link Acquisition} protocol does for a lock. */
+	private final class Waiter implements Acquisition.Contender<Long> {
 
 		private final LockOwner owner;
 
-		private final long waitNanos;
-
 		private final long leaseMillis;
 
-		/** What it takes a hand-over from a release of this client as (no fencing token). */
-		private final LockWaiters.@Nullable Successor handOverAs;
+		private final boolean withToken;
 
-		private final long start = System.nanoTime();
-
-		private final CompletableFuture<Boolean> result = new CompletableFuture<>();
-
-		private @Nullable Membership<LockWaiters> waiting;
-
-		private LockWaiters.@Nullable Sleeper wakeUp;
-
-		AsyncAcquisition(LockOwner owner, long waitNanos, long leaseMillis) {
+		Waiter(LockOwner owner, long leaseMillis, boolean withToken) {
 			this.owner = owner;
-			this.waitNanos = waitNanos;
 			this.leaseMillis = leaseMillis;
-			this.handOverAs = successor(owner, leaseMillis, false);
+			this.withToken = withToken;
 		}
 
-		CompletableFuture<Boolean> begin() {
-			boolean queuesFairly = waitNanos > 0 && layout instanceof LockLayout.Fair;
-			if (queuesFairly) {
-				// Its place among this client's waiters of the fair lock, for hand-overs.
-				handOvers.fairWaiterArrived(name, owner.id());
-			}
-			result.whenComplete((acquired, failure) -> {
-				if (queuesFairly) {
-					handOvers.fairWaiterLeft(name, owner.id());
-				}
-				if (result.isCancelled()) {
-					stopWaiting(false);
-				}
-			});
-			engine.withTimeout(attemptAsync(owner, leaseMillis, waitNanos > 0, false), acquireAction)
-				.whenComplete((attempt, failure) -> {
-					if (failure != null) {
-						fail(failure);
-					}
-					else if (attempt.acquired()) {
-						acquired();
-					}
-					else if (waitNanos <= 0) {
-						finish(false);
-					}
-					else {
-						subscribe();
-					}
-				});
-			return result;
+		@Override
+		public CompletableFuture<Acquisition.Try<Long>> tryOnce(boolean willWait) {
+			return attemptAsync(owner, leaseMillis, willWait, withToken);
 		}
 
-		private void subscribe() {
-			Membership<LockWaiters> joined;
-			try {
-				joined = engine.subscriptions().join(layout.waitChannel(owner.id()), layout.waiters());
-			}
-			catch (RuntimeException ex) {
-				fail(ex);
-				return;
-			}
-			synchronized (this) {
-				waiting = joined;
-			}
-			long commandTimeout = engine.commandTimeout().toNanos();
-			long remaining = BlockingWait.remaining(start, waitNanos);
-			boolean boundedByWait = remaining < commandTimeout;
-			// A copy: timing out this waiter must not fail the subscription shared with others.
-			CompletableFuture<Void> confirmed = joined.subscribed().copy();
-			ScheduledFuture<?> timer = engine.scheduler()
-				.schedule(() -> confirmed.completeExceptionally(new TimeoutException()),
-						Math.max(0, boundedByWait ? remaining : commandTimeout), TimeUnit.NANOSECONDS);
-			confirmed.whenComplete((ignored, failure) -> {
-				timer.cancel(false);
-				if (failure == null || (failure instanceof TimeoutException && boundedByWait)) {
-					retry();
-				}
-				else if (failure instanceof TimeoutException) {
-					fail(new RedisUnavailableException("Redis did not confirm the subscription to "
-							+ layout.waitChannel(owner.id())
-							+ " within " + engine.commandTimeout().toMillis() + " ms"));
-				}
-				else {
-					fail(failure);
-				}
-			});
+		@Override
+		public String channel() {
+			return layout.waitChannel(owner.id());
 		}
 
-		private void retry() {
-			if (result.isDone()) {
-				return;
-			}
-			engine.withTimeout(attemptAsync(owner, leaseMillis, waitNanos > 0, false), acquireAction)
-				.whenComplete((attempt, failure) -> {
-					if (failure != null) {
-						fail(failure);
-						return;
-					}
-					if (attempt.acquired()) {
-						acquired();
-						return;
-					}
-					long ttl = attempt.value();
-					long remaining = BlockingWait.remaining(start, waitNanos);
-					if (remaining <= 0) {
-						finish(false);
-						return;
-					}
-					sleep((ttl >= 0) ? Math.min(TimeUnit.MILLISECONDS.toNanos(ttl) + 1, remaining) : remaining);
-				});
+		@Override
+		public Supplier<LockWaiters> waiters() {
+			return layout.waiters();
 		}
 
-		private void sleep(long nanos) {
-			LockWaiters waiters;
-			LockWaiters.Sleeper next;
-			synchronized (this) {
-				if (waiting == null || result.isDone()) {
-					return;
-				}
-				waiters = waiting.listener();
-				next = waiters.sleep(handOverAs);
-				wakeUp = next;
-			}
-			ScheduledFuture<?> timer = engine.scheduler().schedule(() -> {
-				// Not claimed by a release: wake up for the holder's lease instead.
-				if (!waiters.withdraw(next)) {
-					next.wakeUp.complete(null);
-				}
-			}, nanos, TimeUnit.NANOSECONDS);
-			next.wakeUp.whenComplete((handedOver, failure) -> {
-				timer.cancel(false);
-				if (failure != null) {
-					// A hand-over to this waiter failed without a known outcome: if the lock reached
-					// it, it expires with its lease.
-					fail(failure);
-				}
-				else if (handedOver != null) {
-					// A release by this client handed the lock over: this owner holds it already.
-					watchdogIfAsked(owner.id(), leaseMillis);
-					acquired();
-				}
-				else if (result.isDone()) {
-					// Stopped (cancelled) while asleep: a release that chose this waiter goes to another.
-					waiters.wakeOne();
-				}
-				else {
-					retry();
-				}
-			});
+		@Override
+		public String description() {
+			return acquireAction;
 		}
 
-		private void acquired() {
-			if (!finish(true)) {
-				// Cancelled while the winning attempt was in flight: give the hold back.
-				unlockAsync(owner);
+		@Override
+		public LockWaiters.@Nullable Successor successor() {
+			if (!layout.handsOver()) {
+				return null;
 			}
+			return new LockWaiters.Successor(owner.id(),
+					(leaseMillis == WATCHDOG) ? renewal.leaseMillis() : leaseMillis, withToken);
 		}
 
-		private void fail(Throwable failure) {
-			stopWaiting(false);
-			result.completeExceptionally(RedisEngine.translate(failure, acquireAction));
+		@Override
+		public Long handedOver(long token) {
+			// A release by this client passed the lock: this owner holds it already.
+			watchdogIfAsked(owner.id(), leaseMillis);
+			return token;
 		}
 
-		private boolean finish(boolean acquired) {
-			stopWaiting(acquired);
-			return result.complete(acquired);
+		@Override
+		public void waitBegins() {
+			layout.waiterArrived(handOvers, owner.id());
 		}
 
-		/** Leaves the channel and, when the lock was not acquired, the waiters' queue (a fair lock's). */
-		private void stopWaiting(boolean acquired) {
-			if (!acquired && waitNanos > 0) {
-				layout.abandon(engine, owner.id());
-			}
-			Membership<LockWaiters> joined;
-			LockWaiters.Sleeper pending;
-			synchronized (this) {
-				joined = waiting;
-				pending = wakeUp;
-				waiting = null;
-				wakeUp = null;
-			}
-			if (joined == null) {
-				return;
-			}
-			if (pending != null) {
-				// If a release already chose this waiter, the wake-up's own callback passes it on.
-				joined.listener().withdraw(pending);
-			}
-			joined.close();
+		@Override
+		public CompletableFuture<?> waitEnds(boolean acquired) {
+			layout.waiterLeft(handOvers, owner.id());
+			// A waiter that did not get the lock leaves its place (a fair lock's queue), which
+			// otherwise times out by itself.
+			return acquired ? CompletableFuture.completedFuture(null) : layout.abandon(engine, owner.id());
+		}
+
+		@Override
+		public CompletableFuture<?> giveBack(Long token) {
+			return unlockAsync(owner);
 		}
 
 	}

@@ -3,7 +3,9 @@ package dev.warden.lock.redis;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 import dev.warden.lock.DistributedPermitExpirableSemaphore;
 import dev.warden.redis.RedisEngine;
@@ -64,27 +66,23 @@ public final class RedisPermitExpirableSemaphore implements DistributedPermitExp
 
 	@Override
 	public String acquire(long leaseTime, TimeUnit unit) throws InterruptedException {
-		return acquire(BlockingWait.FOREVER, leaseMillis(leaseTime, unit)).orElseThrow();
+		String permitId = Acquisition.await(engine, new Waiter(leaseMillis(leaseTime, unit)), Acquisition.FOREVER);
+		if (permitId == null) {
+			throw new IllegalStateException("A wait without end ended without a permit of semaphore '" + name + "'");
+		}
+		return permitId;
 	}
 
 	@Override
 	public Optional<String> tryAcquire(long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException {
-		if (waitTime < 0) {
-			throw new IllegalArgumentException("The wait time must not be negative: " + waitTime + " " + unit);
-		}
-		return acquire(unit.toNanos(waitTime), leaseMillis(leaseTime, unit));
+		long waitNanos = waitNanos(waitTime, unit);
+		return Optional.ofNullable(Acquisition.await(engine, new Waiter(leaseMillis(leaseTime, unit)), waitNanos));
 	}
 
-	private Optional<String> acquire(long waitNanos, long leaseMillis) throws InterruptedException {
-		String permitId = Long.toHexString(ThreadLocalRandom.current().nextLong()) + Long.toHexString(System.nanoTime());
-		boolean acquired = BlockingWait.await(engine, channel, () -> new LockWaiters(message -> LockWaiters.ALL),
-				waitNanos, () -> {
-					List<Long> reply = engine.await(engine.eval(LockScripts.PERMIT_ACQUIRE, ScriptOutputType.MULTI, keys,
-							permitId, Long.toString(leaseMillis), channel), "permit of semaphore '" + name + "'");
-					// Taken: done. Otherwise sleep until a release, or until the next permit out expires.
-					return (reply.get(0) == 1L) ? null : reply.get(1);
-				}, "semaphore '" + name + "'");
-		return acquired ? Optional.of(permitId) : Optional.empty();
+	@Override
+	public CompletableFuture<Optional<String>> tryAcquireAsync(long waitTime, long leaseTime, TimeUnit unit) {
+		long waitNanos = waitNanos(waitTime, unit);
+		return Acquisition.start(engine, new Waiter(leaseMillis(leaseTime, unit)), waitNanos, Optional::ofNullable);
 	}
 
 	@Override
@@ -97,12 +95,17 @@ public final class RedisPermitExpirableSemaphore implements DistributedPermitExp
 
 	@Override
 	public boolean tryRelease(String permitId) {
+		return engine.await(tryReleaseAsync(permitId), "release of semaphore '" + name + "'");
+	}
+
+	@Override
+	public CompletableFuture<Boolean> tryReleaseAsync(String permitId) {
 		if (permitId == null || permitId.isBlank()) {
 			throw new IllegalArgumentException("A permit id must not be null or blank");
 		}
-		Long released = engine.await(engine.eval(LockScripts.PERMIT_RELEASE, ScriptOutputType.INTEGER, permitsKey,
-				permitId, channel), "release of semaphore '" + name + "'");
-		return released != null && released == 1L;
+		CompletableFuture<Long> released = engine.eval(LockScripts.PERMIT_RELEASE, ScriptOutputType.INTEGER,
+				permitsKey, permitId, channel);
+		return RedisEngine.map(released, reply -> reply != null && reply == 1L);
 	}
 
 	@Override
@@ -117,6 +120,56 @@ public final class RedisPermitExpirableSemaphore implements DistributedPermitExp
 			throw new IllegalArgumentException("A permit's lease must be positive: " + leaseTime + " " + unit);
 		}
 		return Math.max(1, unit.toMillis(leaseTime));
+	}
+
+	private static long waitNanos(long waitTime, TimeUnit unit) {
+		if (waitTime < 0) {
+			throw new IllegalArgumentException("The wait time must not be negative: " + waitTime + " " + unit);
+		}
+		return unit.toNanos(waitTime);
+	}
+
+	/** A caller waiting for a permit; the permit's id is chosen once, for every try. */
+	private final class Waiter implements Acquisition.Contender<String> {
+
+		private final String permitId = Long.toHexString(ThreadLocalRandom.current().nextLong())
+				+ Long.toHexString(System.nanoTime());
+
+		private final String leaseArg;
+
+		Waiter(long leaseMillis) {
+			this.leaseArg = Long.toString(leaseMillis);
+		}
+
+		@Override
+		public CompletableFuture<Acquisition.Try<String>> tryOnce(boolean willWait) {
+			CompletableFuture<List<Long>> reply = engine.eval(LockScripts.PERMIT_ACQUIRE, ScriptOutputType.MULTI, keys,
+					permitId, leaseArg, channel);
+			// Taken: done. Otherwise sleep until a release, or until the next permit out expires.
+			return RedisEngine.map(reply, taken -> (taken.get(0) == 1L) ? Acquisition.Try.succeeded(permitId)
+					: Acquisition.Try.failed(taken.get(1)));
+		}
+
+		@Override
+		public String channel() {
+			return channel;
+		}
+
+		@Override
+		public Supplier<LockWaiters> waiters() {
+			return () -> new LockWaiters(message -> LockWaiters.ALL);
+		}
+
+		@Override
+		public String description() {
+			return "permit of semaphore '" + name + "'";
+		}
+
+		@Override
+		public CompletableFuture<?> giveBack(String permit) {
+			return tryReleaseAsync(permit);
+		}
+
 	}
 
 }

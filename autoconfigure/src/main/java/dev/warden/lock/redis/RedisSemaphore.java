@@ -1,6 +1,8 @@
 package dev.warden.lock.redis;
 
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 import dev.warden.lock.DistributedSemaphore;
 import dev.warden.redis.RedisEngine;
@@ -58,20 +60,23 @@ public final class RedisSemaphore implements DistributedSemaphore {
 
 	@Override
 	public void acquire(int permits) throws InterruptedException {
-		await(requirePositive(permits), BlockingWait.FOREVER);
+		Acquisition.await(engine, new Waiter(requirePositive(permits)), Acquisition.FOREVER);
 	}
 
 	@Override
 	public boolean tryAcquire() {
-		return attempt(1) == null;
+		return Acquisition.awaitUninterruptibly(engine, new Waiter(1), 0) != null;
 	}
 
 	@Override
 	public boolean tryAcquire(int permits, long waitTime, TimeUnit unit) throws InterruptedException {
-		if (waitTime < 0) {
-			throw new IllegalArgumentException("The wait time must not be negative: " + waitTime + " " + unit);
-		}
-		return await(requirePositive(permits), unit.toNanos(waitTime));
+		return Acquisition.await(engine, new Waiter(requirePositive(permits)), waitNanos(waitTime, unit)) != null;
+	}
+
+	@Override
+	public CompletableFuture<Boolean> tryAcquireAsync(int permits, long waitTime, TimeUnit unit) {
+		Waiter waiter = new Waiter(requirePositive(permits));
+		return Acquisition.start(engine, waiter, waitNanos(waitTime, unit), taken -> taken != null);
 	}
 
 	@Override
@@ -81,8 +86,14 @@ public final class RedisSemaphore implements DistributedSemaphore {
 
 	@Override
 	public void release(int permits) {
-		engine.await(engine.eval(LockScripts.SEMAPHORE_RELEASE, ScriptOutputType.INTEGER, keys,
-				Integer.toString(requirePositive(permits)), channel), "release of semaphore '" + name + "'");
+		engine.await(releaseAsync(permits), "release of semaphore '" + name + "'");
+	}
+
+	@Override
+	public CompletableFuture<Void> releaseAsync(int permits) {
+		CompletableFuture<Long> released = engine.eval(LockScripts.SEMAPHORE_RELEASE, ScriptOutputType.INTEGER, keys,
+				Integer.toString(requirePositive(permits)), channel);
+		return RedisEngine.map(released, reply -> null);
 	}
 
 	@Override
@@ -96,17 +107,11 @@ public final class RedisSemaphore implements DistributedSemaphore {
 		return "RedisSemaphore[" + name + "]";
 	}
 
-	private boolean await(int permits, long waitNanos) throws InterruptedException {
-		// A release announces how many permits are available: wake that many waiters.
-		return BlockingWait.await(engine, channel, () -> new LockWaiters(RedisSemaphore::permitsIn), waitNanos,
-				() -> attempt(permits), "semaphore '" + name + "'");
-	}
-
-	private Long attempt(int permits) {
-		Long available = engine.await(engine.eval(LockScripts.SEMAPHORE_ACQUIRE, ScriptOutputType.INTEGER, keys,
-				Integer.toString(permits)), "acquire of semaphore '" + name + "'");
-		// Acquired: done. Otherwise sleep until a release is announced.
-		return (available != null && available == -1L) ? null : -1L;
+	private static long waitNanos(long waitTime, TimeUnit unit) {
+		if (waitTime < 0) {
+			throw new IllegalArgumentException("The wait time must not be negative: " + waitTime + " " + unit);
+		}
+		return unit.toNanos(waitTime);
 	}
 
 	private static int permitsIn(String message) {
@@ -123,6 +128,47 @@ public final class RedisSemaphore implements DistributedSemaphore {
 			throw new IllegalArgumentException("Permits must be at least 1: " + permits);
 		}
 		return permits;
+	}
+
+	/** A caller waiting for permits. */
+	private final class Waiter implements Acquisition.Contender<Boolean> {
+
+		private final int permits;
+
+		Waiter(int permits) {
+			this.permits = permits;
+		}
+
+		@Override
+		public CompletableFuture<Acquisition.Try<Boolean>> tryOnce(boolean willWait) {
+			CompletableFuture<Long> reply = engine.eval(LockScripts.SEMAPHORE_ACQUIRE, ScriptOutputType.INTEGER, keys,
+					Integer.toString(permits));
+			// Taken (-1): done. Otherwise sleep until a release is announced.
+			return RedisEngine.map(reply, available -> (available != null && available == -1L)
+					? Acquisition.Try.succeeded(Boolean.TRUE) : Acquisition.Try.failed(-1));
+		}
+
+		@Override
+		public String channel() {
+			return channel;
+		}
+
+		@Override
+		public Supplier<LockWaiters> waiters() {
+			// A release announces how many permits are available: wake that many waiters.
+			return () -> new LockWaiters(RedisSemaphore::permitsIn);
+		}
+
+		@Override
+		public String description() {
+			return "acquire of semaphore '" + name + "'";
+		}
+
+		@Override
+		public CompletableFuture<?> giveBack(Boolean taken) {
+			return releaseAsync(permits);
+		}
+
 	}
 
 }
