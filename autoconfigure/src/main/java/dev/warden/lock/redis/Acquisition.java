@@ -1,12 +1,10 @@
 package dev.warden.lock.redis;
 
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
-import java.util.function.Supplier;
 
 import dev.warden.RedisUnavailableException;
 import dev.warden.redis.ChannelSubscriptions.Membership;
@@ -22,9 +20,8 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * It is a state machine without a thread of its own: each step runs on the thread that completed
  * the previous one (a Redis reply, a release message, or the engine's scheduler). Asynchronous
- * callers get its future; a blocking caller makes its first try on its own thread (the common,
- * uncontended case costs one blocking round trip and nothing more) and then waits for the future,
- * cancelling it when interrupted. What differs between kinds (the script, the channel, how a
+ * callers get its future; {@link BlockingAcquisition} makes a blocking caller's first try on its
+ * own thread and then waits for the future. What differs between kinds (the script, the channel, how a
  * message wakes waiters, what a hand-over gives, what a fair waiter does when it arrives and
  * leaves) is the {@link Contender}'s.
  *
@@ -35,15 +32,13 @@ final class Acquisition<T> {
 	/** Waits forever. */
 	static final long FOREVER = Long.MAX_VALUE;
 
-	private static final CompletableFuture<Void> DONE = CompletableFuture.completedFuture(null);
-
 	private final RedisEngine engine;
 
 	private final Contender<T> contender;
 
 	private final long waitNanos;
 
-	private final long start = System.nanoTime();
+	private final long start;
 
 	private final CompletableFuture<@Nullable T> result = new CompletableFuture<>();
 
@@ -65,93 +60,11 @@ final class Acquisition<T> {
 	/** Commands sent after the end (leaving a queue, giving back a late win) not yet answered. */
 	private int closing;
 
-	private Acquisition(RedisEngine engine, Contender<T> contender, long waitNanos) {
+	private Acquisition(RedisEngine engine, Contender<T> contender, long waitNanos, long start) {
 		this.engine = engine;
 		this.contender = contender;
 		this.waitNanos = waitNanos;
-	}
-
-	/**
-	 * What one kind of waiter does at each step of the protocol.
-	 *
-	 * @param <T> what a successful try gives
-	 */
-	interface Contender<T> {
-
-		/**
-		 * One try.
-		 * @param willWait whether the caller waits if it fails (a fair lock queues the waiter then)
-		 * @return its outcome
-		 */
-		CompletableFuture<Try<T>> tryOnce(boolean willWait);
-
-		/** The channel on which this waiter is told to try again. */
-		String channel();
-
-		/** Creates the channel's waiters, which decide how many a message wakes. */
-		Supplier<LockWaiters> waiters();
-
-		/** What the synchronizer is, for messages: {@code lock of 'orders'}. */
-		String description();
-
-		/** What this waiter takes a hand-over from a release of its own client as, if it can take one. */
-		default LockWaiters.@Nullable Successor successor() {
-			return null;
-		}
-
-		/**
-		 * A release of this client handed the synchronizer to this waiter.
-		 * @param token the fencing token the hand-over gave (0 when none was asked for)
-		 * @return what a successful try would have given
-		 */
-		default T handedOver(long token) {
-			throw new IllegalStateException(description() + " is never handed over");
-		}
-
-		/** The caller begins to wait (before its first try). */
-		default void waitBegins() {
-		}
-
-		/**
-		 * The caller stopped waiting.
-		 * @param acquired whether it got what it waited for
-		 * @return completes once Redis has what leaving requires (a fair waiter's place given up)
-		 */
-		default CompletableFuture<?> waitEnds(boolean acquired) {
-			return DONE;
-		}
-
-		/**
-		 * Undoes a try that succeeded after the caller stopped waiting (it cancelled).
-		 * @param value what the try gave
-		 * @return completes once it is undone
-		 */
-		CompletableFuture<?> giveBack(T value);
-
-	}
-
-	/**
-	 * The outcome of one try.
-	 *
-	 * @param value what it gave when it succeeded, else {@code null}
-	 * @param retryInMillis when it failed: the longest sleep before the next try (a lease that runs
-	 * out then), or a negative value to sleep until a message
-	 * @param <T> what a successful try gives
-	 */
-	record Try<T>(@Nullable T value, long retryInMillis) {
-
-		static <T> Try<T> succeeded(T value) {
-			return new Try<>(value, 0);
-		}
-
-		static <T> Try<T> failed(long retryInMillis) {
-			return new Try<>(null, retryInMillis);
-		}
-
-		boolean succeeded() {
-			return value != null;
-		}
-
+		this.start = start;
 	}
 
 	/**
@@ -169,7 +82,7 @@ final class Acquisition<T> {
 	 */
 	static <T, R> CompletableFuture<R> start(RedisEngine engine, Contender<T> contender, long waitNanos,
 			Function<@Nullable T, R> outcome) {
-		Acquisition<T> acquisition = new Acquisition<>(engine, contender, waitNanos);
+		Acquisition<T> acquisition = new Acquisition<>(engine, contender, waitNanos, System.nanoTime());
 		CompletableFuture<R> seen = new CompletableFuture<>() {
 			@Override
 			public boolean cancel(boolean mayInterruptIfRunning) {
@@ -189,76 +102,46 @@ final class Acquisition<T> {
 				seen.complete(outcome.apply(value));
 			}
 		});
-		acquisition.open();
+		if (waitNanos > 0) {
+			contender.waitBegins();
+		}
+		acquisition.watchCancellation();
 		acquisition.attempt(true);
 		return seen;
 	}
 
 	/**
-	 * Acquires, blocking the calling thread.
+	 * Goes on after a first try that failed, made by a blocking caller on its own thread.
 	 * @param engine the client's engine
-	 * @param contender the waiter
-	 * @param waitNanos how long to wait; 0 tries once; {@link #FOREVER}
+	 * @param contender the waiter, whose wait has begun
+	 * @param waitNanos how long to wait, positive; {@link #FOREVER}
+	 * @param start when the wait began ({@link System#nanoTime()})
+	 * @param first the first try's outcome
 	 * @param <T> what a successful try gives
-	 * @return what the winning try gave, or {@code null} when the wait ended first
-	 * @throws InterruptedException when interrupted (also before the first try); nothing is then held
+	 * @return the acquisition under way
 	 */
-	static <T> @Nullable T await(RedisEngine engine, Contender<T> contender, long waitNanos)
-			throws InterruptedException {
-		return block(engine, contender, waitNanos, true);
+	static <T> Acquisition<T> afterFirstTry(RedisEngine engine, Contender<T> contender, long waitNanos, long start,
+			Contender.Try<T> first) {
+		Acquisition<T> acquisition = new Acquisition<>(engine, contender, waitNanos, start);
+		acquisition.watchCancellation();
+		acquisition.tried(first, null, true);
+		return acquisition;
 	}
 
 	/**
-	 * Like {@link #await}, without being interrupted: an interrupt is kept for the caller to act on.
-	 * @param engine the client's engine
-	 * @param contender the waiter
-	 * @param waitNanos how long to wait; 0 tries once; {@link #FOREVER}
-	 * @param <T> what a successful try gives
-	 * @return what the winning try gave, or {@code null} when the wait ended first
+	 * Completes with what the winning try gave, with {@code null} when the wait ended first, or
+	 * exceptionally when Redis failed; cancelling it stops the wait and gives back a late win.
 	 */
-	static <T> @Nullable T awaitUninterruptibly(RedisEngine engine, Contender<T> contender, long waitNanos) {
-		try {
-			return block(engine, contender, waitNanos, false);
-		}
-		catch (InterruptedException ex) {
-			throw new IllegalStateException("An uninterruptible wait was interrupted", ex);
-		}
+	CompletableFuture<@Nullable T> result() {
+		return result;
 	}
 
-	private static <T> @Nullable T block(RedisEngine engine, Contender<T> contender, long waitNanos,
-			boolean interruptibly) throws InterruptedException {
-		boolean interrupted = Thread.interrupted();
-		if (interrupted && interruptibly) {
-			throw new InterruptedException("Interrupted before the " + contender.description());
-		}
-		try {
-			if (waitNanos <= 0) {
-				return engine.await(contender.tryOnce(false), contender.description()).value();
-			}
-			Acquisition<T> acquisition = new Acquisition<>(engine, contender, waitNanos);
-			acquisition.open();
-			Try<T> first;
-			try {
-				first = engine.await(contender.tryOnce(true), contender.description());
-			}
-			catch (RuntimeException ex) {
-				acquisition.fail(ex);
-				throw ex;
-			}
-			acquisition.tried(first, null, true);
-			return acquisition.blockUntilDone(interruptibly);
-		}
-		finally {
-			if (interrupted) {
-				Thread.currentThread().interrupt();
-			}
-		}
+	/** Completes once the acquisition ended and nothing of it is left in flight. */
+	CompletableFuture<Void> settled() {
+		return settled;
 	}
 
-	private void open() {
-		if (waitNanos > 0) {
-			contender.waitBegins();
-		}
+	private void watchCancellation() {
 		result.whenComplete((value, failure) -> {
 			if (result.isCancelled()) {
 				stopWaiting(false);
@@ -266,71 +149,8 @@ final class Acquisition<T> {
 		});
 	}
 
-	private @Nullable T blockUntilDone(boolean interruptibly) throws InterruptedException {
-		boolean interrupted = false;
-		try {
-			while (true) {
-				try {
-					return outcome();
-				}
-				catch (InterruptedException ex) {
-					if (interruptibly && result.cancel(false)) {
-						awaitSettled();
-						throw new InterruptedException("Interrupted while waiting for the " + contender.description());
-					}
-					// Not interruptible, or the outcome came first: it stands, and so does the interrupt.
-					interrupted = true;
-				}
-			}
-		}
-		finally {
-			if (interrupted) {
-				Thread.currentThread().interrupt();
-			}
-		}
-	}
-
-	/**
-	 * Waits for the outcome. Every step is bounded (a try by the command timeout, a sleep by the
-	 * wait left), so the bound here only guards against a step that never completes.
-	 */
-	private @Nullable T outcome() throws InterruptedException {
-		T value;
-		try {
-			if (waitNanos == FOREVER) {
-				value = result.get();
-			}
-			else {
-				long guard = remaining() + 3 * engine.commandTimeout().toNanos();
-				value = result.get(Math.max(0, guard), TimeUnit.NANOSECONDS);
-			}
-		}
-		catch (ExecutionException ex) {
-			throw RedisEngine.translate(ex.getCause(), contender.description());
-		}
-		catch (TimeoutException ex) {
-			result.cancel(false);
-			awaitSettled();
-			throw new RedisUnavailableException("The " + contender.description() + " did not end within its wait and "
-					+ engine.commandTimeout().toMillis() + " ms", ex);
-		}
-		if (value == null) {
-			// Not acquired: return once Redis knows the waiter left (a fair lock's queue).
-			awaitSettled();
-		}
-		return value;
-	}
-
-	private void awaitSettled() {
-		try {
-			engine.await(settled, "end of the " + contender.description());
-		}
-		catch (RuntimeException ex) {
-			// What is left in flight ends by itself: a queued place times out, a late hold is given back.
-		}
-	}
-
-	private long remaining() {
+	/** The wait left, in nanoseconds; {@link #FOREVER} for a wait without end. */
+	long remaining() {
 		return (waitNanos == FOREVER) ? FOREVER : waitNanos - (System.nanoTime() - start);
 	}
 
@@ -341,7 +161,7 @@ final class Acquisition<T> {
 			}
 			inFlight = true;
 		}
-		CompletableFuture<Try<T>> reply;
+		CompletableFuture<Contender.Try<T>> reply;
 		try {
 			reply = engine.withTimeout(contender.tryOnce(waitNanos > 0), contender.description());
 		}
@@ -351,7 +171,7 @@ final class Acquisition<T> {
 		reply.whenComplete((outcome, failure) -> tried(outcome, failure, first));
 	}
 
-	private void tried(@Nullable Try<T> outcome, @Nullable Throwable failure, boolean first) {
+	private void tried(Contender.@Nullable Try<T> outcome, @Nullable Throwable failure, boolean first) {
 		landed();
 		if (failure != null || outcome == null) {
 			fail((failure != null) ? failure : new IllegalStateException("No reply"));
@@ -505,7 +325,7 @@ final class Acquisition<T> {
 			givingBack = contender.giveBack(value);
 		}
 		catch (RuntimeException ex) {
-			givingBack = DONE;
+			givingBack = Contender.DONE;
 		}
 		closing(givingBack);
 	}
@@ -556,10 +376,10 @@ final class Acquisition<T> {
 		}
 		CompletableFuture<?> leaving;
 		try {
-			leaving = (waitNanos > 0) ? contender.waitEnds(acquired) : DONE;
+			leaving = (waitNanos > 0) ? contender.waitEnds(acquired) : Contender.DONE;
 		}
 		catch (RuntimeException ex) {
-			leaving = DONE;
+			leaving = Contender.DONE;
 		}
 		closing(leaving);
 	}

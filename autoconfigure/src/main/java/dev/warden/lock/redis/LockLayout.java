@@ -4,13 +4,16 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
 import dev.warden.redis.RedisEngine;
-import io.lettuce.core.ScriptOutputType;
 import org.jspecify.annotations.Nullable;
 
 /**
- * How one kind of lock lives in Redis: its scripts, its release channel, and the hash field that
- * counts an owner's holds. {@link RedisDistributedLock} does the rest (waiting, the watchdog, the
- * thread-bound and owner-bound API) the same way for every kind.
+ * How one kind of lock lives in Redis and what is particular about waiting for it: its scripts,
+ * its release channel, the hash field that counts an owner's holds, how its messages wake this
+ * client's waiters, what a waiter does when it arrives and leaves (a fair waiter keeps a place in
+ * a queue), and which of this client's waiters a release may hand it to. The kinds are
+ * {@link ReentrantLayout}, {@link FairLayout}, {@link ReadLayout} and {@link WriteLayout};
+ * {@link RedisDistributedLock} does the rest (the thread-bound and owner-bound API, the watchdog),
+ * {@link Acquisition} the waiting and {@link LockRelease} the release, the same way for every kind.
  */
 abstract class LockLayout {
 
@@ -65,7 +68,7 @@ abstract class LockLayout {
 
 	/** A waiter that gave up leaves (a fair lock's queue); nothing for most kinds. */
 	CompletableFuture<?> abandon(RedisEngine engine, String ownerId) {
-		return CompletableFuture.completedFuture(null);
+		return Contender.DONE;
 	}
 
 	/** Whether and how the lock's messages wake this client's waiters. */
@@ -100,7 +103,7 @@ abstract class LockLayout {
 	 * @param withToken whether to take a fencing token: only then is the lock's counter incremented
 	 * (and created, for a name never locked with a token before)
 	 */
-	final CompletableFuture<Acquisition.Try<Long>> acquire(RedisEngine engine, String ownerId, long leaseMillis,
+	final CompletableFuture<Contender.Try<Long>> acquire(RedisEngine engine, String ownerId, long leaseMillis,
 			boolean willWait, boolean withToken) {
 		return RedisEngine.map(acquireScript(engine, ownerId, leaseMillis, willWait, flag(withToken)),
 				LockLayout::attempt);
@@ -110,11 +113,11 @@ abstract class LockLayout {
 	 * An acquire script's reply: the fencing token ({@code >= 0}) when acquired, otherwise
 	 * {@code -2 - ttl} ({@code < 0}).
 	 */
-	private static Acquisition.Try<Long> attempt(@Nullable Long reply) {
+	private static Contender.Try<Long> attempt(@Nullable Long reply) {
 		if (reply == null) {
 			throw new IllegalStateException("No acquire reply");
 		}
-		return (reply >= 0) ? Acquisition.Try.succeeded(reply) : Acquisition.Try.failed(-2 - reply);
+		return (reply >= 0) ? Contender.Try.succeeded(reply) : Contender.Try.failed(-2 - reply);
 	}
 
 	/** A yes/no script argument: {@code "1"} or {@code "0"}. */
@@ -219,227 +222,6 @@ abstract class LockLayout {
 		@Override
 		abstract CompletableFuture<@Nullable Long> releaseScript(RedisEngine engine, String ownerId,
 				String nextOwner, long nextLeaseMillis, String nextTakesToken);
-
-	}
-
-	/** Redisson's {@code RLock}: a hash of owner ids to hold counts, released with message 0. */
-	static final class Reentrant extends HandingOver {
-
-		Reentrant(String name) {
-			super(name, RedisDistributedLock.CHANNEL_PREFIX + ":{" + name + "}");
-		}
-
-		@Override
-		CompletableFuture<@Nullable Long> acquireScript(RedisEngine engine, String ownerId, long leaseMillis,
-				boolean willWait, String withToken) {
-			return engine.eval(LockScripts.ACQUIRE, ScriptOutputType.INTEGER, acquireKeys, Long.toString(leaseMillis),
-					ownerId, withToken);
-		}
-
-		@Override
-		CompletableFuture<@Nullable Long> releaseScript(RedisEngine engine, String ownerId, String nextOwner,
-				long nextLeaseMillis, String nextTakesToken) {
-			return engine.eval(LockScripts.RELEASE, ScriptOutputType.INTEGER, acquireKeys, ownerId, channel, nextOwner,
-					Long.toString(nextLeaseMillis), nextTakesToken);
-		}
-
-		@Override
-		CompletableFuture<@Nullable Long> renew(RedisEngine engine, String ownerId, long leaseMillis) {
-			return engine.eval(LockScripts.RENEW, ScriptOutputType.INTEGER, keys, Long.toString(leaseMillis), ownerId);
-		}
-
-		@Override
-		CompletableFuture<@Nullable Long> forceRelease(RedisEngine engine) {
-			return engine.eval(LockScripts.FORCE_RELEASE, ScriptOutputType.INTEGER, keys, channel);
-		}
-
-	}
-
-	/** The read side of Redisson's {@code RReadWriteLock}. */
-	static final class Read extends LockLayout {
-
-		Read(String name) {
-			super(name, RedisReadWriteLock.CHANNEL_PREFIX + ":{" + name + "}");
-		}
-
-		private String[] keys(String ownerId) {
-			return new String[] { name, timeoutPrefix(ownerId) };
-		}
-
-		private String timeoutPrefix(String ownerId) {
-			return "{" + name + "}:" + ownerId + ":rwlock_timeout";
-		}
-
-		@Override
-		CompletableFuture<@Nullable Long> acquireScript(RedisEngine engine, String ownerId, long leaseMillis,
-				boolean willWait, String withToken) {
-			return engine.eval(LockScripts.READ_ACQUIRE, ScriptOutputType.INTEGER, keys(ownerId),
-					Long.toString(leaseMillis), ownerId, ownerId + RedisReadWriteLock.WRITE_SUFFIX);
-		}
-
-		@Override
-		CompletableFuture<@Nullable Long> release(RedisEngine engine, String ownerId) {
-			return engine.eval(LockScripts.READ_RELEASE, ScriptOutputType.INTEGER,
-					new String[] { name, timeoutPrefix(ownerId), "{" + name + "}" }, ownerId, channel);
-		}
-
-		@Override
-		CompletableFuture<@Nullable Long> renew(RedisEngine engine, String ownerId, long leaseMillis) {
-			return engine.eval(LockScripts.READ_RENEW, ScriptOutputType.INTEGER, keys(ownerId),
-					Long.toString(leaseMillis), ownerId);
-		}
-
-		@Override
-		CompletableFuture<@Nullable Long> forceRelease(RedisEngine engine) {
-			return engine.eval(LockScripts.MODE_FORCE_RELEASE, ScriptOutputType.INTEGER, keys, "read", channel);
-		}
-
-		@Override
-		CompletableFuture<Boolean> isLocked(RedisEngine engine) {
-			return engine.commands().hget(name, "mode").toCompletableFuture().thenApply("read"::equals);
-		}
-
-	}
-
-	/** The write side of Redisson's {@code RReadWriteLock}: its release wakes every waiter. */
-	static final class Write extends LockLayout {
-
-		Write(String name) {
-			super(name, RedisReadWriteLock.CHANNEL_PREFIX + ":{" + name + "}");
-		}
-
-		@Override
-		String holdField(String ownerId) {
-			return ownerId + RedisReadWriteLock.WRITE_SUFFIX;
-		}
-
-		@Override
-		CompletableFuture<@Nullable Long> acquireScript(RedisEngine engine, String ownerId, long leaseMillis,
-				boolean willWait, String withToken) {
-			return engine.eval(LockScripts.WRITE_ACQUIRE, ScriptOutputType.INTEGER, acquireKeys,
-					Long.toString(leaseMillis), holdField(ownerId), withToken);
-		}
-
-		@Override
-		CompletableFuture<@Nullable Long> release(RedisEngine engine, String ownerId) {
-			return engine.eval(LockScripts.WRITE_RELEASE, ScriptOutputType.INTEGER, keys, holdField(ownerId), channel);
-		}
-
-		@Override
-		CompletableFuture<@Nullable Long> renew(RedisEngine engine, String ownerId, long leaseMillis) {
-			return engine.eval(LockScripts.RENEW, ScriptOutputType.INTEGER, keys, Long.toString(leaseMillis),
-					holdField(ownerId));
-		}
-
-		@Override
-		CompletableFuture<@Nullable Long> forceRelease(RedisEngine engine) {
-			return engine.eval(LockScripts.MODE_FORCE_RELEASE, ScriptOutputType.INTEGER, keys, "write", channel);
-		}
-
-		@Override
-		CompletableFuture<Boolean> isLocked(RedisEngine engine) {
-			return engine.commands().hget(name, "mode").toCompletableFuture().thenApply("write"::equals);
-		}
-
-	}
-
-	/**
-	 * Redisson's fair {@code RLock}: the reentrant hash plus a queue of waiters with deadlines; a
-	 * release wakes only the first waiter, on its own channel.
-	 */
-	static final class Fair extends HandingOver {
-
-		/** The prefix of every fair lock's queue of waiters, Redisson's. */
-		static final String QUEUE_PREFIX = "redisson_lock_queue";
-
-		/** The prefix of every fair lock's zset of waiter deadlines, Redisson's. */
-		static final String TIMEOUT_PREFIX = "redisson_lock_timeout";
-
-		private final String[] queueKeys;
-
-		private final String[] allKeys;
-
-		/** The acquire and release scripts': the lock, the queue, the deadlines and the fencing counter. */
-		private final String[] scriptKeys;
-
-		/** How long a waiter keeps its place once its turn could have come, in ms, as the scripts take it. */
-		private final String waiterTimeoutArg;
-
-		Fair(String name, long waiterTimeoutMillis) {
-			super(name, RedisDistributedLock.CHANNEL_PREFIX + ":{" + name + "}");
-			String queue = QUEUE_PREFIX + ":{" + name + "}";
-			String timeouts = TIMEOUT_PREFIX + ":{" + name + "}";
-			this.queueKeys = new String[] { queue, timeouts };
-			this.allKeys = new String[] { name, queue, timeouts };
-			this.scriptKeys = new String[] { name, queue, timeouts, fencingKey(name) };
-			this.waiterTimeoutArg = Long.toString(waiterTimeoutMillis);
-		}
-
-		@Override
-		String waitChannel(String ownerId) {
-			return channel + ":" + ownerId;
-		}
-
-		@Override
-		Supplier<LockWaiters> waiters() {
-			// Only this waiter listens on its channel: every message is its turn.
-			return () -> new LockWaiters(message -> 1);
-		}
-
-		@Override
-		void waiterArrived(HandOvers handOvers, String ownerId) {
-			// Its place among this client's waiters, for hand-overs.
-			handOvers.fairWaiterArrived(name, ownerId);
-		}
-
-		@Override
-		void waiterLeft(HandOvers handOvers, String ownerId) {
-			handOvers.fairWaiterLeft(name, ownerId);
-		}
-
-		/**
-		 * Only the first in the queue can take it over, so no one is starved: this client's longest
-		 * waiter, on its own channel. The queue decides, so there is no limit on hand-overs in a row.
-		 */
-		@Override
-		@Nullable LockWaiters handOverCandidates(RedisEngine engine, HandOvers handOvers) {
-			String first = handOvers.firstFairWaiter(name);
-			return (first != null) ? engine.subscriptions().listener(waitChannel(first), LockWaiters.class) : null;
-		}
-
-		@Override
-		void handedOver(HandOvers handOvers) {
-		}
-
-		@Override
-		CompletableFuture<@Nullable Long> acquireScript(RedisEngine engine, String ownerId, long leaseMillis,
-				boolean willWait, String withToken) {
-			return engine.eval(LockScripts.FAIR_ACQUIRE, ScriptOutputType.INTEGER, scriptKeys,
-					Long.toString(leaseMillis), ownerId, waiterTimeoutArg, flag(willWait), withToken);
-		}
-
-		@Override
-		CompletableFuture<@Nullable Long> releaseScript(RedisEngine engine, String ownerId, String nextOwner,
-				long nextLeaseMillis, String nextTakesToken) {
-			return engine.eval(LockScripts.FAIR_RELEASE, ScriptOutputType.INTEGER, scriptKeys, ownerId, channel,
-					nextOwner, Long.toString(nextLeaseMillis), waiterTimeoutArg, nextTakesToken);
-		}
-
-		@Override
-		CompletableFuture<@Nullable Long> renew(RedisEngine engine, String ownerId, long leaseMillis) {
-			return engine.eval(LockScripts.RENEW, ScriptOutputType.INTEGER, keys, Long.toString(leaseMillis), ownerId);
-		}
-
-		@Override
-		CompletableFuture<@Nullable Long> forceRelease(RedisEngine engine) {
-			return engine.eval(LockScripts.FAIR_FORCE_RELEASE, ScriptOutputType.INTEGER, allKeys, channel);
-		}
-
-		@Override
-		CompletableFuture<?> abandon(RedisEngine engine, String ownerId) {
-			return engine.eval(LockScripts.FAIR_LEAVE, ScriptOutputType.INTEGER, queueKeys, ownerId,
-					waiterTimeoutArg);
-		}
 
 	}
 

@@ -78,12 +78,12 @@ public final class RedisCountDownLatch implements DistributedCountDownLatch {
 
 	@Override
 	public void await() throws InterruptedException {
-		Acquisition.await(engine, waiter, Acquisition.FOREVER);
+		BlockingAcquisition.await(engine, waiter, Acquisition.FOREVER);
 	}
 
 	@Override
 	public boolean await(long waitTime, TimeUnit unit) throws InterruptedException {
-		return Acquisition.await(engine, waiter, waitNanos(waitTime, unit)) != null;
+		return BlockingAcquisition.await(engine, waiter, waitNanos(waitTime, unit)) != null;
 	}
 
 	@Override
@@ -104,13 +104,13 @@ public final class RedisCountDownLatch implements DistributedCountDownLatch {
 	}
 
 	/** A caller waiting for the latch to open; it holds nothing, so one serves every caller. */
-	private final class Waiter implements Acquisition.Contender<Boolean> {
+	private final class Waiter implements Contender<Boolean> {
 
 		@Override
-		public CompletableFuture<Acquisition.Try<Boolean>> tryOnce(boolean willWait) {
+		public CompletableFuture<Contender.Try<Boolean>> tryOnce(boolean willWait) {
 			return RedisEngine.map(engine.commands().get(name).toCompletableFuture(),
-					count -> (count == null || Long.parseLong(count) <= 0) ? Acquisition.Try.succeeded(Boolean.TRUE)
-							: Acquisition.Try.failed(-1));
+					count -> (count == null || Long.parseLong(count) <= 0) ? Contender.Try.succeeded(Boolean.TRUE)
+							: Contender.Try.failed(-1));
 		}
 
 		@Override
@@ -131,7 +131,7 @@ public final class RedisCountDownLatch implements DistributedCountDownLatch {
 
 		@Override
 		public CompletableFuture<?> giveBack(Boolean open) {
-			return CompletableFuture.completedFuture(null);
+			return Contender.DONE;
 		}
 
 	}

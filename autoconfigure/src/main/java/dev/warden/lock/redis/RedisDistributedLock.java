@@ -37,12 +37,12 @@ public final class RedisDistributedLock implements DistributedLock {
 
 	private final HandOvers handOvers;
 
+	private final LockRelease release;
+
 	private final Supplier<LockOwner> currentThreadOwner;
 
-	// Built once: they name the lock in exceptions, and calls are frequent.
+	// Built once: it names the lock in exceptions, and calls are frequent.
 	private final String acquireAction;
-
-	private final String releaseAction;
 
 	/**
 	 * A reentrant lock, Redisson's {@code RLock}.
@@ -53,7 +53,7 @@ public final class RedisDistributedLock implements DistributedLock {
 	 */
 	public RedisDistributedLock(String name, RedisEngine engine, LeaseRenewal renewal,
 			Supplier<LockOwner> currentThreadOwner) {
-		this(new LockLayout.Reentrant(name), engine, renewal, currentThreadOwner);
+		this(new ReentrantLayout(name), engine, renewal, currentThreadOwner);
 	}
 
 	/**
@@ -68,7 +68,7 @@ public final class RedisDistributedLock implements DistributedLock {
 	 */
 	public static RedisDistributedLock fair(String name, long waiterTimeoutMillis, RedisEngine engine,
 			LeaseRenewal renewal, Supplier<LockOwner> currentThreadOwner) {
-		return new RedisDistributedLock(new LockLayout.Fair(name, waiterTimeoutMillis), engine, renewal,
+		return new RedisDistributedLock(new FairLayout(name, waiterTimeoutMillis), engine, renewal,
 				currentThreadOwner);
 	}
 
@@ -81,7 +81,7 @@ public final class RedisDistributedLock implements DistributedLock {
 		this.handOvers = renewal.handOvers();
 		this.currentThreadOwner = currentThreadOwner;
 		this.acquireAction = "lock of '" + name + "'";
-		this.releaseAction = "unlock of '" + name + "'";
+		this.release = new LockRelease(layout, engine, renewal);
 	}
 
 	@Override
@@ -91,13 +91,13 @@ public final class RedisDistributedLock implements DistributedLock {
 
 	@Override
 	public void lock() {
-		Acquisition.awaitUninterruptibly(engine, new Waiter(currentThreadOwner.get(), WATCHDOG, false),
+		BlockingAcquisition.awaitUninterruptibly(engine, new Waiter(currentThreadOwner.get(), WATCHDOG, false),
 				Acquisition.FOREVER);
 	}
 
 	@Override
 	public void lock(long leaseTime, TimeUnit unit) {
-		Acquisition.awaitUninterruptibly(engine, new Waiter(currentThreadOwner.get(), leaseMillis(leaseTime, unit), false),
+		BlockingAcquisition.awaitUninterruptibly(engine, new Waiter(currentThreadOwner.get(), leaseMillis(leaseTime, unit), false),
 				Acquisition.FOREVER);
 	}
 
@@ -108,7 +108,7 @@ public final class RedisDistributedLock implements DistributedLock {
 
 	@Override
 	public boolean tryLock() {
-		return Acquisition.awaitUninterruptibly(engine, new Waiter(currentThreadOwner.get(), WATCHDOG, false), 0) != null;
+		return BlockingAcquisition.awaitUninterruptibly(engine, new Waiter(currentThreadOwner.get(), WATCHDOG, false), 0) != null;
 	}
 
 	@Override
@@ -134,7 +134,7 @@ public final class RedisDistributedLock implements DistributedLock {
 
 	@Override
 	public long lockWithToken() {
-		Long token = Acquisition.awaitUninterruptibly(engine, new Waiter(currentThreadOwner.get(), WATCHDOG, true),
+		Long token = BlockingAcquisition.awaitUninterruptibly(engine, new Waiter(currentThreadOwner.get(), WATCHDOG, true),
 				Acquisition.FOREVER);
 		if (token == null) {
 			throw new IllegalStateException("A wait without end ended without the " + acquireAction);
@@ -183,91 +183,17 @@ public final class RedisDistributedLock implements DistributedLock {
 
 	@Override
 	public void unlock(LockOwner owner) {
-		engine.await(unlockAsync(owner), releaseAction);
+		engine.await(unlockAsync(owner), release.action());
 	}
 
 	@Override
 	public CompletableFuture<Void> unlockAsync(LockOwner owner) {
-		String ownerId = requireOwner(owner).id();
-		// A hand-over is not followed by a replica check: none when one is asked for.
-		LockWaiters localWaiters = renewal.replicaSync().enabled() ? null
-				: layout.handOverCandidates(engine, handOvers);
-		LockWaiters.Sleeper successor = (localWaiters != null) ? localWaiters.claimSuccessor() : null;
-		if (successor != null) {
-			return handOver(ownerId, localWaiters, successor);
-		}
-		// A release that times out is still sent when the connection comes back: it is what the
-		// owner asked for. Its renewal stops either way, so the lock cannot outlive its lease.
-		return layout.release(engine, ownerId)
-			.handle((released, failure) -> {
-				if (failure != null) {
-					releasedPlainly(ownerId);
-					throw RedisEngine.translate(failure, releaseAction);
-				}
-				if (released == null) {
-					throw notHeld(ownerId);
-				}
-				if (released == 1L) {
-					// On the reply's own thread, before any later reply (a renewal's) is handled.
-					releasedPlainly(ownerId);
-				}
-				return null;
-			});
-	}
-
-	/** Releases one hold; if that frees the lock, it passes to {@code successor} in the same script. */
-	private CompletableFuture<Void> handOver(String ownerId, LockWaiters waiters, LockWaiters.Sleeper successor) {
-		return layout.handOver(engine, ownerId, successor.successor)
-			.handle((reply, failure) -> {
-				if (failure != null) {
-					releasedPlainly(ownerId);
-					RuntimeException translated = RedisEngine.translate(failure, releaseAction);
-					// Whether the lock reached the successor is unknown: if it did, it expires with its lease.
-					successor.wakeUp.completeExceptionally(translated);
-					throw translated;
-				}
-				long outcome = (reply != null) ? reply : LockLayout.NOT_HELD;
-				if (outcome > 0 || outcome == LockLayout.HANDED_OVER) {
-					// The waiter first: it holds the lock already, with this token (0: it took none).
-					successor.wakeUp.complete(Math.max(0, outcome));
-					renewal.stop(layout, ownerId);
-					layout.handedOver(handOvers);
-					return null;
-				}
-				if (outcome == LockLayout.FREED) {
-					// Freed, and the first waiter (someone else) was told.
-					releasedPlainly(ownerId);
-				}
-				waiters.giveBack(successor);
-				if (outcome == LockLayout.NOT_HELD) {
-					throw notHeld(ownerId);
-				}
-				return null;
-			});
-	}
-
-	/**
-	 * The owner's holds ended without a hand-over: their renewal stops, and a new streak of
-	 * hand-overs may begin.
-	 */
-	private void releasedPlainly(String ownerId) {
-		renewal.stop(layout, ownerId);
-		handOvers.releasedPlainly(name);
-	}
-
-	private IllegalMonitorStateException notHeld(String ownerId) {
-		return new IllegalMonitorStateException("Cannot unlock '" + name + "': not held by " + ownerId
-				+ " (never acquired, lease expired, or force-unlocked)");
+		return release.release(requireOwner(owner).id());
 	}
 
 	@Override
 	public boolean forceUnlock() {
-		Long released = engine.await(layout.forceRelease(engine).thenApply(reply -> {
-			renewal.stopAll(name);
-			handOvers.releasedPlainly(name);
-			return reply;
-		}), "force unlock of '" + name + "'");
-		return released != null && released == 1L;
+		return engine.await(release.forceRelease(), "force unlock of '" + name + "'");
 	}
 
 	@Override
@@ -315,19 +241,19 @@ public final class RedisDistributedLock implements DistributedLock {
 	 * until acquired or the wait is over.
 	 */
 	private boolean acquire(LockOwner owner, long waitNanos, long leaseMillis) throws InterruptedException {
-		return Acquisition.await(engine, new Waiter(owner, leaseMillis, false), waitNanos) != null;
+		return BlockingAcquisition.await(engine, new Waiter(owner, leaseMillis, false), waitNanos) != null;
 	}
 
 	/** Like {@link #acquire}, returning the fencing token, or {@code null} when not acquired. */
 	private @Nullable Long acquireToken(LockOwner owner, long waitNanos, long leaseMillis) throws InterruptedException {
-		return Acquisition.await(engine, new Waiter(owner, leaseMillis, true), waitNanos);
+		return BlockingAcquisition.await(engine, new Waiter(owner, leaseMillis, true), waitNanos);
 	}
 
-	private CompletableFuture<Acquisition.Try<Long>> attemptAsync(LockOwner owner, long leaseMillis, boolean willWait,
+	private CompletableFuture<Contender.Try<Long>> attemptAsync(LockOwner owner, long leaseMillis, boolean willWait,
 			boolean withToken) {
 		String ownerId = owner.id();
 		long lease = (leaseMillis == WATCHDOG) ? renewal.leaseMillis() : leaseMillis;
-		CompletableFuture<Acquisition.Try<Long>> reply = layout.acquire(engine, ownerId, lease, willWait, withToken);
+		CompletableFuture<Contender.Try<Long>> reply = layout.acquire(engine, ownerId, lease, willWait, withToken);
 		ReplicaSync sync = renewal.replicaSync();
 		if (sync.enabled()) {
 			reply = reply.thenCompose(attempt -> attempt.succeeded() ? confirmReplicated(attempt, ownerId, sync)
@@ -352,7 +278,7 @@ public final class RedisDistributedLock implements DistributedLock {
 	 * Waits until enough replicas have the acquisition; if they do not in time, gives the hold
 	 * back, so that a fail-over to a replica that never saw it cannot hand the lock to another.
 	 */
-	private CompletableFuture<Acquisition.Try<Long>> confirmReplicated(Acquisition.Try<Long> attempt, String ownerId,
+	private CompletableFuture<Contender.Try<Long>> confirmReplicated(Contender.Try<Long> attempt, String ownerId,
 			ReplicaSync sync) {
 		return engine.commands()
 			.waitForReplication(sync.replicas(), sync.timeout().toMillis())
@@ -365,7 +291,7 @@ public final class RedisDistributedLock implements DistributedLock {
 						name, acknowledged, sync.replicas(), sync.timeout().toMillis());
 				// Not acquired: retry no sooner than another replication wait.
 				return layout.release(engine, ownerId)
-					.handle((released, failure) -> Acquisition.Try.failed(sync.timeout().toMillis()));
+					.handle((released, failure) -> Contender.Try.failed(sync.timeout().toMillis()));
 			});
 	}
 
@@ -392,7 +318,7 @@ public final class RedisDistributedLock implements DistributedLock {
 	}
 
 	/** One owner waiting for the lock: what the {@link Acquisition} protocol does for a lock. */
-	private final class Waiter implements Acquisition.Contender<Long> {
+	private final class Waiter implements Contender<Long> {
 
 		private final LockOwner owner;
 
@@ -407,7 +333,7 @@ public final class RedisDistributedLock implements DistributedLock {
 		}
 
 		@Override
-		public CompletableFuture<Acquisition.Try<Long>> tryOnce(boolean willWait) {
+		public CompletableFuture<Contender.Try<Long>> tryOnce(boolean willWait) {
 			return attemptAsync(owner, leaseMillis, willWait, withToken);
 		}
 
@@ -452,7 +378,7 @@ public final class RedisDistributedLock implements DistributedLock {
 			layout.waiterLeft(handOvers, owner.id());
 			// A waiter that did not get the lock leaves its place (a fair lock's queue), which
 			// otherwise times out by itself.
-			return acquired ? CompletableFuture.completedFuture(null) : layout.abandon(engine, owner.id());
+			return acquired ? Contender.DONE : layout.abandon(engine, owner.id());
 		}
 
 		@Override

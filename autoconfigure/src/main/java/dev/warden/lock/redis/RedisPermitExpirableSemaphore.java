@@ -66,7 +66,7 @@ public final class RedisPermitExpirableSemaphore implements DistributedPermitExp
 
 	@Override
 	public String acquire(long leaseTime, TimeUnit unit) throws InterruptedException {
-		String permitId = Acquisition.await(engine, new Waiter(leaseMillis(leaseTime, unit)), Acquisition.FOREVER);
+		String permitId = BlockingAcquisition.await(engine, new Waiter(leaseMillis(leaseTime, unit)), Acquisition.FOREVER);
 		if (permitId == null) {
 			throw new IllegalStateException("A wait without end ended without a permit of semaphore '" + name + "'");
 		}
@@ -76,7 +76,7 @@ public final class RedisPermitExpirableSemaphore implements DistributedPermitExp
 	@Override
 	public Optional<String> tryAcquire(long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException {
 		long waitNanos = waitNanos(waitTime, unit);
-		return Optional.ofNullable(Acquisition.await(engine, new Waiter(leaseMillis(leaseTime, unit)), waitNanos));
+		return Optional.ofNullable(BlockingAcquisition.await(engine, new Waiter(leaseMillis(leaseTime, unit)), waitNanos));
 	}
 
 	@Override
@@ -130,7 +130,7 @@ public final class RedisPermitExpirableSemaphore implements DistributedPermitExp
 	}
 
 	/** A caller waiting for a permit; the permit's id is chosen once, for every try. */
-	private final class Waiter implements Acquisition.Contender<String> {
+	private final class Waiter implements Contender<String> {
 
 		private final String permitId = Long.toHexString(ThreadLocalRandom.current().nextLong())
 				+ Long.toHexString(System.nanoTime());
@@ -142,12 +142,12 @@ public final class RedisPermitExpirableSemaphore implements DistributedPermitExp
 		}
 
 		@Override
-		public CompletableFuture<Acquisition.Try<String>> tryOnce(boolean willWait) {
+		public CompletableFuture<Contender.Try<String>> tryOnce(boolean willWait) {
 			CompletableFuture<List<Long>> reply = engine.eval(LockScripts.PERMIT_ACQUIRE, ScriptOutputType.MULTI, keys,
 					permitId, leaseArg, channel);
 			// Taken: done. Otherwise sleep until a release, or until the next permit out expires.
-			return RedisEngine.map(reply, taken -> (taken.get(0) == 1L) ? Acquisition.Try.succeeded(permitId)
-					: Acquisition.Try.failed(taken.get(1)));
+			return RedisEngine.map(reply, taken -> (taken.get(0) == 1L) ? Contender.Try.succeeded(permitId)
+					: Contender.Try.failed(taken.get(1)));
 		}
 
 		@Override

@@ -33,8 +33,8 @@ public final class RedisReadWriteLock implements DistributedReadWriteLock {
 	public RedisReadWriteLock(String name, RedisEngine engine, LeaseRenewal renewal,
 			Supplier<LockOwner> currentThreadOwner) {
 		this.name = name;
-		this.readLock = new RedisDistributedLock(new LockLayout.Read(name), engine, renewal, currentThreadOwner);
-		this.writeLock = new RedisDistributedLock(new LockLayout.Write(name), engine, renewal, currentThreadOwner);
+		this.readLock = new RedisDistributedLock(new ReadLayout(name), engine, renewal, currentThreadOwner);
+		this.writeLock = new RedisDistributedLock(new WriteLayout(name), engine, renewal, currentThreadOwner);
 	}
 
 	@Override

@@ -60,17 +60,17 @@ public final class RedisSemaphore implements DistributedSemaphore {
 
 	@Override
 	public void acquire(int permits) throws InterruptedException {
-		Acquisition.await(engine, new Waiter(requirePositive(permits)), Acquisition.FOREVER);
+		BlockingAcquisition.await(engine, new Waiter(requirePositive(permits)), Acquisition.FOREVER);
 	}
 
 	@Override
 	public boolean tryAcquire() {
-		return Acquisition.awaitUninterruptibly(engine, new Waiter(1), 0) != null;
+		return BlockingAcquisition.awaitUninterruptibly(engine, new Waiter(1), 0) != null;
 	}
 
 	@Override
 	public boolean tryAcquire(int permits, long waitTime, TimeUnit unit) throws InterruptedException {
-		return Acquisition.await(engine, new Waiter(requirePositive(permits)), waitNanos(waitTime, unit)) != null;
+		return BlockingAcquisition.await(engine, new Waiter(requirePositive(permits)), waitNanos(waitTime, unit)) != null;
 	}
 
 	@Override
@@ -131,7 +131,7 @@ public final class RedisSemaphore implements DistributedSemaphore {
 	}
 
 	/** A caller waiting for permits. */
-	private final class Waiter implements Acquisition.Contender<Boolean> {
+	private final class Waiter implements Contender<Boolean> {
 
 		private final int permits;
 
@@ -140,12 +140,12 @@ public final class RedisSemaphore implements DistributedSemaphore {
 		}
 
 		@Override
-		public CompletableFuture<Acquisition.Try<Boolean>> tryOnce(boolean willWait) {
+		public CompletableFuture<Contender.Try<Boolean>> tryOnce(boolean willWait) {
 			CompletableFuture<Long> reply = engine.eval(LockScripts.SEMAPHORE_ACQUIRE, ScriptOutputType.INTEGER, keys,
 					Integer.toString(permits));
 			// Taken (-1): done. Otherwise sleep until a release is announced.
 			return RedisEngine.map(reply, available -> (available != null && available == -1L)
-					? Acquisition.Try.succeeded(Boolean.TRUE) : Acquisition.Try.failed(-1));
+					? Contender.Try.succeeded(Boolean.TRUE) : Contender.Try.failed(-1));
 		}
 
 		@Override

@@ -1,0 +1,132 @@
+package dev.warden.lock.redis;
+
+import java.util.concurrent.CompletableFuture;
+
+import dev.warden.redis.RedisEngine;
+
+/**
+ * The release side of one lock: a release that frees the lock hands it, in the release script
+ * itself, to a waiter of this client that sleeps on it when the kind allows it (the
+ * {@link LockLayout#handOverCandidates candidates} are the layout's to choose), else frees it and
+ * lets the script wake the waiters. Either way the owner's renewal stops.
+ */
+final class LockRelease {
+
+	private final LockLayout layout;
+
+	private final String name;
+
+	private final RedisEngine engine;
+
+	private final LeaseRenewal renewal;
+
+	private final HandOvers handOvers;
+
+	private final String releaseAction;
+
+	LockRelease(LockLayout layout, RedisEngine engine, LeaseRenewal renewal) {
+		this.layout = layout;
+		this.name = layout.name;
+		this.engine = engine;
+		this.renewal = renewal;
+		this.handOvers = renewal.handOvers();
+		this.releaseAction = "unlock of '" + name + "'";
+	}
+
+	/** What a release is, for messages: {@code unlock of 'orders'}. */
+	String action() {
+		return releaseAction;
+	}
+
+	/**
+	 * Releases one hold of the owner: the last one frees the lock and wakes its waiters, or hands it
+	 * straight to a waiter of this client.
+	 * @param ownerId the releasing owner
+	 * @return completes when Redis has applied it; fails with {@link IllegalMonitorStateException}
+	 * when the owner held nothing
+	 */
+	CompletableFuture<Void> release(String ownerId) {
+		// A hand-over is not followed by a replica check: none when one is asked for.
+		LockWaiters localWaiters = renewal.replicaSync().enabled() ? null
+				: layout.handOverCandidates(engine, handOvers);
+		LockWaiters.Sleeper successor = (localWaiters != null) ? localWaiters.claimSuccessor() : null;
+		if (successor != null) {
+			return handOver(ownerId, localWaiters, successor);
+		}
+		// A release that times out is still sent when the connection comes back: it is what the
+		// owner asked for. Its renewal stops either way, so the lock cannot outlive its lease.
+		return layout.release(engine, ownerId)
+			.handle((released, failure) -> {
+				if (failure != null) {
+					releasedPlainly(ownerId);
+					throw RedisEngine.translate(failure, releaseAction);
+				}
+				if (released == null) {
+					throw notHeld(ownerId);
+				}
+				if (released == 1L) {
+					// On the reply's own thread, before any later reply (a renewal's) is handled.
+					releasedPlainly(ownerId);
+				}
+				return null;
+			});
+	}
+
+	/** Releases one hold; if that frees the lock, it passes to {@code successor} in the same script. */
+	private CompletableFuture<Void> handOver(String ownerId, LockWaiters waiters, LockWaiters.Sleeper successor) {
+		return layout.handOver(engine, ownerId, successor.successor)
+			.handle((reply, failure) -> {
+				if (failure != null) {
+					releasedPlainly(ownerId);
+					RuntimeException translated = RedisEngine.translate(failure, releaseAction);
+					// Whether the lock reached the successor is unknown: if it did, it expires with its lease.
+					successor.wakeUp.completeExceptionally(translated);
+					throw translated;
+				}
+				long outcome = (reply != null) ? reply : LockLayout.NOT_HELD;
+				if (outcome > 0 || outcome == LockLayout.HANDED_OVER) {
+					// The waiter first: it holds the lock already, with this token (0: it took none).
+					successor.wakeUp.complete(Math.max(0, outcome));
+					renewal.stop(layout, ownerId);
+					layout.handedOver(handOvers);
+					return null;
+				}
+				if (outcome == LockLayout.FREED) {
+					// Freed, and the first waiter (someone else) was told.
+					releasedPlainly(ownerId);
+				}
+				waiters.giveBack(successor);
+				if (outcome == LockLayout.NOT_HELD) {
+					throw notHeld(ownerId);
+				}
+				return null;
+			});
+	}
+
+	/**
+	 * The owner's holds ended without a hand-over: their renewal stops, and a new streak of
+	 * hand-overs may begin.
+	 */
+	private void releasedPlainly(String ownerId) {
+		renewal.stop(layout, ownerId);
+		handOvers.releasedPlainly(name);
+	}
+
+	private IllegalMonitorStateException notHeld(String ownerId) {
+		return new IllegalMonitorStateException("Cannot unlock '" + name + "': not held by " + ownerId
+				+ " (never acquired, lease expired, or force-unlocked)");
+	}
+
+	/**
+	 * Deletes the lock whoever holds it, and stops every renewal of it.
+	 * @return completes with whether it was held
+	 */
+	CompletableFuture<Boolean> forceRelease() {
+		return layout.forceRelease(engine).thenApply(reply -> {
+			renewal.stopAll(name);
+			handOvers.releasedPlainly(name);
+			return reply != null && reply == 1L;
+		});
+	}
+
+}

@@ -1,0 +1,49 @@
+package dev.warden.lock.redis;
+
+import java.util.concurrent.CompletableFuture;
+
+import dev.warden.redis.RedisEngine;
+import io.lettuce.core.ScriptOutputType;
+import org.jspecify.annotations.Nullable;
+
+/** The write side of Redisson's {@code RReadWriteLock}: its release wakes every waiter. */
+final class WriteLayout extends LockLayout {
+
+	WriteLayout(String name) {
+		super(name, RedisReadWriteLock.CHANNEL_PREFIX + ":{" + name + "}");
+	}
+
+	@Override
+	String holdField(String ownerId) {
+		return ownerId + RedisReadWriteLock.WRITE_SUFFIX;
+	}
+
+	@Override
+	CompletableFuture<@Nullable Long> acquireScript(RedisEngine engine, String ownerId, long leaseMillis,
+			boolean willWait, String withToken) {
+		return engine.eval(LockScripts.WRITE_ACQUIRE, ScriptOutputType.INTEGER, acquireKeys,
+				Long.toString(leaseMillis), holdField(ownerId), withToken);
+	}
+
+	@Override
+	CompletableFuture<@Nullable Long> release(RedisEngine engine, String ownerId) {
+		return engine.eval(LockScripts.WRITE_RELEASE, ScriptOutputType.INTEGER, keys, holdField(ownerId), channel);
+	}
+
+	@Override
+	CompletableFuture<@Nullable Long> renew(RedisEngine engine, String ownerId, long leaseMillis) {
+		return engine.eval(LockScripts.RENEW, ScriptOutputType.INTEGER, keys, Long.toString(leaseMillis),
+				holdField(ownerId));
+	}
+
+	@Override
+	CompletableFuture<@Nullable Long> forceRelease(RedisEngine engine) {
+		return engine.eval(LockScripts.MODE_FORCE_RELEASE, ScriptOutputType.INTEGER, keys, "write", channel);
+	}
+
+	@Override
+	CompletableFuture<Boolean> isLocked(RedisEngine engine) {
+		return engine.commands().hget(name, "mode").toCompletableFuture().thenApply("write"::equals);
+	}
+
+}
