@@ -8,7 +8,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 import dev.warden.lock.DistributedCountDownLatch;
-import dev.warden.lock.DistributedLock;
+import dev.warden.lock.DistributedReentrantLock;
 import dev.warden.lock.DistributedMultiLock;
 import dev.warden.lock.DistributedPermitExpirableSemaphore;
 import dev.warden.lock.DistributedReadWriteLock;
@@ -49,7 +49,7 @@ import tools.jackson.databind.json.JsonMapper;
  * <pre>{@code
  * RedisClient redis = RedisClient.create("redis://localhost:6379");
  * try (Warden warden = Warden.create(redis)) {
- *     DistributedLock lock = warden.getLock("inventory:sku-1");
+ *     DistributedReentrantLock lock = warden.getLock("inventory:sku-1");
  *     lock.lock();
  *     try {
  *         // one holder at a time, across every service on this Redis
@@ -145,7 +145,7 @@ public final class Warden implements AutoCloseable {
 	 * @param name the lock name; must not be blank
 	 * @return a lightweight view of the lock
 	 */
-	public DistributedLock getLock(String name) {
+	public DistributedReentrantLock getLock(String name) {
 		return new RedisDistributedLock(name, engine, leaseRenewal, this::currentThreadOwner);
 	}
 
@@ -157,7 +157,7 @@ public final class Warden implements AutoCloseable {
 	 * @throws IllegalStateException when fewer than 3 nodes are configured
 	 */
 	public DistributedRedLock getRedLock(String name) {
-		List<DistributedLock> locks = new ArrayList<>(redLockNodes.size());
+		List<DistributedReentrantLock> locks = new ArrayList<>(redLockNodes.size());
 		for (Warden node : redLockNodes) {
 			locks.add(node.getLock(name));
 		}
@@ -183,7 +183,7 @@ public final class Warden implements AutoCloseable {
 	 * @param locks the locks (from this client); at least one, distinct
 	 * @return the multi-lock
 	 */
-	public DistributedMultiLock getMultiLock(DistributedLock... locks) {
+	public DistributedMultiLock getMultiLock(DistributedReentrantLock... locks) {
 		return new MultiLock(java.util.Arrays.asList(locks), this::currentThreadOwner);
 	}
 
@@ -193,7 +193,7 @@ public final class Warden implements AutoCloseable {
 	 * @param name the lock name; must not be blank
 	 * @return a lightweight view of the lock
 	 */
-	public DistributedLock getFairLock(String name) {
+	public DistributedReentrantLock getFairLock(String name) {
 		return RedisDistributedLock.fair(name, fairLockWaiterTimeout.toMillis(), engine, leaseRenewal,
 				this::currentThreadOwner);
 	}

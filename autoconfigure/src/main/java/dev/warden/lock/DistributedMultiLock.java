@@ -8,9 +8,9 @@ import java.util.concurrent.locks.Lock;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Several {@link DistributedLock}s taken as one: all or nothing. They are acquired in the order of
- * their names, so two multi-locks over overlapping sets can never deadlock each other; when one
- * cannot be had within the (shared) wait, those already taken are released.
+ * Several {@link DistributedReentrantLock}s taken as one: all or nothing. They are acquired in the
+ * order of their names, so two multi-locks over overlapping sets can never deadlock each other;
+ * when one cannot be had within the (shared) wait, those already taken are released.
  *
  * <pre>{@code
  * DistributedMultiLock both = warden.getMultiLock(warden.getLock("account:1"), warden.getLock("account:2"));
@@ -22,7 +22,7 @@ import org.jspecify.annotations.Nullable;
 public interface DistributedMultiLock extends Lock {
 
 	/** The locks, in acquisition order. */
-	List<DistributedLock> getLocks();
+	List<DistributedReentrantLock> getLocks();
 
 	/**
 	 * Acquires all locks for the current thread within one wait, each with a fixed lease.

@@ -4,7 +4,7 @@ import java.util.concurrent.locks.ReadWriteLock;
 
 /**
  * A read-write lock shared by every client of one Redis: many readers, or one writer. Both sides
- * are reentrant {@link DistributedLock}s with leases and the watchdog; the owner of the write lock
+ * are reentrant {@link DistributedReentrantLock}s with leases and the watchdog; the owner of the write lock
  * may also take the read lock (and keeps it after releasing the write lock), but a reader cannot
  * upgrade to writing.
  * <p>
@@ -25,9 +25,9 @@ public interface DistributedReadWriteLock extends ReadWriteLock {
 	String getName();
 
 	@Override
-	DistributedLock readLock();
+	DistributedReentrantLock readLock();
 
 	@Override
-	DistributedLock writeLock();
+	DistributedReentrantLock writeLock();
 
 }

@@ -12,13 +12,13 @@ import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
 
 /**
- * {@link DistributedMultiLock} over any {@link DistributedLock}s.
+ * {@link DistributedMultiLock} over any {@link DistributedReentrantLock}s.
  */
 public final class MultiLock implements DistributedMultiLock {
 
 	private static final long WATCHDOG = -1;
 
-	private final List<DistributedLock> locks;
+	private final List<DistributedReentrantLock> locks;
 
 	private final Supplier<LockOwner> currentThreadOwner;
 
@@ -26,22 +26,22 @@ public final class MultiLock implements DistributedMultiLock {
 	 * @param locks the locks; at least one, with distinct names
 	 * @param currentThreadOwner the owner of the calling thread
 	 */
-	public MultiLock(List<DistributedLock> locks, Supplier<LockOwner> currentThreadOwner) {
+	public MultiLock(List<DistributedReentrantLock> locks, Supplier<LockOwner> currentThreadOwner) {
 		if (locks == null || locks.isEmpty()) {
 			throw new IllegalArgumentException("A multi-lock needs at least one lock");
 		}
 		HashSet<String> names = new HashSet<>();
-		for (DistributedLock lock : locks) {
+		for (DistributedReentrantLock lock : locks) {
 			if (lock == null || !names.add(lock.getName())) {
 				throw new IllegalArgumentException("A multi-lock's locks must be distinct and not null: " + locks);
 			}
 		}
-		this.locks = locks.stream().sorted(Comparator.comparing(DistributedLock::getName)).toList();
+		this.locks = locks.stream().sorted(Comparator.comparing(DistributedReentrantLock::getName)).toList();
 		this.currentThreadOwner = currentThreadOwner;
 	}
 
 	@Override
-	public List<DistributedLock> getLocks() {
+	public List<DistributedReentrantLock> getLocks() {
 		return locks;
 	}
 
@@ -126,7 +126,7 @@ public final class MultiLock implements DistributedMultiLock {
 
 	@Override
 	public String toString() {
-		return "MultiLock" + locks.stream().map(DistributedLock::getName).toList();
+		return "MultiLock" + locks.stream().map(DistributedReentrantLock::getName).toList();
 	}
 
 	private @Nullable Map<String, Long> acquire(LockOwner owner, long waitNanos, long leaseMillis)

@@ -10,7 +10,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@link DistributedRedLock} over one {@link DistributedLock} per independent node.
+ * {@link DistributedRedLock} over one {@link DistributedReentrantLock} per independent node.
  */
 public final class RedLock implements DistributedRedLock {
 
@@ -23,7 +23,7 @@ public final class RedLock implements DistributedRedLock {
 
 	private final String name;
 
-	private final List<DistributedLock> nodes;
+	private final List<DistributedReentrantLock> nodes;
 
 	private final Supplier<LockOwner> currentThreadOwner;
 
@@ -32,7 +32,7 @@ public final class RedLock implements DistributedRedLock {
 	 * @param nodes the same lock on each independent node; at least {@link #MINIMUM_NODES}
 	 * @param currentThreadOwner the owner of the calling thread
 	 */
-	public RedLock(String name, List<DistributedLock> nodes, Supplier<LockOwner> currentThreadOwner) {
+	public RedLock(String name, List<DistributedReentrantLock> nodes, Supplier<LockOwner> currentThreadOwner) {
 		if (nodes == null || nodes.size() < MINIMUM_NODES) {
 			throw new IllegalStateException("A RedLock needs at least " + MINIMUM_NODES + " independent Redis nodes; "
 					+ (nodes == null ? 0 : nodes.size()) + " configured (warden.redlock.nodes)");
@@ -81,10 +81,10 @@ public final class RedLock implements DistributedRedLock {
 
 	private boolean attempt(LockOwner owner, long leaseMillis) throws InterruptedException {
 		long start = System.nanoTime();
-		List<DistributedLock> granted = new ArrayList<>(nodes.size());
+		List<DistributedReentrantLock> granted = new ArrayList<>(nodes.size());
 		int refused = 0;
 		int quorum = quorum();
-		for (DistributedLock node : nodes) {
+		for (DistributedReentrantLock node : nodes) {
 			if (refused > nodes.size() - quorum) {
 				break;
 			}
@@ -126,9 +126,9 @@ public final class RedLock implements DistributedRedLock {
 	}
 
 	/** Releases on every node that has the hold; returns how many did. */
-	private int releaseQuietly(LockOwner owner, List<DistributedLock> on) {
+	private int releaseQuietly(LockOwner owner, List<DistributedReentrantLock> on) {
 		int released = 0;
-		for (DistributedLock node : on) {
+		for (DistributedReentrantLock node : on) {
 			try {
 				node.unlock(owner);
 				released++;

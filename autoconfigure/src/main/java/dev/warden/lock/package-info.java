@@ -1,5 +1,5 @@
 /**
- * Distributed locks: {@link dev.warden.lock.DistributedLock}, the owners that hold them, and the
+ * Distributed locks: {@link dev.warden.lock.DistributedReentrantLock}, the owners that hold them, and the
  * listener told when a lease is lost.
  */
 @NullMarked

@@ -30,7 +30,7 @@ class AsyncLockTests {
 	void acquiresFreeLockAndHoldsItUnderTheWatchdog() throws Exception {
 		Warden warden = clients.open(redis.node());
 		LockOwner owner = warden.newOwner();
-		DistributedLock lock = warden.getLock("async-free");
+		DistributedReentrantLock lock = warden.getLock("async-free");
 
 		assertThat(lock.tryLockAsync(owner, 0, TimeUnit.SECONDS).get(5, TimeUnit.SECONDS)).isTrue();
 		assertThat(lock.isHeldBy(owner)).isTrue();
@@ -41,7 +41,7 @@ class AsyncLockTests {
 
 	@Test
 	void waiterAcquiresWhenTheHolderReleases() throws Exception {
-		DistributedLock holder = clients.open(redis.node()).getLock("async-wait");
+		DistributedReentrantLock holder = clients.open(redis.node()).getLock("async-wait");
 		Warden warden = clients.open(redis.node());
 		LockOwner owner = warden.newOwner();
 		holder.lock(60, TimeUnit.SECONDS);
@@ -71,7 +71,7 @@ class AsyncLockTests {
 
 	@Test
 	void cancelledWaitLeavesNoSubscriptionAndTakesNoHold() throws Exception {
-		DistributedLock holder = clients.open(redis.node()).getLock("async-cancel");
+		DistributedReentrantLock holder = clients.open(redis.node()).getLock("async-cancel");
 		Warden warden = clients.open(redis.node());
 		LockOwner owner = warden.newOwner();
 		holder.lock();
@@ -96,7 +96,7 @@ class AsyncLockTests {
 		List<CompletableFuture<Void>> all = new ArrayList<>();
 		for (int i = 0; i < 40; i++) {
 			Warden warden = (i % 2 == 0) ? first : second;
-			DistributedLock lock = warden.getLock("async-turns");
+			DistributedReentrantLock lock = warden.getLock("async-turns");
 			LockOwner owner = warden.newOwner();
 			all.add(lock.tryLockAsync(owner, 60, TimeUnit.SECONDS).thenCompose(acquired -> {
 				assertThat(acquired).isTrue();

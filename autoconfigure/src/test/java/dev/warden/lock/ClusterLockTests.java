@@ -62,7 +62,7 @@ class ClusterLockTests {
 		firstClient = clusterClient();
 		try (Warden warden = Warden.create(firstClient)) {
 			for (int i = 0; i < 30; i++) {
-				DistributedLock lock = warden.getLock("cluster-lock-" + i);
+				DistributedReentrantLock lock = warden.getLock("cluster-lock-" + i);
 				lock.lock();
 				lock.lock();
 				assertThat(lock.getHoldCount()).isEqualTo(2);
@@ -73,7 +73,7 @@ class ClusterLockTests {
 			for (RedisNode node : cluster.nodes()) {
 				node.call("SCRIPT", "FLUSH");
 			}
-			DistributedLock lock = warden.getLock("after-flush");
+			DistributedReentrantLock lock = warden.getLock("after-flush");
 			lock.lock();
 			lock.unlock();
 			assertThat(lock.isLocked()).isFalse();
@@ -85,8 +85,8 @@ class ClusterLockTests {
 		firstClient = clusterClient();
 		secondClient = clusterClient();
 		try (Warden first = Warden.create(firstClient); Warden second = Warden.create(secondClient)) {
-			DistributedLock holder = first.getLock("cluster-shared");
-			DistributedLock waiter = second.getLock("cluster-shared");
+			DistributedReentrantLock holder = first.getLock("cluster-shared");
+			DistributedReentrantLock waiter = second.getLock("cluster-shared");
 			holder.lock(60, TimeUnit.SECONDS);
 			assertThat(threads.submit(() -> waiter.tryLock()).get()).isFalse();
 
@@ -106,7 +106,7 @@ class ClusterLockTests {
 			.withPropertyValues("spring.data.redis.cluster.nodes=" + cluster.hostsAndPorts())
 			.run(context -> {
 				Warden warden = context.getBean(Warden.class);
-				DistributedLock lock = warden.getLock("cluster-auto");
+				DistributedReentrantLock lock = warden.getLock("cluster-auto");
 				lock.lock();
 				assertThat(lock.isHeldByCurrentThread()).isTrue();
 				lock.unlock();

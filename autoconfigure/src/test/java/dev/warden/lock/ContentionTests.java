@@ -41,7 +41,7 @@ class ContentionTests {
 			RedisCommands<String, String> counter = clients.redisClient(redis.node()).connect().sync();
 			for (int t = 0; t < 8; t++) {
 				workers.add(threads.submit(() -> {
-					DistributedLock lock = warden.getLock("counter-lock");
+					DistributedReentrantLock lock = warden.getLock("counter-lock");
 					for (int i = 0; i < 500; i++) {
 						lock.lock();
 						try {
@@ -75,7 +75,7 @@ class ContentionTests {
 		for (int t = 0; t < 8; t++) {
 			int thread = t;
 			workers.add(threads.submit(() -> {
-				DistributedLock lock = warden.getLock("short-waits");
+				DistributedReentrantLock lock = warden.getLock("short-waits");
 				int acquired = 0;
 				for (int i = 0; i < 300; i++) {
 					if (!lock.tryLock(1 + (i + thread) % 3, TimeUnit.MILLISECONDS)) {

@@ -43,14 +43,14 @@ class FairLockTests {
 
 	@Test
 	void tenWaitersQueuedInAKnownOrderAcquireInThatOrder() throws Exception {
-		DistributedLock holder = clients.open(redis.node()).getFairLock("fair");
+		DistributedReentrantLock holder = clients.open(redis.node()).getFairLock("fair");
 		holder.lock();
 		List<Warden> waiters = List.of(clients.open(redis.node()), clients.open(redis.node()));
 		List<Integer> order = new CopyOnWriteArrayList<>();
 		List<Future<?>> running = new ArrayList<>();
 		for (int i = 0; i < 10; i++) {
 			int position = i;
-			DistributedLock lock = waiters.get(i % 2).getFairLock("fair");
+			DistributedReentrantLock lock = waiters.get(i % 2).getFairLock("fair");
 			running.add(threads.submit(() -> {
 				assertThat(lock.tryLock(60, TimeUnit.SECONDS)).isTrue();
 				order.add(position);
@@ -70,14 +70,14 @@ class FairLockTests {
 	@Test
 	void aWaiterWhoseProcessDiedBlocksThoseBehindOnlyUntilItsDeadline() throws Exception {
 		Warden warden = clients.open(redis.node(), options -> options.fairLockWaiterTimeout(Duration.ofMillis(300)));
-		DistributedLock holder = warden.getFairLock("orphaned");
+		DistributedReentrantLock holder = warden.getFairLock("orphaned");
 		holder.lock();
 		// A waiter of a process that is gone: queued first, with a deadline, and nobody to take its turn.
 		long now = redisMillis();
 		redis.node().call("RPUSH", "redisson_lock_queue:{orphaned}", "gone:1");
 		redis.node().call("ZADD", "redisson_lock_timeout:{orphaned}", Long.toString(now + 800), "gone:1");
 
-		DistributedLock behind = clients.open(redis.node()).getFairLock("orphaned");
+		DistributedReentrantLock behind = clients.open(redis.node()).getFairLock("orphaned");
 		Future<Boolean> waiting = threads.submit(() -> behind.tryLock(20, TimeUnit.SECONDS));
 		Eventually.await("queued behind the dead waiter", () -> queueLength("orphaned") == 2);
 		holder.unlock();
@@ -89,9 +89,9 @@ class FairLockTests {
 
 	@Test
 	void tryingOnceDoesNotQueueAndAWaiterThatGivesUpLeaves() throws Exception {
-		DistributedLock holder = clients.open(redis.node()).getFairLock("brief");
+		DistributedReentrantLock holder = clients.open(redis.node()).getFairLock("brief");
 		holder.lock();
-		DistributedLock other = clients.open(redis.node()).getFairLock("brief");
+		DistributedReentrantLock other = clients.open(redis.node()).getFairLock("brief");
 		assertThat(threads.submit(() -> other.tryLock()).get()).isFalse();
 		assertThat(queueLength("brief")).isZero();
 		assertThat(threads.submit(() -> other.tryLock(200, TimeUnit.MILLISECONDS)).get()).isFalse();
@@ -103,7 +103,7 @@ class FairLockTests {
 	@Test
 	void interoperatesWithRedissonFairLock() throws Exception {
 		RLock theirs = redisson.client().getFairLock("shared-fair");
-		DistributedLock ours = clients.open(redis.node()).getFairLock("shared-fair");
+		DistributedReentrantLock ours = clients.open(redis.node()).getFairLock("shared-fair");
 		ExecutorService redissonThread = Executors.newSingleThreadExecutor();
 		try {
 			redissonThread.submit(() -> theirs.lock(60, TimeUnit.SECONDS)).get();

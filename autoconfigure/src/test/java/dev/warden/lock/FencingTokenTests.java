@@ -49,7 +49,7 @@ class FencingTokenTests {
 		for (int i = 0; i < 10; i++) {
 			Warden warden = (i % 2 == 0) ? first : second;
 			LockOwner owner = warden.newOwner();
-			DistributedLock lock = warden.getLock("fenced");
+			DistributedReentrantLock lock = warden.getLock("fenced");
 			tokens.add(lock.tryLockWithToken(owner, 5, 10, TimeUnit.SECONDS).orElseThrow());
 			tokens.add(lock.tryLockWithToken(owner, 0, 10, TimeUnit.SECONDS).orElseThrow());
 			lock.unlock(owner);
@@ -67,11 +67,11 @@ class FencingTokenTests {
 	@Test
 	void acquisitionsThatReturnNoTokenLeaveTheCounterAlone() throws Exception {
 		Warden warden = clients.open(redis.node());
-		DistributedLock lock = warden.getLock("unfenced");
-		DistributedLock fair = warden.getFairLock("unfenced-fair");
-		DistributedLock write = warden.getReadWriteLock("unfenced-rw").writeLock();
+		DistributedReentrantLock lock = warden.getLock("unfenced");
+		DistributedReentrantLock fair = warden.getFairLock("unfenced-fair");
+		DistributedReentrantLock write = warden.getReadWriteLock("unfenced-rw").writeLock();
 		threads.submit(() -> {
-			for (DistributedLock each : List.of(lock, fair, write)) {
+			for (DistributedReentrantLock each : List.of(lock, fair, write)) {
 				each.lock();
 				assertThat(each.tryLock(0, TimeUnit.SECONDS)).isTrue();
 				each.unlock();

@@ -42,7 +42,7 @@ class LeaseRenewalTests {
 	void cancelledRenewalNeverRefreshesTheKeyAgain() throws Exception {
 		// Renewals every 10 ms race the unlocks below; none may touch the explicit-lease hold after.
 		Warden warden = clients.open(redis.node(), options -> options.watchdogTimeout(Duration.ofMillis(30)));
-		DistributedLock lock = warden.getLock("renewal-race");
+		DistributedReentrantLock lock = warden.getLock("renewal-race");
 		for (int i = 0; i < 300; i++) {
 			lock.lock();
 			lock.unlock();
@@ -51,7 +51,7 @@ class LeaseRenewalTests {
 
 		assertThat(lock.tryLock(0, 5, TimeUnit.SECONDS)).isTrue();
 		// Outlast several renewal periods: a stray renewal would cut the lease to 30 ms.
-		DistributedLock contender = clients.open(redis.node()).getLock("renewal-race");
+		DistributedReentrantLock contender = clients.open(redis.node()).getLock("renewal-race");
 		assertThat(threads.submit(() -> contender.tryLock(200, TimeUnit.MILLISECONDS)).get()).isFalse();
 		assertThat(lock.remainingTimeToLive()).isBetween(3_000L, 5_000L);
 		assertThat(warden.activeLeaseRenewals()).isZero();
@@ -61,13 +61,13 @@ class LeaseRenewalTests {
 	@Test
 	void renewalStopsOnlyAtTheFinalRelease() throws Exception {
 		Warden warden = clients.open(redis.node(), options -> options.watchdogTimeout(Duration.ofMillis(300)));
-		DistributedLock lock = warden.getLock("nested");
+		DistributedReentrantLock lock = warden.getLock("nested");
 		lock.lock();
 		lock.lock();
 		lock.unlock();
 		assertThat(warden.activeLeaseRenewals()).isEqualTo(1);
 
-		DistributedLock contender = clients.open(redis.node()).getLock("nested");
+		DistributedReentrantLock contender = clients.open(redis.node()).getLock("nested");
 		assertThat(threads.submit(() -> contender.tryLock(900, TimeUnit.MILLISECONDS)).get()).isFalse();
 		assertThat(lock.getHoldCount()).isEqualTo(1);
 		lock.unlock();
@@ -88,7 +88,7 @@ class LeaseRenewalTests {
 		};
 		Warden warden = clients.open(redis.node(),
 				options -> options.watchdogTimeout(Duration.ofMillis(150)).lockListener(listener));
-		DistributedLock lock = warden.getLock("stolen");
+		DistributedReentrantLock lock = warden.getLock("stolen");
 		lock.lock();
 		redis.node().call("DEL", "stolen");
 

@@ -35,9 +35,9 @@ class MultiLockTests {
 		Warden warden = clients.open(redis.node());
 		DistributedMultiLock multi = warden.getMultiLock(warden.getLock("m-c"), warden.getLock("m-a"),
 				warden.getFairLock("m-b"));
-		assertThat(multi.getLocks()).extracting(DistributedLock::getName).containsExactly("m-a", "m-b", "m-c");
+		assertThat(multi.getLocks()).extracting(DistributedReentrantLock::getName).containsExactly("m-a", "m-b", "m-c");
 
-		DistributedLock blocker = clients.open(redis.node()).getLock("m-c");
+		DistributedReentrantLock blocker = clients.open(redis.node()).getLock("m-c");
 		blocker.lock();
 		assertThat(multi.tryLock(200, 10_000, TimeUnit.MILLISECONDS)).isFalse();
 		assertThat(redis.node().call("EXISTS", "m-a")).isEqualTo(0L);

@@ -42,7 +42,7 @@ class RedissonInteroperabilityTests {
 	@Test
 	void redissonHoldExcludesWarden() throws Exception {
 		RLock theirs = redisson.client().getLock("shared");
-		DistributedLock ours = clients.open(redis.node()).getLock("shared");
+		DistributedReentrantLock ours = clients.open(redis.node()).getLock("shared");
 		onOwnThread(() -> {
 			theirs.lock();
 			return null;
@@ -62,7 +62,7 @@ class RedissonInteroperabilityTests {
 	@Test
 	void wardenHoldExcludesRedissonAndReentersOnlyForItsOwner() throws Exception {
 		RLock theirs = redisson.client().getLock("shared");
-		DistributedLock ours = clients.open(redis.node()).getLock("shared");
+		DistributedReentrantLock ours = clients.open(redis.node()).getLock("shared");
 		ours.lock();
 
 		assertThat(onOwnThread(() -> theirs.tryLock())).isFalse();
@@ -80,7 +80,7 @@ class RedissonInteroperabilityTests {
 	void wardenWaiterIsWokenPromptlyWhenRedissonUnlocks() throws Exception {
 		RLock theirs = redisson.client().getLock("handoff-to-warden");
 		Warden warden = clients.open(redis.node());
-		DistributedLock ours = warden.getLock("handoff-to-warden");
+		DistributedReentrantLock ours = warden.getLock("handoff-to-warden");
 		ExecutorService redissonSide = Executors.newSingleThreadExecutor();
 		try {
 			redissonSide.submit(() -> theirs.lock(60, TimeUnit.SECONDS)).get();
@@ -103,7 +103,7 @@ class RedissonInteroperabilityTests {
 	@Test
 	void redissonWaiterIsWokenPromptlyWhenWardenUnlocks() throws Exception {
 		RLock theirs = redisson.client().getLock("handoff-to-redisson");
-		DistributedLock ours = clients.open(redis.node()).getLock("handoff-to-redisson");
+		DistributedReentrantLock ours = clients.open(redis.node()).getLock("handoff-to-redisson");
 		ours.lock(60, TimeUnit.SECONDS);
 
 		Future<Long> acquiredAt = threads.submit(() -> {
@@ -122,7 +122,7 @@ class RedissonInteroperabilityTests {
 
 	@Test
 	void mixedClientsLoseNoIncrement() throws Exception {
-		DistributedLock ours = clients.open(redis.node()).getLock("mixed-counter");
+		DistributedReentrantLock ours = clients.open(redis.node()).getLock("mixed-counter");
 		RLock theirs = redisson.client().getLock("mixed-counter");
 		var counter = clients.redisClient(redis.node()).connect().sync();
 		Future<?> wardenSide = threads.submit(() -> {

@@ -39,7 +39,7 @@ class ReentrantLockTests {
 	@Test
 	void holdCountGoesUpAndDownInRedissonLayout() {
 		Warden warden = clients.open(redis.node());
-		DistributedLock lock = warden.getLock("reentrant");
+		DistributedReentrantLock lock = warden.getLock("reentrant");
 
 		lock.lock();
 		lock.lock();
@@ -61,7 +61,7 @@ class ReentrantLockTests {
 
 	@Test
 	void otherThreadOfSameClientIsExcluded() throws Exception {
-		DistributedLock lock = clients.open(redis.node()).getLock("threads");
+		DistributedReentrantLock lock = clients.open(redis.node()).getLock("threads");
 		lock.lock();
 		assertThat(threads.submit(() -> lock.tryLock()).get()).isFalse();
 		assertThat(threads.submit(() -> lock.isHeldByCurrentThread()).get()).isFalse();
@@ -71,8 +71,8 @@ class ReentrantLockTests {
 
 	@Test
 	void leaseExpiryReleasesTheLock() throws Exception {
-		DistributedLock held = clients.open(redis.node()).getLock("lease");
-		DistributedLock other = clients.open(redis.node()).getLock("lease");
+		DistributedReentrantLock held = clients.open(redis.node()).getLock("lease");
+		DistributedReentrantLock other = clients.open(redis.node()).getLock("lease");
 		assertThat(held.tryLock(0, 300, TimeUnit.MILLISECONDS)).isTrue();
 		assertThat(held.remainingTimeToLive()).isBetween(1L, 300L);
 
@@ -85,11 +85,11 @@ class ReentrantLockTests {
 	void watchdogKeepsLockWithoutLeaseAliveForThreeTimeouts() throws Exception {
 		Duration watchdog = Duration.ofMillis(300);
 		Warden owner = clients.open(redis.node(), options -> options.watchdogTimeout(watchdog));
-		DistributedLock lock = owner.getLock("watchdog");
+		DistributedReentrantLock lock = owner.getLock("watchdog");
 		lock.lock();
 		assertThat(owner.activeLeaseRenewals()).isEqualTo(1);
 
-		DistributedLock contender = clients.open(redis.node()).getLock("watchdog");
+		DistributedReentrantLock contender = clients.open(redis.node()).getLock("watchdog");
 		long start = System.nanoTime();
 		boolean acquired = threads.submit(() -> contender.tryLock(3 * watchdog.toMillis(), TimeUnit.MILLISECONDS))
 			.get();
@@ -107,7 +107,7 @@ class ReentrantLockTests {
 		closing.getLock("abandoned").lock();
 		clients.close(closing);
 
-		DistributedLock survivor = clients.open(redis.node()).getLock("abandoned");
+		DistributedReentrantLock survivor = clients.open(redis.node()).getLock("abandoned");
 		assertThat(survivor.isLocked()).isTrue();
 		// No release message comes: the waiter sleeps for the lease that its failed attempt reported,
 		// not for its whole wait.
@@ -119,7 +119,7 @@ class ReentrantLockTests {
 	@Test
 	void tryLockGivesUpWithinTheWait() throws Exception {
 		clients.open(redis.node()).getLock("busy").lock();
-		DistributedLock contender = clients.open(redis.node()).getLock("busy");
+		DistributedReentrantLock contender = clients.open(redis.node()).getLock("busy");
 
 		long start = System.nanoTime();
 		assertThat(threads.submit(() -> contender.tryLock(300, TimeUnit.MILLISECONDS)).get()).isFalse();
@@ -129,9 +129,9 @@ class ReentrantLockTests {
 
 	@Test
 	void waiterIsWokenByTheReleaseMessageLongBeforeTheLeaseEnds() throws Exception {
-		DistributedLock holder = clients.open(redis.node()).getLock("wake");
+		DistributedReentrantLock holder = clients.open(redis.node()).getLock("wake");
 		Warden waitingClient = clients.open(redis.node());
-		DistributedLock waiter = waitingClient.getLock("wake");
+		DistributedReentrantLock waiter = waitingClient.getLock("wake");
 		holder.lock(60, TimeUnit.SECONDS);
 
 		Future<Long> acquiredAt = threads.submit(() -> {
@@ -149,7 +149,7 @@ class ReentrantLockTests {
 
 	@Test
 	void scriptFlushBetweenCallsChangesNothing() {
-		DistributedLock lock = clients.open(redis.node()).getLock("flushed");
+		DistributedReentrantLock lock = clients.open(redis.node()).getLock("flushed");
 		lock.lock();
 		redis.node().call("SCRIPT", "FLUSH");
 		lock.lock();
@@ -162,8 +162,8 @@ class ReentrantLockTests {
 
 	@Test
 	void unlockByNonOwnerFailsAndNamesTheLock() throws Exception {
-		DistributedLock lock = clients.open(redis.node()).getLock("mine");
-		DistributedLock foreign = clients.open(redis.node()).getLock("mine");
+		DistributedReentrantLock lock = clients.open(redis.node()).getLock("mine");
+		DistributedReentrantLock foreign = clients.open(redis.node()).getLock("mine");
 		lock.lock();
 
 		assertThatThrownBy(foreign::unlock).isInstanceOf(IllegalMonitorStateException.class)
@@ -177,8 +177,8 @@ class ReentrantLockTests {
 
 	@Test
 	void forceUnlockFreesTheLockAndWakesWaiters() throws Exception {
-		DistributedLock holder = clients.open(redis.node()).getLock("forced");
-		DistributedLock waiter = clients.open(redis.node()).getLock("forced");
+		DistributedReentrantLock holder = clients.open(redis.node()).getLock("forced");
+		DistributedReentrantLock waiter = clients.open(redis.node()).getLock("forced");
 		holder.lock();
 		Future<Boolean> waiting = threads.submit(() -> waiter.tryLock(20, TimeUnit.SECONDS));
 		RedisChannels.awaitSubscribers(redis.node(), "redisson_lock__channel:{forced}", 1);
@@ -193,7 +193,7 @@ class ReentrantLockTests {
 	@Test
 	void ownerThatBelongsToNoThreadReleasesFromAnotherThread() throws Exception {
 		Warden warden = clients.open(redis.node());
-		DistributedLock lock = warden.getLock("detached");
+		DistributedReentrantLock lock = warden.getLock("detached");
 		LockOwner owner = warden.newOwner();
 		assertThat(owner.id()).startsWith(warden.getClientId() + ":-");
 		assertThat(owner).isNotEqualTo(warden.newOwner());
@@ -214,7 +214,7 @@ class ReentrantLockTests {
 	void interruptedWaiterThrowsAndLeavesNoSubscription() throws Exception {
 		clients.open(redis.node()).getLock("interrupt").lock();
 		Warden waitingClient = clients.open(redis.node());
-		DistributedLock waiter = waitingClient.getLock("interrupt");
+		DistributedReentrantLock waiter = waitingClient.getLock("interrupt");
 		AtomicReference<Throwable> outcome = new AtomicReference<>();
 		CountDownLatch done = new CountDownLatch(1);
 		Thread thread = new Thread(() -> {
@@ -239,7 +239,7 @@ class ReentrantLockTests {
 
 	@Test
 	void interruptedStatusFailsLockInterruptiblyAtOnce() {
-		DistributedLock lock = clients.open(redis.node()).getLock("pre-interrupted");
+		DistributedReentrantLock lock = clients.open(redis.node()).getLock("pre-interrupted");
 		Thread.currentThread().interrupt();
 		assertThatThrownBy(lock::lockInterruptibly).isInstanceOf(InterruptedException.class);
 		assertThat(lock.isLocked()).isFalse();
@@ -248,7 +248,7 @@ class ReentrantLockTests {
 	@Test
 	void badArgumentsFailFast() {
 		Warden warden = clients.open(redis.node());
-		DistributedLock lock = warden.getLock("args");
+		DistributedReentrantLock lock = warden.getLock("args");
 		assertThatIllegalArgumentException().isThrownBy(() -> warden.getLock(" "));
 		assertThatIllegalArgumentException().isThrownBy(() -> warden.getLock(null));
 		assertThatIllegalArgumentException().isThrownBy(() -> lock.tryLock(-1, TimeUnit.SECONDS));
@@ -267,7 +267,7 @@ class ReentrantLockTests {
 	@Test
 	void redisDownGivesTypedExceptionWithinTheCommandTimeout() throws InterruptedException {
 		Warden warden = clients.open(redis.node(), options -> options.commandTimeout(Duration.ofMillis(500)));
-		DistributedLock lock = warden.getLock("down");
+		DistributedReentrantLock lock = warden.getLock("down");
 		redis.node().stop();
 
 		long start = System.nanoTime();
@@ -280,7 +280,7 @@ class ReentrantLockTests {
 		assertThat(redis.node().call("EXISTS", "down")).isEqualTo(0L);
 	}
 
-	private static void awaitReconnected(DistributedLock lock) throws InterruptedException {
+	private static void awaitReconnected(DistributedReentrantLock lock) throws InterruptedException {
 		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
 		while (true) {
 			try {

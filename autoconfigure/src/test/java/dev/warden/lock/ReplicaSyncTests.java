@@ -25,7 +25,7 @@ class ReplicaSyncTests {
 					.option("replicaof", primary.host(), Integer.toString(primary.port())))) {
 			awaitLinkUp(replica);
 			Warden warden = clients.open(primary, options -> options.replicaSync(1, Duration.ofMillis(300)));
-			DistributedLock lock = warden.getLock("replicated");
+			DistributedReentrantLock lock = warden.getLock("replicated");
 			LockOwner owner = warden.newOwner();
 			assertThat(lock.tryLock(owner, 0, 10, TimeUnit.SECONDS)).isTrue();
 			lock.unlock(owner);

@@ -6,7 +6,7 @@ import java.util.Map;
 import java.util.Optional;
 
 import dev.warden.Warden;
-import dev.warden.lock.DistributedLock;
+import dev.warden.lock.DistributedReentrantLock;
 import dev.warden.lock.LockAcquisitionException;
 import dev.warden.lock.LockLostException;
 import dev.warden.lock.annotation.LockContext;
@@ -60,7 +60,7 @@ public final class LockAspectSupport {
 		this.handlers = List.copyOf(handlers);
 	}
 
-	private DistributedLock lockOf(LockType type, String name) {
+	private DistributedReentrantLock lockOf(LockType type, String name) {
 		return switch (type) {
 			case REENTRANT -> warden.getLock(name);
 			case FAIR -> warden.getFairLock(name);

@@ -5,7 +5,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
-import dev.warden.lock.DistributedLock;
+import dev.warden.lock.DistributedReentrantLock;
 import dev.warden.lock.LockOwner;
 import dev.warden.redis.RedisEngine;
 import org.jspecify.annotations.Nullable;
@@ -13,12 +13,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@link DistributedLock} on Redis, with Redisson's {@code RLock} layout.
+ * {@link DistributedReentrantLock} on Redis, with Redisson's {@code RLock} layout.
  * <p>
  * Instances are cheap views of one lock name; every state lives in Redis, in the client's
  * {@link LeaseRenewal} and in the client's channel subscriptions.
  */
-public final class RedisDistributedLock implements DistributedLock {
+public final class RedisDistributedLock implements DistributedReentrantLock {
 
 	private static final Logger logger = LoggerFactory.getLogger(RedisDistributedLock.class);
 
@@ -91,14 +91,12 @@ public final class RedisDistributedLock implements DistributedLock {
 
 	@Override
 	public void lock() {
-		BlockingAcquisition.awaitUninterruptibly(engine, new Waiter(currentThreadOwner.get(), WATCHDOG, false),
-				Acquisition.FOREVER);
+		acquireUninterruptibly(new Waiter(currentThreadOwner.get(), WATCHDOG, false));
 	}
 
 	@Override
 	public void lock(long leaseTime, TimeUnit unit) {
-		BlockingAcquisition.awaitUninterruptibly(engine, new Waiter(currentThreadOwner.get(), leaseMillis(leaseTime, unit), false),
-				Acquisition.FOREVER);
+		acquireUninterruptibly(new Waiter(currentThreadOwner.get(), leaseMillis(leaseTime, unit), false));
 	}
 
 	@Override
@@ -108,7 +106,8 @@ public final class RedisDistributedLock implements DistributedLock {
 
 	@Override
 	public boolean tryLock() {
-		return BlockingAcquisition.awaitUninterruptibly(engine, new Waiter(currentThreadOwner.get(), WATCHDOG, false), 0) != null;
+		Waiter waiter = new Waiter(currentThreadOwner.get(), WATCHDOG, false);
+		return BlockingAcquisition.awaitUninterruptibly(engine, waiter, 0) != null;
 	}
 
 	@Override
@@ -134,12 +133,7 @@ public final class RedisDistributedLock implements DistributedLock {
 
 	@Override
 	public long lockWithToken() {
-		Long token = BlockingAcquisition.awaitUninterruptibly(engine, new Waiter(currentThreadOwner.get(), WATCHDOG, true),
-				Acquisition.FOREVER);
-		if (token == null) {
-			throw new IllegalStateException("A wait without end ended without the " + acquireAction);
-		}
-		return token;
+		return acquireUninterruptibly(new Waiter(currentThreadOwner.get(), WATCHDOG, true));
 	}
 
 	@Override
@@ -234,6 +228,15 @@ public final class RedisDistributedLock implements DistributedLock {
 	@Override
 	public String toString() {
 		return getClass().getSimpleName() + "[" + layout.getClass().getSimpleName() + " " + name + "]";
+	}
+
+	/** Waits as long as it takes, keeping an interrupt for the caller; returns the fencing token. */
+	private long acquireUninterruptibly(Waiter waiter) {
+		Long token = BlockingAcquisition.awaitUninterruptibly(engine, waiter, Acquisition.FOREVER);
+		if (token == null) {
+			throw new IllegalStateException("A wait without end ended without the " + acquireAction);
+		}
+		return token;
 	}
 
 	/**

@@ -2,7 +2,7 @@ package dev.warden.lock.redis;
 
 import java.util.function.Supplier;
 
-import dev.warden.lock.DistributedLock;
+import dev.warden.lock.DistributedReentrantLock;
 import dev.warden.lock.DistributedReadWriteLock;
 import dev.warden.lock.LockOwner;
 import dev.warden.redis.RedisEngine;
@@ -20,9 +20,9 @@ public final class RedisReadWriteLock implements DistributedReadWriteLock {
 
 	private final String name;
 
-	private final DistributedLock readLock;
+	private final DistributedReentrantLock readLock;
 
-	private final DistributedLock writeLock;
+	private final DistributedReentrantLock writeLock;
 
 	/**
 	 * @param name the lock's name and Redis key
@@ -43,12 +43,12 @@ public final class RedisReadWriteLock implements DistributedReadWriteLock {
 	}
 
 	@Override
-	public DistributedLock readLock() {
+	public DistributedReentrantLock readLock() {
 		return readLock;
 	}
 
 	@Override
-	public DistributedLock writeLock() {
+	public DistributedReentrantLock writeLock() {
 		return writeLock;
 	}
 

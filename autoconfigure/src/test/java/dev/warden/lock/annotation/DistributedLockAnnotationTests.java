@@ -14,7 +14,7 @@ import dev.warden.Warden;
 import dev.warden.WardenClients;
 import dev.warden.autoconfigure.WardenAutoConfiguration;
 import dev.warden.autoconfigure.WardenLockAutoConfiguration;
-import dev.warden.lock.DistributedLock;
+import dev.warden.lock.DistributedReentrantLock;
 import dev.warden.lock.LockAcquisitionException;
 import dev.warden.lock.annotation.LockedServices.Order;
 import dev.warden.lock.annotation.LockedServices.OrderService;
@@ -75,7 +75,7 @@ class DistributedLockAnnotationTests {
 
 	@Test
 	void severalKeysAreOneAllOrNothingLock() {
-		DistributedLock heldElsewhere = clients.open(redis.node()).getLock("test:transfer:b");
+		DistributedReentrantLock heldElsewhere = clients.open(redis.node()).getLock("test:transfer:b");
 		run(context -> {
 			OrderService orders = context.getBean(OrderService.class);
 			assertThat(orders.transfer("a", "b")).containsExactly(true, true);
@@ -93,7 +93,7 @@ class DistributedLockAnnotationTests {
 
 	@Test
 	void failureStrategies() {
-		DistributedLock heldElsewhere = clients.open(redis.node()).getLock("test:orders:1");
+		DistributedReentrantLock heldElsewhere = clients.open(redis.node()).getLock("test:orders:1");
 		heldElsewhere.lock();
 		run(context -> {
 			OrderService orders = context.getBean(OrderService.class);
@@ -113,7 +113,7 @@ class DistributedLockAnnotationTests {
 
 	@Test
 	void waitsForTheLockUpToTheAnnotatedWait() {
-		DistributedLock heldElsewhere = clients.open(redis.node()).getLock("test:orders:w");
+		DistributedReentrantLock heldElsewhere = clients.open(redis.node()).getLock("test:orders:w");
 		heldElsewhere.lock();
 		run(context -> {
 			OrderService orders = context.getBean(OrderService.class);
@@ -131,7 +131,7 @@ class DistributedLockAnnotationTests {
 
 	@Test
 	void worksAsMetaAnnotationAndOnTypes() {
-		DistributedLock heldElsewhere = clients.open(redis.node()).getLock("test:inventory:held");
+		DistributedReentrantLock heldElsewhere = clients.open(redis.node()).getLock("test:inventory:held");
 		heldElsewhere.lock();
 		run(context -> {
 			OrderService orders = context.getBean(OrderService.class);
@@ -169,14 +169,14 @@ class DistributedLockAnnotationTests {
 
 	@Test
 	void completableFutureHoldsTheLockUntilItCompletes() {
-		DistributedLock heldElsewhere = clients.open(redis.node()).getLock("test:async:busy");
+		DistributedReentrantLock heldElsewhere = clients.open(redis.node()).getLock("test:async:busy");
 		heldElsewhere.lock();
 		run(context -> {
 			OrderService orders = context.getBean(OrderService.class);
 			Warden warden = context.getBean(Warden.class);
 			CompletableFuture<Boolean> completion = new CompletableFuture<>();
 			CompletableFuture<Boolean> result = orders.async("c", completion);
-			DistributedLock lock = warden.getLock("test:async:c");
+			DistributedReentrantLock lock = warden.getLock("test:async:c");
 			assertThat(lock.isLocked()).isTrue();
 			assertThat(lock.isHeldByCurrentThread()).isFalse();
 
@@ -191,11 +191,11 @@ class DistributedLockAnnotationTests {
 
 	@Test
 	void monoAndFluxHoldTheLockFromSubscriptionToTheEnd() {
-		DistributedLock heldElsewhere = clients.open(redis.node()).getLock("test:reactive:busy");
+		DistributedReentrantLock heldElsewhere = clients.open(redis.node()).getLock("test:reactive:busy");
 		heldElsewhere.lock();
 		run(context -> {
 			OrderService orders = context.getBean(OrderService.class);
-			DistributedLock lock = context.getBean(Warden.class).getLock("test:reactive:f");
+			DistributedReentrantLock lock = context.getBean(Warden.class).getLock("test:reactive:f");
 
 			var mono = orders.mono("m");
 			assertThat(redis.node().call("EXISTS", "test:reactive:m")).isEqualTo(0L);
@@ -219,7 +219,7 @@ class DistributedLockAnnotationTests {
 	void cancellationRacingTheAcquisitionNeverLeavesTheLockHeld() {
 		run(context -> {
 			OrderService orders = context.getBean(OrderService.class);
-			DistributedLock lock = context.getBean(Warden.class).getLock("test:reactive:race");
+			DistributedReentrantLock lock = context.getBean(Warden.class).getLock("test:reactive:race");
 			for (int i = 0; i < 50; i++) {
 				Sinks.Many<Integer> sink = Sinks.many().unicast().onBackpressureBuffer();
 				Disposable subscription = orders.flux("race", sink.asFlux()).subscribe();

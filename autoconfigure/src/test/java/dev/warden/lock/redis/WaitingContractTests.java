@@ -15,7 +15,7 @@ import java.util.stream.Stream;
 
 import dev.warden.Eventually;
 import dev.warden.WardenClients;
-import dev.warden.lock.DistributedLock;
+import dev.warden.lock.DistributedReentrantLock;
 import dev.warden.lock.LockListener;
 import dev.warden.lock.LockOwner;
 import dev.warden.redis.RedisEngine;
@@ -228,7 +228,8 @@ class WaitingContractTests {
 			@Override
 			CompletableFuture<Boolean> start(Waiter waiter, long waitMillis, ExecutorService threads) {
 				return waiter.awaitAsync(waitMillis)
-					.thenApply(outcome -> (outcome instanceof Optional<?> permit) ? permit.isPresent() : (Boolean) outcome);
+					.thenApply(outcome -> (outcome instanceof Optional<?> permit) ? permit.isPresent()
+							: (Boolean) outcome);
 			}
 		};
 
@@ -266,7 +267,8 @@ class WaitingContractTests {
 
 			@Override
 			Waiter waiter(Client client, String name) {
-				return lockWaiter(client.lock(name), client.newOwner(), RedisDistributedLock.CHANNEL_PREFIX + ":{" + name + "}");
+				return lockWaiter(client.lock(name), client.newOwner(),
+						RedisDistributedLock.CHANNEL_PREFIX + ":{" + name + "}");
 			}
 		},
 
@@ -459,7 +461,7 @@ class WaitingContractTests {
 		/** A new waiter of {@code client}. */
 		abstract Waiter waiter(Client client, String name);
 
-		private static Runnable holdLock(DistributedLock lock, LockOwner owner, long leaseMillis)
+		private static Runnable holdLock(DistributedReentrantLock lock, LockOwner owner, long leaseMillis)
 				throws InterruptedException {
 			boolean held = (leaseMillis > 0) ? lock.tryLock(owner, 0, leaseMillis, TimeUnit.MILLISECONDS)
 					: lock.tryLock(owner, 0, TimeUnit.MILLISECONDS);
@@ -467,7 +469,7 @@ class WaitingContractTests {
 			return () -> lock.unlock(owner);
 		}
 
-		private static Waiter lockWaiter(DistributedLock lock, LockOwner owner, String channel) {
+		private static Waiter lockWaiter(DistributedReentrantLock lock, LockOwner owner, String channel) {
 			return new Waiter() {
 				@Override
 				public boolean await(long waitMillis) throws InterruptedException {
@@ -511,7 +513,8 @@ class WaitingContractTests {
 
 		Client(String id) {
 			this.id = id;
-			this.engine = RedisEngine.connect(clients.redisClient(redis.node()), "contract-" + id, Duration.ofSeconds(5));
+			this.engine = RedisEngine.connect(clients.redisClient(redis.node()), "contract-" + id,
+					Duration.ofSeconds(5));
 			this.renewal = new LeaseRenewal(engine, 30_000, new LockListener() {
 			});
 		}

@@ -28,7 +28,7 @@ import java.util.concurrent.locks.Lock;
  * client exclude each other on the same name.
  *
  * <pre>{@code
- * DistributedLock lock = warden.getLock("order:42");
+ * DistributedReentrantLock lock = warden.getLock("order:42");
  * if (lock.tryLock(2, TimeUnit.SECONDS)) {
  *     try {
  *         // exclusive across every service on this Redis
@@ -38,7 +38,7 @@ import java.util.concurrent.locks.Lock;
  * }
  * }</pre>
  */
-public interface DistributedLock extends Lock {
+public interface DistributedReentrantLock extends Lock {
 
 	/** The lock's name, which is also its Redis key. */
 	String getName();
