@@ -14,6 +14,7 @@ import dev.warden.lock.DistributedPermitExpirableSemaphore;
 import dev.warden.lock.DistributedReadWriteLock;
 import dev.warden.lock.DistributedRedLock;
 import dev.warden.lock.DistributedSemaphore;
+import dev.warden.lock.LockFactory;
 import dev.warden.lock.LockListener;
 import dev.warden.lock.LockOwner;
 import dev.warden.lock.MultiLock;
@@ -28,6 +29,7 @@ import dev.warden.lock.redis.RedisSemaphore;
 import dev.warden.redis.RedisEngine;
 import dev.warden.task.ConsumerOptions;
 import dev.warden.task.DelayedQueue;
+import dev.warden.task.DelayedQueueFactory;
 import dev.warden.task.PayloadCodec;
 import dev.warden.task.redis.JsonPayloadCodec;
 import dev.warden.task.redis.RedisDelayedQueue;
@@ -59,7 +61,7 @@ import tools.jackson.databind.json.JsonMapper;
  * }
  * }</pre>
  */
-public final class Warden implements AutoCloseable {
+public final class Warden implements LockFactory, DelayedQueueFactory, AutoCloseable {
 
 	/** The default watchdog timeout: the lease of locks acquired without one. */
 	public static final Duration DEFAULT_WATCHDOG_TIMEOUT = Duration.ofSeconds(30);
@@ -145,6 +147,7 @@ public final class Warden implements AutoCloseable {
 	 * @param name the lock name; must not be blank
 	 * @return a lightweight view of the lock
 	 */
+	@Override
 	public DistributedReentrantLock getLock(String name) {
 		return new RedisDistributedLock(name, engine, leaseRenewal, this::currentThreadOwner);
 	}
@@ -193,6 +196,7 @@ public final class Warden implements AutoCloseable {
 	 * @param name the lock name; must not be blank
 	 * @return a lightweight view of the lock
 	 */
+	@Override
 	public DistributedReentrantLock getFairLock(String name) {
 		return RedisDistributedLock.fair(name, fairLockWaiterTimeout.toMillis(), engine, leaseRenewal,
 				this::currentThreadOwner);
@@ -203,6 +207,7 @@ public final class Warden implements AutoCloseable {
 	 * @param name the lock name; must not be blank
 	 * @return a lightweight view of the lock
 	 */
+	@Override
 	public DistributedReadWriteLock getReadWriteLock(String name) {
 		return new RedisReadWriteLock(name, engine, leaseRenewal, this::currentThreadOwner);
 	}
@@ -262,6 +267,7 @@ public final class Warden implements AutoCloseable {
 	 * @param <T> the payload type
 	 * @return a lightweight view of the queue
 	 */
+	@Override
 	public <T> DelayedQueue<T> getDelayedQueue(String name, PayloadCodec<T> codec) {
 		return new RedisDelayedQueue<>(name, engine, codec, jsonMapper, consumers);
 	}
@@ -281,6 +287,7 @@ public final class Warden implements AutoCloseable {
 	 * the handlers under way. Handlers still running then stay in flight and are delivered again.
 	 * @return whether every running handler finished in time
 	 */
+	@Override
 	public boolean stopConsumers() {
 		return consumers.stopAll();
 	}
@@ -290,11 +297,13 @@ public final class Warden implements AutoCloseable {
 	 * another. Each call returns a different owner.
 	 * @return the owner
 	 */
+	@Override
 	public LockOwner newOwner() {
 		return new LockOwner(clientId + ":" + -detachedOwners.incrementAndGet());
 	}
 
 	/** The owner the thread-bound lock methods use for the calling thread. */
+	@Override
 	public LockOwner currentThreadOwner() {
 		return threadOwners.get();
 	}

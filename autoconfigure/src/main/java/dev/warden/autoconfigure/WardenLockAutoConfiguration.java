@@ -68,7 +68,7 @@ public final class WardenLockAutoConfiguration {
 	LockAspectSupport lockAspectSupport(Warden warden, LockOperationSource wardenLockOperationSource,
 			ObjectProvider<LockedReturnTypeHandler> handlers, Environment environment) {
 		List<LockedReturnTypeHandler> ordered = handlers.orderedStream().toList();
-		return new LockAspectSupport(warden, wardenLockOperationSource, ordered,
+		return new LockAspectSupport(warden, warden.getLockListener(), wardenLockOperationSource, ordered,
 				properties(environment).getLock().isFailOnLostLease());
 	}
 

@@ -198,6 +198,9 @@ class ReadWriteLockTests {
 			RedisChannels.awaitSubscribers(redis.node(), "redisson_rwlock:{shared-rw}", 1);
 			redissonThread.submit(() -> theirs.readLock().unlock()).get();
 			assertThat(ourWriter.get(5, TimeUnit.SECONDS)).isTrue();
+			// Our waiter's subscription ends once it holds the lock: only then does a subscriber count
+			// below stand for Redisson's reader alone.
+			RedisChannels.awaitSubscribers(redis.node(), "redisson_rwlock:{shared-rw}", 0);
 
 			assertThat(redissonThread.submit(() -> theirs.readLock().tryLock()).get()).isFalse();
 			Future<Boolean> theirReader = redissonThread.submit(() -> theirs.readLock().tryLock(20, 10, TimeUnit.SECONDS));

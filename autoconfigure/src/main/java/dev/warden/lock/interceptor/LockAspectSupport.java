@@ -5,10 +5,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-import dev.warden.Warden;
 import dev.warden.lock.DistributedReentrantLock;
 import dev.warden.lock.LockAcquisitionException;
+import dev.warden.lock.LockFactory;
+import dev.warden.lock.LockListener;
 import dev.warden.lock.LockLostException;
+import dev.warden.lock.LockOwner;
 import dev.warden.lock.annotation.LockContext;
 import dev.warden.lock.annotation.LockType;
 import dev.warden.lock.annotation.OnLockFailure;
@@ -28,7 +30,9 @@ public final class LockAspectSupport {
 
 	private static final Logger logger = LoggerFactory.getLogger(LockAspectSupport.class);
 
-	private final Warden warden;
+	private final LockFactory lockFactory;
+
+	private final LockListener listener;
 
 	private final LockOperationSource operations;
 
@@ -37,24 +41,17 @@ public final class LockAspectSupport {
 	private final boolean failOnLostLease;
 
 	/**
-	 * @param warden the client whose locks are used
-	 * @param operations the parsed annotations, which also evaluate lock keys
-	 * @param handlers the asynchronous return types, in order of precedence
-	 */
-	public LockAspectSupport(Warden warden, LockOperationSource operations, List<LockedReturnTypeHandler> handlers) {
-		this(warden, operations, handlers, true);
-	}
-
-	/**
-	 * @param warden the client whose locks are used
+	 * @param locks where the locks come from
+	 * @param listener told about fixed leases that ran out while their method ran
 	 * @param operations the parsed annotations, which also evaluate lock keys
 	 * @param handlers the asynchronous return types, in order of precedence
 	 * @param failOnLostLease whether a lock lost while a method ran fails the call with
 	 * {@link LockLostException} after the method returned (it is logged either way)
 	 */
-	public LockAspectSupport(Warden warden, LockOperationSource operations, List<LockedReturnTypeHandler> handlers,
-			boolean failOnLostLease) {
-		this.warden = warden;
+	public LockAspectSupport(LockFactory locks, LockListener listener, LockOperationSource operations,
+			List<LockedReturnTypeHandler> handlers, boolean failOnLostLease) {
+		this.lockFactory = locks;
+		this.listener = listener;
 		this.operations = operations;
 		this.failOnLostLease = failOnLostLease;
 		this.handlers = List.copyOf(handlers);
@@ -62,10 +59,10 @@ public final class LockAspectSupport {
 
 	private DistributedReentrantLock lockOf(LockType type, String name) {
 		return switch (type) {
-			case REENTRANT -> warden.getLock(name);
-			case FAIR -> warden.getFairLock(name);
-			case READ -> warden.getReadWriteLock(name).readLock();
-			case WRITE -> warden.getReadWriteLock(name).writeLock();
+			case REENTRANT -> lockFactory.getLock(name);
+			case FAIR -> lockFactory.getFairLock(name);
+			case READ -> lockFactory.getReadWriteLock(name).readLock();
+			case WRITE -> lockFactory.getReadWriteLock(name).writeLock();
 		};
 	}
 
@@ -89,7 +86,7 @@ public final class LockAspectSupport {
 	}
 
 	private @Nullable Object executeOnThread(Call call) throws Throwable {
-		LockSet locks = call.lockSet(warden.currentThreadOwner());
+		LockSet locks = call.lockSet(lockFactory.currentThreadOwner());
 		Map<String, Long> tokens;
 		try {
 			tokens = locks.acquireWithTokens();
@@ -136,7 +133,7 @@ public final class LockAspectSupport {
 			// A watchdog-held lock was reported by the watchdog when it found it gone.
 			for (String name : locks.names()) {
 				try {
-					warden.getLockListener().onLeaseLost(name, locks.owner(), lost);
+					listener.onLeaseLost(name, locks.owner(), lost);
 				}
 				catch (RuntimeException ex) {
 					logger.warn("Lock listener failed on the lost lease of '{}'", name, ex);
@@ -169,7 +166,7 @@ public final class LockAspectSupport {
 			this.names = names;
 		}
 
-		LockSet lockSet(dev.warden.lock.LockOwner owner) {
+		LockSet lockSet(LockOwner owner) {
 			return new LockSet(names, name -> lockOf(operation.type(), name), owner, operation.waitMillis(),
 					operation.leaseMillis());
 		}
@@ -186,7 +183,7 @@ public final class LockAspectSupport {
 
 		@Override
 		public LockSet newLockSet() {
-			return lockSet(warden.newOwner());
+			return lockSet(lockFactory.newOwner());
 		}
 
 		@Override

@@ -74,11 +74,7 @@ public final class DelayedTaskRegistrar implements BeanPostProcessor, SmartLifec
 		DelayedTaskSupport tasks = support.get();
 		synchronized (handlers) {
 			for (Handler handler : handlers.values()) {
-				DelayedTaskOperation operation = handler.operation;
-				consumers.add(tasks.warden()
-					.getDelayedQueue(operation.queue(), operation.codec())
-					.consume(delivery -> tasks.deliver(handler.bean, operation, delivery.payload()),
-							operation.options()));
+				consumers.add(tasks.consume(handler.bean, handler.operation));
 			}
 		}
 		running = true;
@@ -93,7 +89,7 @@ public final class DelayedTaskRegistrar implements BeanPostProcessor, SmartLifec
 			consumers.clear();
 		}
 		if (!stopping.isEmpty()) {
-			support.get().warden().stopConsumers();
+			support.get().stopConsuming();
 		}
 	}
 

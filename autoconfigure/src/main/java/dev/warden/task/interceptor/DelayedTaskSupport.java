@@ -6,10 +6,11 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 
-import dev.warden.Warden;
 import dev.warden.expression.MethodExpressions;
 import dev.warden.task.DelayedQueue;
+import dev.warden.task.DelayedQueueFactory;
 import dev.warden.task.ScheduleResult;
+import dev.warden.task.TaskConsumer;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -25,7 +26,7 @@ public final class DelayedTaskSupport {
 
 	private static final Logger logger = LoggerFactory.getLogger(DelayedTaskSupport.class);
 
-	private final Warden warden;
+	private final DelayedQueueFactory queueFactory;
 
 	private final DelayedTaskOperationSource operations;
 
@@ -38,21 +39,13 @@ public final class DelayedTaskSupport {
 	private final ThreadLocal<@Nullable Method> delivering = new ThreadLocal<>();
 
 	/**
-	 * @param warden the client whose queues are used
+	 * @param queueFactory where the queues come from
 	 * @param operations the parsed annotations, whose expressions give task ids
 	 */
-	public DelayedTaskSupport(Warden warden, DelayedTaskOperationSource operations) {
-		this.warden = warden;
+	public DelayedTaskSupport(DelayedQueueFactory queueFactory, DelayedTaskOperationSource operations) {
+		this.queueFactory = queueFactory;
 		this.operations = operations;
 		this.expressions = operations.expressions();
-	}
-
-	Warden warden() {
-		return warden;
-	}
-
-	DelayedTaskOperationSource operations() {
-		return operations;
 	}
 
 	/** Schedules the call, or runs it when it is a delivery. */
@@ -68,13 +61,34 @@ public final class DelayedTaskSupport {
 		}
 		Object[] arguments = invocation.getArguments();
 		String id = taskId(operation, arguments, target, targetClass);
-		ScheduleResult result = queues
-			.computeIfAbsent(operation.queue(), queue -> warden.getDelayedQueue(queue, operation.codec()))
-			.schedule(id, arguments, operation.delay());
+		ScheduleResult result = queue(operation).schedule(id, arguments, operation.delay());
 		if (!result.stored()) {
 			logger.debug("Task '{}' of queue '{}' is already pending; kept as it is", id, operation.queue());
 		}
 		return null;
+	}
+
+	/**
+	 * Consumes the operation's queue on this instance: each due task calls the method through
+	 * {@code bean}.
+	 * @param bean the bean whose method runs the tasks
+	 * @param operation the annotated method
+	 * @return the consumer
+	 */
+	TaskConsumer consume(Object bean, DelayedTaskOperation operation) {
+		return queue(operation).consume(delivery -> deliver(bean, operation, delivery.payload()), operation.options());
+	}
+
+	/**
+	 * Stops every consumer this support started, waiting up to the shutdown grace period for the
+	 * tasks under way.
+	 */
+	void stopConsuming() {
+		queueFactory.stopConsumers();
+	}
+
+	private DelayedQueue<Object[]> queue(DelayedTaskOperation operation) {
+		return queues.computeIfAbsent(operation.queue(), queue -> queueFactory.getDelayedQueue(queue, operation.codec()));
 	}
 
 	/** Runs a due task: calls the method through {@code bean} with the stored arguments. */
