@@ -63,12 +63,6 @@ import tools.jackson.databind.json.JsonMapper;
  */
 public final class Warden implements LockFactory, DelayedQueueFactory, AutoCloseable {
 
-	/** The default watchdog timeout: the lease of locks acquired without one. */
-	public static final Duration DEFAULT_WATCHDOG_TIMEOUT = Duration.ofSeconds(30);
-
-	/** The default time a blocking call waits for Redis to answer. */
-	public static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(10);
-
 	private final String clientId;
 
 	private final RedisEngine engine;
@@ -355,31 +349,31 @@ public final class Warden implements LockFactory, DelayedQueueFactory, AutoClose
 
 		private String clientId = UUID.randomUUID().toString();
 
-		private Duration watchdogTimeout = DEFAULT_WATCHDOG_TIMEOUT;
+		private Duration watchdogTimeout = WardenDefaults.WATCHDOG_TIMEOUT;
 
-		private Duration commandTimeout = DEFAULT_COMMAND_TIMEOUT;
+		private Duration commandTimeout = WardenDefaults.COMMAND_TIMEOUT;
 
 		private LockListener lockListener = LockListener.NONE;
 
 		private JsonMapper jsonMapper = JsonMapper.builder().findAndAddModules().build();
 
-		private Duration fairLockWaiterTimeout = Duration.ofMinutes(5);
+		private Duration fairLockWaiterTimeout = WardenDefaults.FAIR_LOCK_WAITER_TIMEOUT;
 
 		private ReplicaSync replicaSync = ReplicaSync.OFF;
 
 		private List<AbstractRedisClient> redLockClients = List.of();
 
-		private Duration redLockNodeTimeout = Duration.ofMillis(200);
+		private Duration redLockNodeTimeout = WardenDefaults.REDLOCK_NODE_TIMEOUT;
 
-		private int taskConcurrency = 8;
+		private int taskConcurrency = WardenDefaults.TASK_CONCURRENCY;
 
 		private ConsumerOptions taskDefaults = ConsumerOptions.DEFAULTS;
 
-		private Duration taskSweepInterval = Duration.ofSeconds(30);
+		private Duration taskSweepInterval = WardenDefaults.TASK_SWEEP_INTERVAL;
 
-		private Duration taskClaimAhead = Duration.ofMillis(5);
+		private Duration taskClaimAhead = WardenDefaults.TASK_CLAIM_AHEAD;
 
-		private Duration shutdownGrace = Duration.ofSeconds(30);
+		private Duration shutdownGrace = WardenDefaults.SHUTDOWN_GRACE;
 
 		private Builder(AbstractRedisClient client) {
 			if (!(client instanceof RedisClient) && !(client instanceof RedisClusterClient)) {
@@ -408,10 +402,7 @@ public final class Warden implements LockFactory, DelayedQueueFactory, AutoClose
 		 * @return this builder
 		 */
 		public Builder watchdogTimeout(Duration watchdogTimeout) {
-			if (watchdogTimeout == null || watchdogTimeout.toMillis() < 3) {
-				throw new IllegalArgumentException("The watchdog timeout must be at least 3 ms: " + watchdogTimeout);
-			}
-			this.watchdogTimeout = watchdogTimeout;
+			this.watchdogTimeout = WardenDefaults.requireWatchdogTimeout("The watchdog timeout", watchdogTimeout);
 			return this;
 		}
 
@@ -422,10 +413,7 @@ public final class Warden implements LockFactory, DelayedQueueFactory, AutoClose
 		 * @return this builder
 		 */
 		public Builder commandTimeout(Duration commandTimeout) {
-			if (commandTimeout == null || commandTimeout.isNegative() || commandTimeout.isZero()) {
-				throw new IllegalArgumentException("The command timeout must be positive: " + commandTimeout);
-			}
-			this.commandTimeout = commandTimeout;
+			this.commandTimeout = WardenDefaults.requirePositive("The command timeout", commandTimeout);
 			return this;
 		}
 
@@ -453,11 +441,8 @@ public final class Warden implements LockFactory, DelayedQueueFactory, AutoClose
 			if (nodes == null || nodes.stream().anyMatch(java.util.Objects::isNull)) {
 				throw new IllegalArgumentException("The RedLock nodes must not be null");
 			}
-			if (nodeTimeout == null || nodeTimeout.isNegative() || nodeTimeout.isZero()) {
-				throw new IllegalArgumentException("The RedLock node timeout must be positive: " + nodeTimeout);
-			}
+			this.redLockNodeTimeout = WardenDefaults.requirePositive("The RedLock node timeout", nodeTimeout);
 			this.redLockClients = List.copyOf(nodes);
-			this.redLockNodeTimeout = nodeTimeout;
 			return this;
 		}
 
@@ -481,10 +466,8 @@ public final class Warden implements LockFactory, DelayedQueueFactory, AutoClose
 		 * @return this builder
 		 */
 		public Builder fairLockWaiterTimeout(Duration fairLockWaiterTimeout) {
-			if (fairLockWaiterTimeout == null || fairLockWaiterTimeout.isNegative() || fairLockWaiterTimeout.isZero()) {
-				throw new IllegalArgumentException("The fair lock waiter timeout must be positive: " + fairLockWaiterTimeout);
-			}
-			this.fairLockWaiterTimeout = fairLockWaiterTimeout;
+			this.fairLockWaiterTimeout = WardenDefaults.requirePositive("The fair lock waiter timeout",
+					fairLockWaiterTimeout);
 			return this;
 		}
 
@@ -508,10 +491,7 @@ public final class Warden implements LockFactory, DelayedQueueFactory, AutoClose
 		 * @return this builder
 		 */
 		public Builder taskConcurrency(int taskConcurrency) {
-			if (taskConcurrency < 1) {
-				throw new IllegalArgumentException("The task concurrency must be at least 1: " + taskConcurrency);
-			}
-			this.taskConcurrency = taskConcurrency;
+			this.taskConcurrency = WardenDefaults.requireAtLeastOne("The task concurrency", taskConcurrency);
 			return this;
 		}
 
@@ -536,10 +516,7 @@ public final class Warden implements LockFactory, DelayedQueueFactory, AutoClose
 		 * @return this builder
 		 */
 		public Builder taskSweepInterval(Duration taskSweepInterval) {
-			if (taskSweepInterval == null || taskSweepInterval.isNegative() || taskSweepInterval.isZero()) {
-				throw new IllegalArgumentException("The sweep interval must be positive: " + taskSweepInterval);
-			}
-			this.taskSweepInterval = taskSweepInterval;
+			this.taskSweepInterval = WardenDefaults.requirePositive("The sweep interval", taskSweepInterval);
 			return this;
 		}
 
@@ -554,10 +531,7 @@ public final class Warden implements LockFactory, DelayedQueueFactory, AutoClose
 		 * @return this builder
 		 */
 		public Builder taskClaimAhead(Duration taskClaimAhead) {
-			if (taskClaimAhead == null || taskClaimAhead.isNegative() || taskClaimAhead.compareTo(Duration.ofSeconds(1)) > 0) {
-				throw new IllegalArgumentException("The claim-ahead window must be between 0 and 1 s: " + taskClaimAhead);
-			}
-			this.taskClaimAhead = taskClaimAhead;
+			this.taskClaimAhead = WardenDefaults.requireClaimAhead("The claim-ahead window", taskClaimAhead);
 			return this;
 		}
 
@@ -567,10 +541,7 @@ public final class Warden implements LockFactory, DelayedQueueFactory, AutoClose
 		 * @return this builder
 		 */
 		public Builder shutdownGrace(Duration shutdownGrace) {
-			if (shutdownGrace == null || shutdownGrace.isNegative()) {
-				throw new IllegalArgumentException("The shutdown grace period must not be negative: " + shutdownGrace);
-			}
-			this.shutdownGrace = shutdownGrace;
+			this.shutdownGrace = WardenDefaults.requireNotNegative("The shutdown grace period", shutdownGrace);
 			return this;
 		}
 

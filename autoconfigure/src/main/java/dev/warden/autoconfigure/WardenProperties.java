@@ -4,13 +4,15 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import dev.warden.WardenDefaults;
 import dev.warden.task.ConsumerOptions;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.core.Ordered;
 
 /**
- * Configuration properties of Warden.
+ * Configuration properties of Warden. Defaults and ranges are {@link WardenDefaults}'; a value out
+ * of range fails startup naming its property.
  */
 @ConfigurationProperties("warden")
 public class WardenProperties {
@@ -28,7 +30,7 @@ public class WardenProperties {
 	/**
 	 * How long a blocking call waits for Redis before failing with RedisUnavailableException.
 	 */
-	private Duration commandTimeout = Duration.ofSeconds(10);
+	private Duration commandTimeout = WardenDefaults.COMMAND_TIMEOUT;
 
 	private final Lock lock = new Lock();
 
@@ -57,7 +59,7 @@ public class WardenProperties {
 	}
 
 	public void setCommandTimeout(Duration commandTimeout) {
-		this.commandTimeout = commandTimeout;
+		this.commandTimeout = WardenDefaults.requirePositive("warden.command-timeout", commandTimeout);
 	}
 
 	public Lock getLock() {
@@ -88,7 +90,7 @@ public class WardenProperties {
 		 * Lease of locks taken without an explicit lease, renewed by the watchdog every third of
 		 * it until they are released.
 		 */
-		private Duration watchdogTimeout = Duration.ofSeconds(30);
+		private Duration watchdogTimeout = WardenDefaults.WATCHDOG_TIMEOUT;
 
 		/**
 		 * Prefix of the Redis key of every @DistributedLock lock.
@@ -134,7 +136,7 @@ public class WardenProperties {
 		}
 
 		public void setWatchdogTimeout(Duration watchdogTimeout) {
-			this.watchdogTimeout = watchdogTimeout;
+			this.watchdogTimeout = WardenDefaults.requireWatchdogTimeout("warden.lock.watchdog-timeout", watchdogTimeout);
 		}
 
 		public String getKeyPrefix() {
@@ -177,7 +179,7 @@ public class WardenProperties {
 		/**
 		 * How long to wait for the replicas' acknowledgement.
 		 */
-		private Duration timeout = Duration.ofMillis(100);
+		private Duration timeout = WardenDefaults.REPLICA_SYNC_TIMEOUT;
 
 		public int getReplicas() {
 			return replicas;
@@ -192,7 +194,7 @@ public class WardenProperties {
 		}
 
 		public void setTimeout(Duration timeout) {
-			this.timeout = timeout;
+			this.timeout = WardenDefaults.requirePositive("warden.lock.replica-sync.timeout", timeout);
 		}
 
 	}
@@ -205,55 +207,55 @@ public class WardenProperties {
 		/**
 		 * How many task handlers run at once on this instance, across all queues.
 		 */
-		private int concurrency = 8;
+		private int concurrency = WardenDefaults.TASK_CONCURRENCY;
 
 		/**
 		 * How long a delivered task stays invisible to other instances. A task not acknowledged by
 		 * then (its instance died) is delivered again, so it must exceed the handlers' run time.
 		 */
-		private Duration visibilityTimeout = Duration.ofMinutes(5);
+		private Duration visibilityTimeout = WardenDefaults.TASK_VISIBILITY_TIMEOUT;
 
 		/**
 		 * Deliveries before a task becomes a dead letter, unless its annotation says otherwise.
 		 */
-		private int maxAttempts = 5;
+		private int maxAttempts = WardenDefaults.TASK_MAX_ATTEMPTS;
 
 		/**
 		 * Wait before the second attempt of a failed task, doubled for each further one, unless its
 		 * annotation says otherwise.
 		 */
-		private Duration backoff = Duration.ofSeconds(10);
+		private Duration backoff = WardenDefaults.TASK_BACKOFF;
 
 		/**
 		 * Longest wait between two attempts of a failed task.
 		 */
-		private Duration maxBackoff = Duration.ofMinutes(10);
+		private Duration maxBackoff = WardenDefaults.TASK_MAX_BACKOFF;
 
 		/**
 		 * Longest time a consumer sleeps without looking at its queue: a safety net for a missed
 		 * wake-up message; consumers are woken by Redis pub/sub and their own timers.
 		 */
-		private Duration sweepInterval = Duration.ofSeconds(30);
+		private Duration sweepInterval = WardenDefaults.TASK_SWEEP_INTERVAL;
 
 		/**
 		 * How long before its due time a consumer may claim a task, together with the tasks it
 		 * claims anyway; it starts each when it is due. A busy queue then costs Redis one claim per
 		 * window instead of one per due millisecond. Zero claims only tasks already due; at most 1 s.
 		 */
-		private Duration claimAhead = Duration.ofMillis(5);
+		private Duration claimAhead = WardenDefaults.TASK_CLAIM_AHEAD;
 
 		/**
 		 * How long shutdown waits for running task handlers. Those still running after it stay in
 		 * flight and are delivered again after the visibility timeout.
 		 */
-		private Duration shutdownGrace = Duration.ofSeconds(30);
+		private Duration shutdownGrace = WardenDefaults.SHUTDOWN_GRACE;
 
 		public int getConcurrency() {
 			return concurrency;
 		}
 
 		public void setConcurrency(int concurrency) {
-			this.concurrency = concurrency;
+			this.concurrency = WardenDefaults.requireAtLeastOne("warden.delayed-task.concurrency", concurrency);
 		}
 
 		public Duration getVisibilityTimeout() {
@@ -293,7 +295,7 @@ public class WardenProperties {
 		}
 
 		public void setSweepInterval(Duration sweepInterval) {
-			this.sweepInterval = sweepInterval;
+			this.sweepInterval = WardenDefaults.requirePositive("warden.delayed-task.sweep-interval", sweepInterval);
 		}
 
 		public Duration getClaimAhead() {
@@ -301,11 +303,7 @@ public class WardenProperties {
 		}
 
 		public void setClaimAhead(Duration claimAhead) {
-			if (claimAhead == null || claimAhead.isNegative() || claimAhead.compareTo(Duration.ofSeconds(1)) > 0) {
-				throw new IllegalArgumentException(
-						"warden.delayed-task.claim-ahead must be between 0 and 1 s: " + claimAhead);
-			}
-			this.claimAhead = claimAhead;
+			this.claimAhead = WardenDefaults.requireClaimAhead("warden.delayed-task.claim-ahead", claimAhead);
 		}
 
 		public Duration getShutdownGrace() {
@@ -313,7 +311,7 @@ public class WardenProperties {
 		}
 
 		public void setShutdownGrace(Duration shutdownGrace) {
-			this.shutdownGrace = shutdownGrace;
+			this.shutdownGrace = WardenDefaults.requireNotNegative("warden.delayed-task.shutdown-grace", shutdownGrace);
 		}
 
 		/**
@@ -346,7 +344,7 @@ public class WardenProperties {
 		/**
 		 * How long one RedLock attempt waits for a node before counting it as refused.
 		 */
-		private Duration nodeTimeout = Duration.ofMillis(200);
+		private Duration nodeTimeout = WardenDefaults.REDLOCK_NODE_TIMEOUT;
 
 		public List<String> getNodes() {
 			return nodes;
@@ -361,7 +359,7 @@ public class WardenProperties {
 		}
 
 		public void setNodeTimeout(Duration nodeTimeout) {
-			this.nodeTimeout = nodeTimeout;
+			this.nodeTimeout = WardenDefaults.requirePositive("warden.redlock.node-timeout", nodeTimeout);
 		}
 
 	}

@@ -2,6 +2,8 @@ package dev.warden.task;
 
 import java.time.Duration;
 
+import dev.warden.WardenDefaults;
+
 /**
  * How a consumer handles a queue's tasks.
  *
@@ -13,17 +15,15 @@ import java.time.Duration;
  */
 public record ConsumerOptions(int maxAttempts, Duration backoff, Duration maxBackoff, Duration visibilityTimeout) {
 
-	/** 5 attempts, 10 s doubling up to 10 min, 5 min visibility. */
-	public static final ConsumerOptions DEFAULTS = new ConsumerOptions(5, Duration.ofSeconds(10), Duration.ofMinutes(10),
-			Duration.ofMinutes(5));
+	/** 5 attempts, 10 s doubling up to 10 min, 5 min visibility: {@link WardenDefaults}'. */
+	public static final ConsumerOptions DEFAULTS = new ConsumerOptions(WardenDefaults.TASK_MAX_ATTEMPTS,
+			WardenDefaults.TASK_BACKOFF, WardenDefaults.TASK_MAX_BACKOFF, WardenDefaults.TASK_VISIBILITY_TIMEOUT);
 
 	public ConsumerOptions {
-		if (maxAttempts < 1) {
-			throw new IllegalArgumentException("maxAttempts must be at least 1: " + maxAttempts);
-		}
-		requirePositive("backoff", backoff);
-		requirePositive("maxBackoff", maxBackoff);
-		requirePositive("visibilityTimeout", visibilityTimeout);
+		WardenDefaults.requireAtLeastOne("maxAttempts", maxAttempts);
+		WardenDefaults.requirePositive("backoff", backoff);
+		WardenDefaults.requirePositive("maxBackoff", maxBackoff);
+		WardenDefaults.requirePositive("visibilityTimeout", visibilityTimeout);
 	}
 
 	/** The wait after failed delivery number {@code attempt}: the backoff doubled per attempt, capped. */
@@ -45,12 +45,6 @@ public record ConsumerOptions(int maxAttempts, Duration backoff, Duration maxBac
 
 	public ConsumerOptions withVisibilityTimeout(Duration visibilityTimeout) {
 		return new ConsumerOptions(maxAttempts, backoff, maxBackoff, visibilityTimeout);
-	}
-
-	private static void requirePositive(String name, Duration value) {
-		if (value == null || value.isNegative() || value.isZero()) {
-			throw new IllegalArgumentException(name + " must be positive: " + value);
-		}
 	}
 
 }

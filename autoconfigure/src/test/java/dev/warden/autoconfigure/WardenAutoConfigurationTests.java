@@ -106,6 +106,23 @@ class WardenAutoConfigurationTests {
 	}
 
 	@Test
+	void outOfRangeDurationsAndCountsFailStartupNamingTheProperty() {
+		for (String property : new String[] { "warden.command-timeout=0s", "warden.lock.watchdog-timeout=1ms",
+				"warden.lock.replica-sync.timeout=-1s", "warden.delayed-task.concurrency=0",
+				"warden.delayed-task.sweep-interval=0s", "warden.delayed-task.shutdown-grace=-1s",
+				"warden.redlock.node-timeout=0ms" }) {
+			runner.withPropertyValues(property).run(context -> {
+				assertThat(context).as(property).hasFailed();
+				StringBuilder messages = new StringBuilder();
+				for (Throwable cause = context.getStartupFailure(); cause != null; cause = cause.getCause()) {
+					messages.append(cause.getMessage());
+				}
+				assertThat(messages.toString()).as(property).contains(property.substring(0, property.indexOf('=')) + " must");
+			});
+		}
+	}
+
+	@Test
 	void invalidDelayedTaskPropertyFailsStartupNamingIt() {
 		runner.withPropertyValues("warden.delayed-task.max-attempts=0").run(context -> {
 			assertThat(context).hasFailed();

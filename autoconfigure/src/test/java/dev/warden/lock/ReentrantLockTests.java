@@ -12,6 +12,7 @@ import dev.warden.RedisChannels;
 import dev.warden.RedisUnavailableException;
 import dev.warden.Warden;
 import dev.warden.WardenClients;
+import dev.warden.WardenDefaults;
 import dev.warden.test.redis.RedisServerExtension;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -47,7 +48,7 @@ class ReentrantLockTests {
 		assertThat(redis.node().call("HGET", "reentrant", warden.currentThreadOwner().id())).isEqualTo("2");
 		assertThat(warden.currentThreadOwner().id())
 			.isEqualTo(warden.getClientId() + ":" + Thread.currentThread().getId());
-		assertThat(lock.remainingTimeToLive()).isBetween(1L, Warden.DEFAULT_WATCHDOG_TIMEOUT.toMillis());
+		assertThat(lock.remainingTimeToLive()).isBetween(1L, WardenDefaults.WATCHDOG_TIMEOUT.toMillis());
 
 		lock.unlock();
 		assertThat(lock.getHoldCount()).isEqualTo(1);

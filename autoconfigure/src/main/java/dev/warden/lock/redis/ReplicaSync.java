@@ -2,6 +2,8 @@ package dev.warden.lock.redis;
 
 import java.time.Duration;
 
+import dev.warden.WardenDefaults;
+
 /**
  * The fail-over check made after each acquisition: {@code WAIT} until {@code replicas} replicas
  * acknowledged it, within {@code timeout}; otherwise the hold is given back. Off when
@@ -13,15 +15,13 @@ import java.time.Duration;
 public record ReplicaSync(int replicas, Duration timeout) {
 
 	/** No check. */
-	public static final ReplicaSync OFF = new ReplicaSync(0, Duration.ofMillis(100));
+	public static final ReplicaSync OFF = new ReplicaSync(0, WardenDefaults.REPLICA_SYNC_TIMEOUT);
 
 	public ReplicaSync {
 		if (replicas < 0) {
 			throw new IllegalArgumentException("Replicas must not be negative: " + replicas);
 		}
-		if (timeout == null || timeout.isNegative() || timeout.isZero()) {
-			throw new IllegalArgumentException("The replica sync timeout must be positive: " + timeout);
-		}
+		WardenDefaults.requirePositive("The replica sync timeout", timeout);
 	}
 
 	boolean enabled() {

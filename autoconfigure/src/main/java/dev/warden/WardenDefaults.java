@@ -1,0 +1,136 @@
+package dev.warden;
+
+import java.time.Duration;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Every default of a Warden client and the range of every option, in one place: the
+ * {@link Warden.Builder}, the {@code warden.*} configuration properties and
+ * {@link dev.warden.task.ConsumerOptions#DEFAULTS} all read them from here. Each check names the
+ * option as the caller knows it (a builder method's subject, or a property's name), so an invalid
+ * value fails saying which one it was.
+ */
+public final class WardenDefaults {
+
+	/** How long a blocking call waits for Redis before it fails. */
+	public static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(10);
+
+	/** The lease of locks acquired without one, renewed every third of it. */
+	public static final Duration WATCHDOG_TIMEOUT = Duration.ofSeconds(30);
+
+	/** The shortest watchdog timeout: a third of it must still be a whole millisecond. */
+	public static final Duration MIN_WATCHDOG_TIMEOUT = Duration.ofMillis(3);
+
+	/** How long a fair lock's waiter keeps its place once its turn could have come. */
+	public static final Duration FAIR_LOCK_WAITER_TIMEOUT = Duration.ofMinutes(5);
+
+	/** How long the fail-over check waits for replicas to acknowledge an acquisition. */
+	public static final Duration REPLICA_SYNC_TIMEOUT = Duration.ofMillis(100);
+
+	/** How long a RedLock attempt waits for one node before counting it as refused. */
+	public static final Duration REDLOCK_NODE_TIMEOUT = Duration.ofMillis(200);
+
+	/** How many task handlers run at once on one client, across its queues. */
+	public static final int TASK_CONCURRENCY = 8;
+
+	/** Deliveries of a task before it becomes a dead letter. */
+	public static final int TASK_MAX_ATTEMPTS = 5;
+
+	/** The wait before a failed task's second attempt, doubled for each further one. */
+	public static final Duration TASK_BACKOFF = Duration.ofSeconds(10);
+
+	/** The longest wait between two attempts of a failed task. */
+	public static final Duration TASK_MAX_BACKOFF = Duration.ofMinutes(10);
+
+	/** How long a delivered task stays invisible to other consumers. */
+	public static final Duration TASK_VISIBILITY_TIMEOUT = Duration.ofMinutes(5);
+
+	/** The longest a consumer sleeps without looking at its queue. */
+	public static final Duration TASK_SWEEP_INTERVAL = Duration.ofSeconds(30);
+
+	/** How long before its due time a consumer may claim a task, with the tasks it claims anyway. */
+	public static final Duration TASK_CLAIM_AHEAD = Duration.ofMillis(5);
+
+	/** The widest claim-ahead window. */
+	public static final Duration MAX_TASK_CLAIM_AHEAD = Duration.ofSeconds(1);
+
+	/** How long stopping waits for running task handlers. */
+	public static final Duration SHUTDOWN_GRACE = Duration.ofSeconds(30);
+
+	private WardenDefaults() {
+	}
+
+	/**
+	 * Checks a duration that must be positive.
+	 * @param option the option's name, as the caller knows it
+	 * @param value the value
+	 * @return the value
+	 * @throws IllegalArgumentException naming the option when it is {@code null}, zero or negative
+	 */
+	public static Duration requirePositive(String option, @Nullable Duration value) {
+		if (value == null || value.isNegative() || value.isZero()) {
+			throw new IllegalArgumentException(option + " must be positive: " + value);
+		}
+		return value;
+	}
+
+	/**
+	 * Checks a duration that must not be negative.
+	 * @param option the option's name, as the caller knows it
+	 * @param value the value
+	 * @return the value
+	 * @throws IllegalArgumentException naming the option when it is {@code null} or negative
+	 */
+	public static Duration requireNotNegative(String option, @Nullable Duration value) {
+		if (value == null || value.isNegative()) {
+			throw new IllegalArgumentException(option + " must not be negative: " + value);
+		}
+		return value;
+	}
+
+	/**
+	 * Checks a count that must be at least 1.
+	 * @param option the option's name, as the caller knows it
+	 * @param value the value
+	 * @return the value
+	 * @throws IllegalArgumentException naming the option when it is below 1
+	 */
+	public static int requireAtLeastOne(String option, int value) {
+		if (value < 1) {
+			throw new IllegalArgumentException(option + " must be at least 1: " + value);
+		}
+		return value;
+	}
+
+	/**
+	 * Checks a watchdog timeout: at least {@link #MIN_WATCHDOG_TIMEOUT}.
+	 * @param option the option's name, as the caller knows it
+	 * @param value the value
+	 * @return the value
+	 * @throws IllegalArgumentException naming the option when it is shorter
+	 */
+	public static Duration requireWatchdogTimeout(String option, @Nullable Duration value) {
+		if (value == null || value.compareTo(MIN_WATCHDOG_TIMEOUT) < 0) {
+			throw new IllegalArgumentException(option + " must be at least " + MIN_WATCHDOG_TIMEOUT.toMillis()
+					+ " ms: " + value);
+		}
+		return value;
+	}
+
+	/**
+	 * Checks a claim-ahead window: from 0 to {@link #MAX_TASK_CLAIM_AHEAD}.
+	 * @param option the option's name, as the caller knows it
+	 * @param value the value
+	 * @return the value
+	 * @throws IllegalArgumentException naming the option when it is out of range
+	 */
+	public static Duration requireClaimAhead(String option, @Nullable Duration value) {
+		if (value == null || value.isNegative() || value.compareTo(MAX_TASK_CLAIM_AHEAD) > 0) {
+			throw new IllegalArgumentException(option + " must be between 0 and "
+					+ MAX_TASK_CLAIM_AHEAD.toSeconds() + " s: " + value);
+		}
+		return value;
+	}
+
+}

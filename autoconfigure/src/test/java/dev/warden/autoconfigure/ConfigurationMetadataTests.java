@@ -1,0 +1,76 @@
+package dev.warden.autoconfigure;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.BeanWrapperImpl;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The configuration metadata IDEs show: every property with a default shows it, and each default it
+ * shows is the one {@link WardenProperties} starts with (which it takes from
+ * {@link dev.warden.WardenDefaults}), so the documentation cannot drift from the code.
+ */
+class ConfigurationMetadataTests {
+
+	/** Properties without a default: a random id, and no RedLock nodes. */
+	private static final Set<String> WITHOUT_DEFAULT = Set.of("warden.client-id", "warden.redlock.nodes");
+
+	@Test
+	void everyPropertyShowsTheDefaultItStartsWith() throws IOException {
+		Map<String, JsonNode> properties = metadata();
+		WardenProperties defaults = new WardenProperties();
+
+		assertThat(properties).hasSizeGreaterThan(WITHOUT_DEFAULT.size());
+		properties.forEach((name, property) -> {
+			if (WITHOUT_DEFAULT.contains(name)) {
+				return;
+			}
+			assertThat(property.has("defaultValue")).as(name + " shows a default").isTrue();
+			String shown = property.get("defaultValue").asString();
+			WardenProperties bound = new Binder(new MapConfigurationPropertySource(Map.of(name, shown)))
+				.bindOrCreate("warden", WardenProperties.class);
+			String path = beanPath(name);
+			assertThat(new BeanWrapperImpl(bound).getPropertyValue(path)).as(name)
+				.isEqualTo(new BeanWrapperImpl(defaults).getPropertyValue(path));
+		});
+	}
+
+	private static Map<String, JsonNode> metadata() throws IOException {
+		try (InputStream json = ConfigurationMetadataTests.class
+			.getResourceAsStream("/META-INF/spring-configuration-metadata.json")) {
+			assertThat(json).as("the generated metadata").isNotNull();
+			List<JsonNode> properties = JsonMapper.builder().build().readTree(json).get("properties").valueStream()
+				.toList();
+			return properties.stream().collect(Collectors.toMap(property -> property.get("name").asString(),
+					property -> property));
+		}
+	}
+
+	/** {@code warden.delayed-task.claim-ahead} to {@code delayedTask.claimAhead}. */
+	private static String beanPath(String name) {
+		StringBuilder path = new StringBuilder();
+		boolean upper = false;
+		for (char c : name.substring("warden.".length()).toCharArray()) {
+			if (c == '-') {
+				upper = true;
+			}
+			else {
+				path.append(upper ? Character.toUpperCase(c) : c);
+				upper = false;
+			}
+		}
+		return path.toString();
+	}
+
+}
