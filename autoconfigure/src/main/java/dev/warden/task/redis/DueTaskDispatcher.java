@@ -1,42 +1,36 @@
 package dev.warden.task.redis;
 
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 import dev.warden.redis.ChannelListener;
 import dev.warden.redis.ChannelSubscriptions.Membership;
 import dev.warden.redis.RedisEngine;
-import dev.warden.task.ConsumerOptions;
-import dev.warden.task.Delivery;
-import dev.warden.task.PayloadCodec;
 import dev.warden.task.TaskConsumer;
-import dev.warden.task.TaskHandler;
-import dev.warden.task.UnreadablePayloadException;
-import io.lettuce.core.ScriptOutputType;
+import dev.warden.task.redis.ClaimCall.ClaimedTask;
+import dev.warden.task.redis.ClaimedAhead.Revocation;
+import dev.warden.task.redis.ClaimedAhead.Waiting;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Consumes one queue on one client: claims due tasks as slots free up, runs their handlers, and
- * acknowledges or reschedules them.
+ * Consumes one queue on one client: claims due tasks as handler slots free up, has them run, and
+ * acknowledges them.
  * <p>
  * It does not poll. After each claim, Redis says how long, to the microsecond, until the next task
- * is due (or the next in-flight deadline passes), and the dispatcher sleeps that long; a task
- * scheduled earlier than that is announced on the queue's channel and wakes it. A slow sweep
- * bounds every sleep, as a safety net for a missed message. A claim also takes the tasks due
- * within the claim-ahead window, each holding a handler slot until it starts when it is due; one
- * that is cancelled, rescheduled or replaced meanwhile is revoked on the channel and dropped. All
- * times are Redis's: the dispatcher only ever schedules relative delays that Redis computed, so
- * clients' clocks never matter.
+ * is due (or the next in-flight deadline passes), and the dispatcher sleeps that long
+ * ({@link WakeTimer}); a task scheduled earlier than that is announced on the queue's channel and
+ * wakes it. A slow sweep bounds every sleep, as a safety net for a missed message. A claim also
+ * takes the tasks due within the claim-ahead window, each holding a handler slot until it starts
+ * when it is due; one that is cancelled, rescheduled or replaced meanwhile is revoked on the
+ * channel and dropped ({@link ClaimedAhead}). Handlers run on the client's {@link TaskWorkers}
+ * ({@link TaskRun}); their acknowledgements ride on the next claim when it comes soon
+ * ({@link Acknowledgements}). All times are Redis's: the dispatcher only ever schedules relative
+ * delays that Redis computed, so clients' clocks never matter.
+ * <p>
+ * One monitor, this object's, guards all of its state, that of its helpers included.
  *
  * @param <T> the payload type
  */
@@ -54,91 +48,69 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 	 */
 	private static final long ACKNOWLEDGE_WITH_CLAIM_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
 
-	/** How a message on the queue's channel that revokes a claim begins. */
-	private static final String REVOKE = "revoke ";
-
 	private final String queue;
 
 	private final QueueKeys keys;
 
 	private final RedisEngine engine;
 
+	private final ClaimCall claims;
+
+	private final TaskRun<T> run;
+
 	private final TaskWorkers workers;
 
-	private final PayloadCodec<T> codec;
-
-	private final TaskHandler<T> handler;
-
-	private final ConsumerOptions options;
-
-	private final String consumerId;
-
-	// The claim script's fixed arguments, built once: a busy consumer claims every millisecond.
-	private final String visibilityTimeoutArg;
-
-	private final String maxAttemptsArg;
-
-	private final String claimAheadArg;
-
 	private final long acknowledgeWithClaimNanos;
-
-	private final long sweepMicros;
 
 	private final Duration defaultGrace;
 
 	private final Runnable onStop;
 
 	// Guarded by this.
+	private final WakeTimer timer;
+
+	private final Acknowledgements acknowledgements = new Acknowledgements();
+
+	private final ClaimedAhead claimedAhead = new ClaimedAhead();
+
 	private boolean running;
 
 	private boolean claiming;
 
-	private long wakeAfterClaimNanos = Long.MAX_VALUE;
-
-	private @Nullable ScheduledFuture<?> wake;
-
-	private long wakeAtNanos = Long.MAX_VALUE;
-
 	// Deliveries whose handler runs or whose acknowledgement is under way.
 	private int activeHandlers;
-
-	// Ids and claim tokens of finished deliveries to acknowledge, in pairs.
-	private final List<String> acknowledgements = new ArrayList<>();
-
-	// Whether an acknowledgement call of its own is under way.
-	private boolean acknowledging;
 
 	// Whether a claim waits for a handler slot to free up (it runs when one does).
 	private boolean awaitingSlot;
 
 	private @Nullable Membership<DueTaskDispatcher<T>> subscription;
 
-	// Tasks claimed ahead that wait for their due time, by id; each holds a handler slot. Whoever
-	// takes a task out of it starts the task or drops it.
-	private final Map<String, Waiting> waiting = new HashMap<>();
-
 	// The subscription of a halted consumer, kept while tasks it claimed ahead wait: they can still
 	// be revoked.
 	private @Nullable Membership<DueTaskDispatcher<T>> closeWhenNoneWaits;
 
-	DueTaskDispatcher(String queue, QueueKeys keys, RedisEngine engine, TaskWorkers workers, PayloadCodec<T> codec,
-			TaskHandler<T> handler, ConsumerOptions options, String consumerId, Duration sweepInterval,
-			Duration claimAhead, Duration defaultGrace, Runnable onStop) {
+	/**
+	 * @param queue the queue's name
+	 * @param keys the queue's keys and channel
+	 * @param engine the client's engine
+	 * @param claims the consumer's claim call
+	 * @param run runs the handler
+	 * @param consumers the client's consumers: their handler pool and timings
+	 * @param onStop called once the consumer has stopped claiming
+	 */
+	DueTaskDispatcher(String queue, QueueKeys keys, RedisEngine engine, ClaimCall claims, TaskRun<T> run,
+			RedisDelayedQueue.Consumers consumers, Runnable onStop) {
 		this.queue = queue;
 		this.keys = keys;
 		this.engine = engine;
-		this.workers = workers;
-		this.codec = codec;
-		this.handler = handler;
-		this.options = options;
-		this.consumerId = consumerId;
-		this.visibilityTimeoutArg = Long.toString(options.visibilityTimeout().toMillis());
-		this.maxAttemptsArg = Integer.toString(options.maxAttempts());
-		this.claimAheadArg = Long.toString(claimAhead.toMillis());
-		this.acknowledgeWithClaimNanos = Math.max(ACKNOWLEDGE_WITH_CLAIM_NANOS, claimAhead.toNanos());
-		this.sweepMicros = TimeUnit.NANOSECONDS.toMicros(sweepInterval.toNanos());
-		this.defaultGrace = defaultGrace;
+		this.claims = claims;
+		this.run = run;
+		this.workers = consumers.workers();
+		this.acknowledgeWithClaimNanos = Math.max(ACKNOWLEDGE_WITH_CLAIM_NANOS, consumers.claimAhead().toNanos());
+		this.defaultGrace = consumers.shutdownGrace();
 		this.onStop = onStop;
+		this.timer = new WakeTimer(engine.scheduler(), this::claim,
+				TimeUnit.NANOSECONDS.toMicros(consumers.sweepInterval().toNanos()));
 	}
 
 	/**
@@ -172,41 +144,23 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 	 */
 	@Override
 	public void onMessage(String message) {
-		if (message.startsWith(REVOKE)) {
+		if (ClaimedAhead.isRevocation(message)) {
 			revoked(message);
 			return;
 		}
-		long delay;
+		long delayMicros;
 		try {
-			delay = Long.parseLong(message);
+			delayMicros = Long.parseLong(message);
 		}
 		catch (NumberFormatException ex) {
-			delay = 0;
-		}
-		wakeWithin(delay);
-	}
-
-	private synchronized void wakeWithin(long delayMicros) {
-		if (!running) {
-			return;
+			delayMicros = 0;
 		}
 		long at = System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(Math.max(0, delayMicros));
-		if (claiming) {
-			// The claim under way may have read the queue before this task arrived.
-			wakeAfterClaimNanos = Math.min(wakeAfterClaimNanos, at);
-			return;
+		synchronized (this) {
+			if (running) {
+				timer.wakeBy(at, claiming);
+			}
 		}
-		if (at < wakeAtNanos) {
-			scheduleWake(at);
-		}
-	}
-
-	private void scheduleWake(long atNanos) {
-		if (wake != null) {
-			wake.cancel(false);
-		}
-		wakeAtNanos = atNanos;
-		wake = engine.scheduler().schedule(this::claim, Math.max(0, atNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
 	}
 
 	private void claim() {
@@ -216,11 +170,7 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 			if (!running || claiming) {
 				return;
 			}
-			if (wake != null) {
-				wake.cancel(false);
-				wake = null;
-			}
-			wakeAtNanos = Long.MAX_VALUE;
+			timer.cancel();
 			awaitingSlot = false;
 			reserved = workers.reserve(MAX_BATCH);
 			if (reserved == 0) {
@@ -230,67 +180,33 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 			}
 			else {
 				claiming = true;
-				wakeAfterClaimNanos = Long.MAX_VALUE;
-				finished = takeAcknowledgements();
+				timer.claimBegins();
+				finished = acknowledgements.takeAll();
 			}
 		}
 		if (reserved == 0) {
 			sendAcknowledgements(finished);
 			return;
 		}
-		claimScript(reserved, finished).whenComplete((reply, failure) -> claimed(reserved, finished, reply, failure));
-	}
-
-	/**
-	 * Claims up to {@code limit} due tasks (none with 0), completing the {@code finished} deliveries
-	 * (id, token pairs) first.
-	 */
-	private CompletableFuture<List<Object>> claimScript(int limit, List<String> finished) {
-		String[] args = new String[6 + finished.size()];
-		args[0] = Integer.toString(limit);
-		args[1] = visibilityTimeoutArg;
-		args[2] = consumerId;
-		args[3] = maxAttemptsArg;
-		args[4] = claimAheadArg;
-		args[5] = Integer.toString(finished.size() / 2);
-		for (int i = 0; i < finished.size(); i++) {
-			args[6 + i] = finished.get(i);
-		}
-		try {
-			return engine.eval(TaskScripts.CLAIM, ScriptOutputType.MULTI, keys.allAndDead, args);
-		}
-		catch (RuntimeException ex) {
-			// Lettuce refuses commands at once on a closed connection.
-			return CompletableFuture.failedFuture(ex);
-		}
-	}
-
-	/** The completion outcomes at the head of a claim's reply, one per finished delivery. */
-	private static @Nullable List<Object> outcomes(@Nullable List<Object> reply, List<String> finished) {
-		return (reply != null) ? reply.subList(3, Math.min(reply.size(), 3 + finished.size() / 2)) : null;
+		claims.send(reserved, finished).whenComplete((reply, failure) -> claimed(reserved, finished, reply, failure));
 	}
 
 	private void claimed(int reserved, List<String> finished, @Nullable List<Object> reply,
 			@Nullable Throwable failure) {
 		int claimed = 0;
 		long wakeInMicros = TimeUnit.MILLISECONDS.toMicros(RETRY_AFTER_ERROR_MILLIS);
-		int completions = finished.size() / 2;
 		try {
-			acknowledged(finished, outcomes(reply, finished), failure);
+			acknowledged(finished, ClaimCall.outcomes(reply, finished), failure);
 			if (failure != null) {
 				logger.warn("Claiming due tasks of queue '{}' failed; trying again in {} ms", queue,
 						RETRY_AFTER_ERROR_MILLIS, failure);
 			}
 			else if (reply != null) {
-				wakeInMicros = (Long) reply.get(1);
-				for (int i = 3 + completions; i + 4 < reply.size(); i += 5) {
-					String id = (String) reply.get(i);
-					String payload = (String) reply.get(i + 1);
-					int attempt = ((Long) reply.get(i + 2)).intValue();
-					String token = (String) reply.get(i + 3);
-					long startInMicros = (Long) reply.get(i + 4);
+				ClaimCall.Reply claim = ClaimCall.read(reply, finished);
+				wakeInMicros = claim.wakeInMicros();
+				for (ClaimedTask task : claim.tasks()) {
 					claimed++;
-					accept(id, payload, attempt, token, startInMicros);
+					accept(task);
 				}
 			}
 		}
@@ -303,11 +219,7 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 			claiming = false;
 			toClose = subscriptionToClose();
 			if (running) {
-				// Zero when more tasks are due than this claim could take.
-				long next = (wakeInMicros < 0) ? sweepMicros : Math.min(wakeInMicros, sweepMicros);
-				long at = Math.min(System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(next), wakeAfterClaimNanos);
-				wakeAfterClaimNanos = Long.MAX_VALUE;
-				scheduleWake(at);
+				timer.claimEnded(wakeInMicros);
 			}
 			// Deliveries that finished while this claim was under way: with the next claim if it
 			// comes soon, else now.
@@ -324,51 +236,45 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 	 * unless it is revoked first. A task of that id still waiting under an earlier claim ahead, whose
 	 * revocation message was missed, is dropped: Redis holds only the new claim.
 	 */
-	private void accept(String id, String payload, int attempt, String token, long startInMicros) {
-		Waiting task = (startInMicros > 0) ? new Waiting(token) : null;
+	private void accept(ClaimedTask task) {
+		String id = task.id();
+		Waiting waiting = (task.startInMicros() > 0) ? new Waiting(task.token()) : null;
 		Waiting superseded;
 		synchronized (this) {
 			activeHandlers++;
-			if (task == null) {
-				superseded = waiting.remove(id);
+			if (waiting == null) {
+				superseded = claimedAhead.remove(id);
 			}
 			else {
-				superseded = waiting.put(id, task);
-				task.start = engine.scheduler().schedule(() -> {
-					if (stopWaiting(id, task)) {
-						workers.execute(() -> deliver(id, payload, attempt, token));
+				superseded = claimedAhead.add(id, waiting);
+				waiting.start = engine.scheduler().schedule(() -> {
+					if (stopWaiting(id, waiting)) {
+						workers.execute(() -> deliver(task));
 					}
-				}, startInMicros, TimeUnit.MICROSECONDS);
+				}, task.startInMicros(), TimeUnit.MICROSECONDS);
 			}
 		}
 		if (superseded != null) {
 			dropRevoked(id, superseded);
 		}
-		if (task == null) {
-			workers.execute(() -> deliver(id, payload, attempt, token));
+		if (waiting == null) {
+			workers.execute(() -> deliver(task));
 		}
 	}
 
-	/** A message {@code revoke <token length> <token><id>}: drops that task if it still waits. */
+	/** A revocation message: drops that task if it still waits under the revoked claim. */
 	private void revoked(String message) {
-		int space = message.indexOf(' ', REVOKE.length());
-		String token;
-		String id;
-		try {
-			int tokenEnd = space + 1 + Integer.parseInt(message.substring(REVOKE.length(), space));
-			token = message.substring(space + 1, tokenEnd);
-			id = message.substring(tokenEnd);
-		}
-		catch (RuntimeException ex) {
+		Revocation revocation = ClaimedAhead.read(message);
+		if (revocation == null) {
 			logger.warn("Ignoring a malformed message on the channel of queue '{}': {}", queue, message);
 			return;
 		}
-		Waiting task;
+		Waiting waiting;
 		synchronized (this) {
-			task = waiting.get(id);
+			waiting = claimedAhead.get(revocation.id());
 		}
-		if (task != null && task.token.equals(token) && stopWaiting(id, task)) {
-			dropRevoked(id, task);
+		if (waiting != null && waiting.token.equals(revocation.token()) && stopWaiting(revocation.id(), waiting)) {
+			dropRevoked(revocation.id(), waiting);
 		}
 	}
 
@@ -376,11 +282,8 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 	 * Ends the delivery of a task claimed ahead that was revoked before it started, once it is no
 	 * longer among the waiting ones (so its timer, if it fires, does not start it).
 	 */
-	private void dropRevoked(String id, Waiting task) {
-		ScheduledFuture<?> start = task.start;
-		if (start != null) {
-			start.cancel(false);
-		}
+	private void dropRevoked(String id, Waiting waiting) {
+		waiting.cancelStart();
 		logger.debug("Task '{}' of queue '{}', claimed ahead, was revoked before it started", id, queue);
 		workers.release(1);
 		deliveriesDone(1);
@@ -391,13 +294,12 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 	 * false when it is not there (it started or was revoked). A halted consumer closes its
 	 * subscription once none waits.
 	 */
-	private boolean stopWaiting(String id, Waiting task) {
+	private boolean stopWaiting(String id, Waiting waiting) {
 		Membership<DueTaskDispatcher<T>> toClose;
 		synchronized (this) {
-			if (waiting.get(id) != task) {
+			if (!claimedAhead.take(id, waiting)) {
 				return false;
 			}
-			waiting.remove(id);
 			toClose = subscriptionToClose();
 		}
 		if (toClose != null) {
@@ -411,7 +313,7 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 	 * it claimed ahead waits and no claim that may add one is under way.
 	 */
 	private @Nullable Membership<DueTaskDispatcher<T>> subscriptionToClose() {
-		if (closeWhenNoneWaits == null || !waiting.isEmpty() || claiming) {
+		if (closeWhenNoneWaits == null || !claimedAhead.isEmpty() || claiming) {
 			return null;
 		}
 		Membership<DueTaskDispatcher<T>> toClose = closeWhenNoneWaits;
@@ -419,36 +321,17 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 		return toClose;
 	}
 
-	private void deliver(String id, String payload, int attempt, String token) {
+	private void deliver(ClaimedTask task) {
 		boolean succeeded = false;
 		try {
-			T value;
-			try {
-				value = codec.decode(payload);
+			if (run.run(task)) {
+				succeeded = true;
+				acknowledge(task.id(), task.token());
 			}
-			catch (UnreadablePayloadException ex) {
-				fail(id, token, -1, "Unreadable payload: " + ex.getMessage());
-				return;
-			}
-			try {
-				handler.handle(new Delivery<>(queue, id, value, attempt));
-			}
-			catch (UnreadablePayloadException ex) {
-				fail(id, token, -1, "Unreadable payload: " + ex.getMessage());
-				return;
-			}
-			catch (Exception ex) {
-				logger.debug("Task '{}' of queue '{}' failed on attempt {}", id, queue, attempt, ex);
-				fail(id, token, options.backoffAfter(attempt).toMillis(), describe(ex));
-				return;
-			}
-			succeeded = true;
-			acknowledge(id, token);
 		}
 		catch (RuntimeException ex) {
-			// Redis unreachable for the outcome: the task stays in flight and is delivered again.
-			logger.warn("Could not record the outcome of task '{}' of queue '{}'; it will be delivered again after "
-					+ "its visibility timeout", id, queue, ex);
+			logger.warn("Could not acknowledge task '{}' of queue '{}'; it will be delivered again after its "
+					+ "visibility timeout", task.id(), queue, ex);
 		}
 		finally {
 			if (!succeeded) {
@@ -471,36 +354,16 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 	private void acknowledge(String id, String token) {
 		List<String> batch;
 		synchronized (this) {
-			acknowledgements.add(id);
-			acknowledgements.add(token);
+			acknowledgements.add(id, token);
 			batch = (running && awaitingSlot) ? List.of() : acknowledgeAloneUnlessClaimingSoon();
 		}
 		sendAcknowledgements(batch);
 	}
 
-	/**
-	 * Called holding this monitor: the acknowledgements to send in a call of their own now; none
-	 * when such a call is under way (its answer sends the rest) or a claim will carry them.
-	 */
+	/** Called holding this monitor: the acknowledgements to send in a call of their own now. */
 	private List<String> acknowledgeAloneUnlessClaimingSoon() {
-		if (acknowledgements.isEmpty() || acknowledging) {
-			return List.of();
-		}
-		if (running && (claiming || (wake != null && wakeAtNanos - System.nanoTime() <= acknowledgeWithClaimNanos))) {
-			return List.of();
-		}
-		acknowledging = true;
-		return takeAcknowledgements();
-	}
-
-	// Called holding this monitor.
-	private List<String> takeAcknowledgements() {
-		if (acknowledgements.isEmpty()) {
-			return List.of();
-		}
-		List<String> batch = new ArrayList<>(acknowledgements);
-		acknowledgements.clear();
-		return batch;
+		return acknowledgements
+			.takeToSendAlone(running && (claiming || timer.claimWithin(acknowledgeWithClaimNanos)));
 	}
 
 	/** Completes finished deliveries with a claim of nothing, the only copy of that step in Redis. */
@@ -508,12 +371,12 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 		if (batch.isEmpty()) {
 			return;
 		}
-		engine.withTimeout(claimScript(0, batch), "acknowledgement of " + (batch.size() / 2) + " task(s)")
+		engine.withTimeout(claims.send(0, batch), "acknowledgement of " + (batch.size() / 2) + " task(s)")
 			.whenComplete((reply, failure) -> {
-				acknowledged(batch, outcomes(reply, batch), failure);
+				acknowledged(batch, ClaimCall.outcomes(reply, batch), failure);
 				List<String> next;
 				synchronized (this) {
-					acknowledging = false;
+					acknowledgements.sent();
 					next = acknowledgeAloneUnlessClaimingSoon();
 				}
 				sendAcknowledgements(next);
@@ -546,23 +409,6 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 		}
 	}
 
-	private void fail(String id, String token, long backoffMillis, String error) {
-		Long outcome = engine.await(engine.eval(TaskScripts.FAIL, ScriptOutputType.INTEGER, keys.allAndDead, id, token,
-				Long.toString(backoffMillis), error, Integer.toString(options.maxAttempts()), keys.channel),
-				"failure of task '" + id + "'");
-		if (outcome != null && outcome == 2L) {
-			logger.warn("Task '{}' of queue '{}' moved to the dead letters: {}", id, queue, error);
-		}
-	}
-
-	private static String describe(Exception ex) {
-		StringWriter trace = new StringWriter();
-		ex.printStackTrace(new PrintWriter(trace));
-		String text = trace.toString();
-		// Enough to diagnose; a dead letter is no place for a whole stack.
-		return (text.length() > 4000) ? text.substring(0, 4000) : text;
-	}
-
 	@Override
 	public boolean stop(Duration grace) {
 		halt();
@@ -579,13 +425,10 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 			}
 			running = false;
 			awaitingSlot = false;
-			if (wake != null) {
-				wake.cancel(false);
-				wake = null;
-			}
+			timer.cancel();
 			joined = subscription;
 			subscription = null;
-			if (!waiting.isEmpty() || claiming) {
+			if (!claimedAhead.isEmpty() || claiming) {
 				// Tasks claimed ahead, by a claim under way too, still start when due, and can still
 				// be revoked until then.
 				closeWhenNoneWaits = joined;
@@ -626,20 +469,6 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 	@Override
 	public void close() {
 		stop(defaultGrace);
-	}
-
-	/** A task claimed ahead, waiting for its due time. */
-	private static final class Waiting {
-
-		final String token;
-
-		// Set right after construction, under the dispatcher's monitor.
-		@Nullable ScheduledFuture<?> start;
-
-		Waiting(String token) {
-			this.token = token;
-		}
-
 	}
 
 }

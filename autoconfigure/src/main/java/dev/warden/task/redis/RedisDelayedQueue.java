@@ -214,9 +214,9 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 		if (handler == null || options == null) {
 			throw new IllegalArgumentException("The handler and the options must not be null");
 		}
-		return consumers.start(name, stop -> new DueTaskDispatcher<>(name, keys, engine, consumers.workers(), codec,
-				handler, options, consumers.consumerId(), consumers.sweepInterval(), consumers.claimAhead(),
-				consumers.shutdownGrace(), stop));
+		ClaimCall claims = new ClaimCall(engine, keys, options, consumers.consumerId(), consumers.claimAhead());
+		TaskRun<T> run = new TaskRun<>(name, keys, engine, codec, handler, options);
+		return consumers.start(name, stop -> new DueTaskDispatcher<>(name, keys, engine, claims, run, consumers, stop));
 	}
 
 	private static void requireId(@Nullable String taskId) {

@@ -1,0 +1,110 @@
+package dev.warden.task.redis;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+import dev.warden.redis.RedisEngine;
+import dev.warden.task.ConsumerOptions;
+import io.lettuce.core.ScriptOutputType;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One consumer's call of {@code task-claim.lua}: its arguments, built once where they are fixed
+ * (a busy consumer claims every millisecond), and its reply, read into a {@link Reply}. The same
+ * call acknowledges finished deliveries, with the claim or alone (a claim of nothing).
+ */
+final class ClaimCall {
+
+	private final RedisEngine engine;
+
+	private final QueueKeys keys;
+
+	private final String visibilityTimeoutArg;
+
+	private final String consumerId;
+
+	private final String maxAttemptsArg;
+
+	private final String claimAheadArg;
+
+	ClaimCall(RedisEngine engine, QueueKeys keys, ConsumerOptions options, String consumerId, Duration claimAhead) {
+		this.engine = engine;
+		this.keys = keys;
+		this.visibilityTimeoutArg = Long.toString(options.visibilityTimeout().toMillis());
+		this.consumerId = consumerId;
+		this.maxAttemptsArg = Integer.toString(options.maxAttempts());
+		this.claimAheadArg = Long.toString(claimAhead.toMillis());
+	}
+
+	/**
+	 * Claims up to {@code limit} due tasks (none with 0), completing the {@code finished} deliveries
+	 * first.
+	 * @param limit how many tasks to claim at most
+	 * @param finished the finished deliveries: id, claim token pairs
+	 * @return the reply
+	 */
+	CompletableFuture<List<Object>> send(int limit, List<String> finished) {
+		String[] args = new String[6 + finished.size()];
+		args[0] = Integer.toString(limit);
+		args[1] = visibilityTimeoutArg;
+		args[2] = consumerId;
+		args[3] = maxAttemptsArg;
+		args[4] = claimAheadArg;
+		args[5] = Integer.toString(finished.size() / 2);
+		for (int i = 0; i < finished.size(); i++) {
+			args[6 + i] = finished.get(i);
+		}
+		try {
+			return engine.eval(TaskScripts.CLAIM, ScriptOutputType.MULTI, keys.allAndDead, args);
+		}
+		catch (RuntimeException ex) {
+			// Lettuce refuses commands at once on a closed connection.
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
+
+	/** The completion outcomes at the head of a reply, one per finished delivery (1: completed). */
+	static @Nullable List<Object> outcomes(@Nullable List<Object> reply, List<String> finished) {
+		return (reply != null) ? reply.subList(3, Math.min(reply.size(), 3 + finished.size() / 2)) : null;
+	}
+
+	/**
+	 * Reads a claim's reply.
+	 * @param reply the script's reply
+	 * @param finished the finished deliveries the call completed
+	 * @return the tasks claimed and when to claim next
+	 */
+	static Reply read(List<Object> reply, List<String> finished) {
+		List<ClaimedTask> tasks = new ArrayList<>();
+		for (int i = 3 + finished.size() / 2; i + 4 < reply.size(); i += 5) {
+			tasks.add(new ClaimedTask((String) reply.get(i), (String) reply.get(i + 1), ((Long) reply.get(i + 2)).intValue(),
+					(String) reply.get(i + 3), (Long) reply.get(i + 4)));
+		}
+		return new Reply((Long) reply.get(1), tasks);
+	}
+
+	/**
+	 * What a claim gave.
+	 *
+	 * @param wakeInMicros how long until the next unclaimed task is due or the next deadline
+	 * passes (-1: nothing pending; 0: more is due than this claim could take)
+	 * @param tasks the tasks claimed
+	 */
+	record Reply(long wakeInMicros, List<ClaimedTask> tasks) {
+	}
+
+	/**
+	 * A task claimed for this consumer.
+	 *
+	 * @param id the task's id
+	 * @param payload its stored payload
+	 * @param attempt which delivery this is, from 1
+	 * @param token the claim's token, which its acknowledgement or failure must match
+	 * @param startInMicros how long until it is due (0: at once), when it was claimed ahead
+	 */
+	record ClaimedTask(String id, String payload, int attempt, String token, long startInMicros) {
+	}
+
+}
