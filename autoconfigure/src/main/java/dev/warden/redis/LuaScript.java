@@ -15,6 +15,12 @@ import java.util.HexFormat;
  */
 public final class LuaScript {
 
+	/**
+	 * The prelude of every script that reads Redis's clock: defines {@code redisClock()}, which
+	 * returns the time in microseconds, in milliseconds and as {@code TIME} answered it.
+	 */
+	public static final String CLOCK = "/dev/warden/redis/redis-clock.lua";
+
 	private final String name;
 
 	private final String source;
@@ -32,7 +38,8 @@ public final class LuaScript {
 	 * @param anchor a class in the script's package
 	 * @param fileName the file name, for example {@code lock-acquire.lua}
 	 * @param preludes files next to it put in front of it, in order: helpers that several scripts
-	 * share (Redis 6.2 has no script libraries)
+	 * share (Redis 6.2 has no script libraries); a name starting with {@code /} is a classpath path,
+	 * such as {@link #CLOCK}
 	 * @return the loaded script
 	 */
 	public static LuaScript load(Class<?> anchor, String fileName, String... preludes) {

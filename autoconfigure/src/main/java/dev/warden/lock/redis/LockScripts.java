@@ -11,6 +11,11 @@ final class LockScripts {
 	/** The helper of the acquire scripts that hand out fencing tokens in more than one place. */
 	private static final String FENCING_TOKEN = "fencing-token.lua";
 
+	/** The helper of the fair lock's scripts that drop the waiters whose place timed out. */
+	private static final String FAIR_QUEUE = "fair-queue.lua";
+
+	private static final String CLOCK = LuaScript.CLOCK;
+
 	static final LuaScript ACQUIRE = LuaScript.load(LockScripts.class, "lock-acquire.lua");
 
 	static final LuaScript RELEASE = LuaScript.load(LockScripts.class, "lock-release.lua");
@@ -19,11 +24,13 @@ final class LockScripts {
 
 	static final LuaScript FORCE_RELEASE = LuaScript.load(LockScripts.class, "lock-force-release.lua");
 
-	static final LuaScript FAIR_ACQUIRE = LuaScript.load(LockScripts.class, "fair-acquire.lua", FENCING_TOKEN);
+	static final LuaScript FAIR_ACQUIRE = LuaScript.load(LockScripts.class, "fair-acquire.lua", CLOCK, FAIR_QUEUE,
+			FENCING_TOKEN);
 
-	static final LuaScript FAIR_RELEASE = LuaScript.load(LockScripts.class, "fair-release.lua");
+	static final LuaScript FAIR_RELEASE = LuaScript.load(LockScripts.class, "fair-release.lua", CLOCK, FAIR_QUEUE);
 
-	static final LuaScript FAIR_FORCE_RELEASE = LuaScript.load(LockScripts.class, "fair-force-release.lua");
+	static final LuaScript FAIR_FORCE_RELEASE = LuaScript.load(LockScripts.class, "fair-force-release.lua", CLOCK,
+			FAIR_QUEUE);
 
 	static final LuaScript FAIR_LEAVE = LuaScript.load(LockScripts.class, "fair-leave.lua");
 
@@ -39,11 +46,11 @@ final class LockScripts {
 
 	static final LuaScript MODE_FORCE_RELEASE = LuaScript.load(LockScripts.class, "mode-force-release.lua");
 
-	static final LuaScript PERMIT_ACQUIRE = LuaScript.load(LockScripts.class, "permit-acquire.lua");
+	static final LuaScript PERMIT_ACQUIRE = LuaScript.load(LockScripts.class, "permit-acquire.lua", CLOCK);
 
-	static final LuaScript PERMIT_RELEASE = LuaScript.load(LockScripts.class, "permit-release.lua");
+	static final LuaScript PERMIT_RELEASE = LuaScript.load(LockScripts.class, "permit-release.lua", CLOCK);
 
-	static final LuaScript PERMIT_AVAILABLE = LuaScript.load(LockScripts.class, "permit-available.lua");
+	static final LuaScript PERMIT_AVAILABLE = LuaScript.load(LockScripts.class, "permit-available.lua", CLOCK);
 
 	static final LuaScript SEMAPHORE_ACQUIRE = LuaScript.load(LockScripts.class, "semaphore-acquire.lua");
 

@@ -5,27 +5,30 @@ import dev.warden.redis.LuaScript;
 /** The delayed queue's scripts, read and digested once. */
 final class TaskScripts {
 
+	private static final String CLOCK = LuaScript.CLOCK;
+
 	/** The helpers of the scripts that work on a batch of tasks or drop a task's state. */
 	private static final String BATCH_HELPERS = "task-batch.lua";
 
 	/** The helpers of the scripts that take a task claimed ahead away from its consumer. */
 	private static final String REVOKE_HELPERS = "task-revoke.lua";
 
-	static final LuaScript SCHEDULE = LuaScript.load(TaskScripts.class, "task-schedule.lua", BATCH_HELPERS,
+	static final LuaScript SCHEDULE = LuaScript.load(TaskScripts.class, "task-schedule.lua", CLOCK, BATCH_HELPERS,
 			REVOKE_HELPERS);
 
-	static final LuaScript CLAIM = LuaScript.load(TaskScripts.class, "task-claim.lua", BATCH_HELPERS);
+	static final LuaScript CLAIM = LuaScript.load(TaskScripts.class, "task-claim.lua", CLOCK, BATCH_HELPERS);
 
-	static final LuaScript FAIL = LuaScript.load(TaskScripts.class, "task-fail.lua", BATCH_HELPERS);
+	static final LuaScript FAIL = LuaScript.load(TaskScripts.class, "task-fail.lua", CLOCK, BATCH_HELPERS);
 
-	static final LuaScript CANCEL = LuaScript.load(TaskScripts.class, "task-cancel.lua", BATCH_HELPERS,
+	static final LuaScript CANCEL = LuaScript.load(TaskScripts.class, "task-cancel.lua", CLOCK, BATCH_HELPERS,
 			REVOKE_HELPERS);
 
-	static final LuaScript RESCHEDULE = LuaScript.load(TaskScripts.class, "task-reschedule.lua", REVOKE_HELPERS);
+	static final LuaScript RESCHEDULE = LuaScript.load(TaskScripts.class, "task-reschedule.lua", CLOCK,
+			REVOKE_HELPERS);
 
-	static final LuaScript DUE = LuaScript.load(TaskScripts.class, "task-due.lua", REVOKE_HELPERS);
+	static final LuaScript DUE = LuaScript.load(TaskScripts.class, "task-due.lua", CLOCK, REVOKE_HELPERS);
 
-	static final LuaScript REQUEUE_DEAD = LuaScript.load(TaskScripts.class, "task-requeue-dead.lua");
+	static final LuaScript REQUEUE_DEAD = LuaScript.load(TaskScripts.class, "task-requeue-dead.lua", CLOCK);
 
 	static final LuaScript LIST = LuaScript.load(TaskScripts.class, "task-list.lua");
 

@@ -10,6 +10,8 @@
 -- ARGV[4]  '1' to join the queue when the lock is not free, '0' to try once without queueing
 -- ARGV[5]  '1' to take a fencing token, '0' not to
 -- Runs after fencing-token.lua, which defines acquiredWithToken.
+-- Drops expired waiters with dropExpiredWaiters (fair-queue.lua, a prelude).
+-- Reads Redis's clock with redisClock (redis-clock.lua, a prelude).
 --
 -- Returns  the token (>= 1, or 0 when none was asked for) when acquired; -2 - ttl otherwise (< 0),
 --          ttl being how long in ms until this waiter's turn may come (the lock's PTTL, or the time
@@ -20,21 +22,8 @@ local function notAcquired(ttl)
     return -2 - math.max(-1, ttl)
 end
 
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
--- Waiters at the head whose deadline passed (crashed, or gave up) lose their place.
-while true do
-    local first = redis.call('lindex', KEYS[2], 0)
-    if first == false then
-        break
-    end
-    local deadline = redis.call('zscore', KEYS[3], first)
-    if deadline == false or tonumber(deadline) > now then
-        break
-    end
-    redis.call('zrem', KEYS[3], first)
-    redis.call('lpop', KEYS[2])
-end
+local _, now = redisClock()
+dropExpiredWaiters(KEYS[2], KEYS[3], now)
 if redis.call('exists', KEYS[1]) == 0
         and (redis.call('exists', KEYS[2]) == 0 or redis.call('lindex', KEYS[2], 0) == ARGV[2]) then
     redis.call('lpop', KEYS[2])

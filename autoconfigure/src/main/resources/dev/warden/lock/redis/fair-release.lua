@@ -13,25 +13,15 @@
 -- ARGV[4]  that waiter's lease in milliseconds
 -- ARGV[5]  how long a waiter keeps its place once its turn could have come, in ms
 -- ARGV[6]  '1' when that waiter takes a fencing token, '0' when it does not
+-- Drops expired waiters with dropExpiredWaiters (fair-queue.lua, a prelude).
+-- Reads Redis's clock with redisClock (redis-clock.lua, a prelude).
 --
 -- Returns  -1 when the owner holds nothing; 0 when it still holds the lock; the next fencing token
 --          (>= 1) when the lock passed to ARGV[3] (it left the queue, with one hold and its lease), or
 --          -3 when it passed to a waiter that takes no token;
 --          -2 when freed otherwise (message 0 published to the first live waiter, if any).
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-while true do
-    local first = redis.call('lindex', KEYS[2], 0)
-    if first == false then
-        break
-    end
-    local deadline = redis.call('zscore', KEYS[3], first)
-    if deadline == false or tonumber(deadline) > now then
-        break
-    end
-    redis.call('zrem', KEYS[3], first)
-    redis.call('lpop', KEYS[2])
-end
+local _, now = redisClock()
+dropExpiredWaiters(KEYS[2], KEYS[3], now)
 local holds = redis.call('hget', KEYS[1], ARGV[1])
 if holds == false then
     return -1

@@ -5,11 +5,11 @@
 -- ARGV[1]  the new permit's id
 -- ARGV[2]  its lease in milliseconds
 -- ARGV[3]  the semaphore's channel
+-- Reads Redis's clock with redisClock (redis-clock.lua, a prelude).
 --
 -- Returns  {1, 0} when taken; {0, wait} otherwise: wait is the ms until the next permit out
 --          expires (-1: none out, so only a release or a raised capacity can help).
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local _, now = redisClock()
 if redis.call('zremrangebyscore', KEYS[2], '-inf', now) > 0 then
     -- Expired permits are back in the pool: others may be waiting for them.
     redis.call('publish', ARGV[3], '1')

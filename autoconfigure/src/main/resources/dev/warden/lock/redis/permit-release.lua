@@ -1,3 +1,4 @@
+-- Reads Redis's clock with redisClock (redis-clock.lua, a prelude).
 -- Returns one permit of a permit-expirable semaphore, by its id.
 --
 -- KEYS[1]  the permits out (zset)
@@ -6,8 +7,7 @@
 --
 -- Returns  1 when returned (message 1 published); 0 when no such permit is out (never taken,
 --          released already, or expired).
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local _, now = redisClock()
 local expiry = redis.call('zscore', KEYS[1], ARGV[1])
 if expiry == false or tonumber(expiry) <= now then
     return 0

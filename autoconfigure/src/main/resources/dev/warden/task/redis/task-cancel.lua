@@ -9,14 +9,15 @@
 --          task claimed ahead)
 -- ARGV[1]  task id
 -- ARGV[2]  the queue's channel
+-- Reads Redis's clock with redisClock (redis-clock.lua, a prelude).
 --
 -- Returns  1 when the task existed; 0 otherwise.
 local id = ARGV[1]
 local existed = redis.call('hdel', KEYS[2], id)
 redis.call('zrem', KEYS[1], id)
 if redis.call('zrem', KEYS[3], id) == 1 then
-    local time = redis.call('TIME')
-    local token = waitingClaim(KEYS[4], id, tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000))
+    local _, now = redisClock()
+    local token = waitingClaim(KEYS[4], id, now)
     if token then
         revoke(ARGV[2], token, id)
     end

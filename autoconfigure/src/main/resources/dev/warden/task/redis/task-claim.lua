@@ -24,15 +24,14 @@
 -- ARGV[5]  claim-ahead window in ms (0: only tasks already due)
 -- ARGV[6]  how many finished deliveries follow, n
 -- ARGV[7]… n pairs: task id, the delivery's claim token
+-- Reads Redis's clock with redisClock (redis-clock.lua, a prelude).
 --
 -- Returns  {now, wake, n, outcome1, ..., outcomeN, id1, payload1, attempt1, token1, start1, id2, ...}:
 --          now is Redis's clock (epoch ms); wake is how many µs until the next unclaimed task is due
 --          or the next deadline passes (-1: nothing pending); each outcome is 1 when that delivery
 --          was completed, 0 when its claim no longer matched (cancelled, replaced, redelivered;
 --          nothing changed); start is how many µs until the task is due (0: at once).
-local time = redis.call('TIME')
-local micros = tonumber(time[1]) * 1000000 + tonumber(time[2])
-local now = math.floor(micros / 1000)
+local micros, now, time = redisClock()
 local limit = tonumber(ARGV[1])
 local visibility = tonumber(ARGV[2])
 local maxDeliveries = tonumber(ARGV[4])

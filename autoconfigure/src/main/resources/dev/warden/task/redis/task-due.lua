@@ -4,6 +4,7 @@
 -- KEYS[1]  due zset
 -- KEYS[2]  meta hash (c:<id> claim token, d:<id> due time of a task claimed ahead)
 -- ARGV[1]  task id
+-- Reads Redis's clock with redisClock (redis-clock.lua, a prelude).
 --
 -- Returns  the due time (epoch ms); -1 when no such task is pending.
 local id = ARGV[1]
@@ -11,6 +12,6 @@ local score = redis.call('zscore', KEYS[1], id)
 if score then
     return tonumber(score)
 end
-local time = redis.call('TIME')
-local _, due = waitingClaim(KEYS[2], id, tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000))
+local _, now = redisClock()
+local _, due = waitingClaim(KEYS[2], id, now)
 return due or -1

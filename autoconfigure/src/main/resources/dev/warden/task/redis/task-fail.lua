@@ -14,6 +14,7 @@
 -- ARGV[4]  the error, as text
 -- ARGV[5]  max attempts
 -- ARGV[6]  the queue's wake-up channel (a message is the µs until the task it announces is due)
+-- Reads Redis's clock with redisClock (redis-clock.lua, a prelude).
 --
 -- Returns  1 rescheduled; 2 moved to the dead letters; 0 the claim no longer matches (unchanged).
 local id = ARGV[1]
@@ -21,9 +22,7 @@ local meta = redis.call('hmget', KEYS[4], 'c:' .. id, 'a:' .. id)
 if meta[1] ~= ARGV[2] then
     return 0
 end
-local time = redis.call('TIME')
-local micros = tonumber(time[1]) * 1000000 + tonumber(time[2])
-local now = math.floor(micros / 1000)
+local micros, now = redisClock()
 redis.call('zrem', KEYS[3], id)
 local attempts = tonumber(meta[2] or '0')
 local backoff = tonumber(ARGV[3])
@@ -36,7 +35,8 @@ if backoff < 0 or attempts >= tonumber(ARGV[5]) then
 end
 redis.call('hdel', KEYS[4], 'c:' .. id, 'd:' .. id)
 redis.call('hset', KEYS[4], 'e:' .. id, ARGV[4])
-local due = now + backoff
+-- Rounded up: the next attempt comes no sooner than the backoff after this failure.
+local due = math.ceil(micros / 1000) + backoff
 local head = redis.call('zrange', KEYS[1], 0, 0, 'WITHSCORES')
 redis.call('zadd', KEYS[1], due, id)
 if head[2] == nil or due < tonumber(head[2]) then

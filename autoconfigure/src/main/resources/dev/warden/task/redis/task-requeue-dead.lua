@@ -5,6 +5,7 @@
 -- KEYS[3]  tasks hash
 -- ARGV[1]  task id
 -- ARGV[2]  the queue's wake-up channel (a message is the µs until the task it announces is due)
+-- Reads Redis's clock with redisClock (redis-clock.lua, a prelude).
 --
 -- Returns  1 requeued; 0 no such dead letter; -1 a task of that id is pending again (unchanged).
 local record = redis.call('hget', KEYS[1], ARGV[1])
@@ -15,8 +16,7 @@ if redis.call('hexists', KEYS[3], ARGV[1]) == 1 then
     return -1
 end
 local letter = cjson.decode(record)
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local _, now = redisClock()
 redis.call('hset', KEYS[3], ARGV[1], letter.payload)
 redis.call('zadd', KEYS[2], now, ARGV[1])
 redis.call('hdel', KEYS[1], ARGV[1])

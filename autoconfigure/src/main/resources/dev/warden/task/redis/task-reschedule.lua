@@ -11,12 +11,11 @@
 -- ARGV[2]  'in': ARGV[3] is a delay in ms from Redis's clock; 'at': ARGV[3] is an epoch ms
 -- ARGV[3]  the delay or the due time
 -- ARGV[4]  the queue's channel (a wake-up message is the µs until the task it announces is due)
+-- Reads Redis's clock with redisClock (redis-clock.lua, a prelude).
 --
 -- Returns  the new due time (epoch ms); -1 when no such task is pending.
 local id = ARGV[1]
-local time = redis.call('TIME')
-local micros = tonumber(time[1]) * 1000000 + tonumber(time[2])
-local now = math.floor(micros / 1000)
+local micros, now = redisClock()
 if redis.call('zscore', KEYS[1], id) == false then
     local token = waitingClaim(KEYS[4], id, now)
     if not token then

@@ -15,15 +15,14 @@
 --          'in': the next is a delay in ms from Redis's clock; 'at': it is an epoch ms;
 --          the delay or the due time;
 --          '1' to replace a task of that id that is already pending or in flight, else '0'
+-- Reads Redis's clock with redisClock (redis-clock.lua, a prelude).
 --
 -- Returns  {status, due, now} per task, flattened: status 1 scheduled, 2 replaced, 0 already pending
 --          and kept as it is (due is then its due time, or -1 while it runs); now is Redis's clock. A
 --          task of the batch sees those before it as already pending. When a task becomes the
 --          earliest due, its delay in µs is published on the channel. Replacing a task claimed ahead
 --          that has not started revokes that claim.
-local time = redis.call('TIME')
-local micros = tonumber(time[1]) * 1000000 + tonumber(time[2])
-local now = math.floor(micros / 1000)
+local micros, now = redisClock()
 local head = redis.call('zrange', KEYS[1], 0, 0, 'WITHSCORES')
 local headDue = head[2] and tonumber(head[2])
 local earliest = nil
