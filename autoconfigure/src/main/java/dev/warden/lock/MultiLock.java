@@ -11,6 +11,8 @@ import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 
+import static dev.warden.lock.LockArguments.waitNanos;
+
 /**
  * {@link DistributedMultiLock} over any {@link DistributedReentrantLock}s.
  */
@@ -165,18 +167,8 @@ public final class MultiLock implements DistributedMultiLock {
 		}
 	}
 
-	private static long waitNanos(long waitTime, TimeUnit unit) {
-		if (waitTime < 0) {
-			throw new IllegalArgumentException("The wait time must not be negative: " + waitTime + " " + unit);
-		}
-		return unit.toNanos(waitTime);
-	}
-
 	private static long leaseMillis(long leaseTime, TimeUnit unit) {
-		if (leaseTime <= 0) {
-			throw new IllegalArgumentException("The lease time must be positive: " + leaseTime + " " + unit);
-		}
-		return Math.max(1, unit.toMillis(leaseTime));
+		return LockArguments.leaseMillis(leaseTime, unit, "The lease time");
 	}
 
 }

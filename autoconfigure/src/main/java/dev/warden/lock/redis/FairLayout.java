@@ -90,11 +90,6 @@ final class FairLayout extends LockLayout.HandingOver {
 	}
 
 	@Override
-	CompletableFuture<@Nullable Long> renew(RedisEngine engine, String ownerId, long leaseMillis) {
-		return engine.eval(LockScripts.RENEW, ScriptOutputType.INTEGER, keys, Long.toString(leaseMillis), ownerId);
-	}
-
-	@Override
 	CompletableFuture<@Nullable Long> forceRelease(RedisEngine engine) {
 		return engine.eval(LockScripts.FAIR_FORCE_RELEASE, ScriptOutputType.INTEGER, allKeys, channel);
 	}

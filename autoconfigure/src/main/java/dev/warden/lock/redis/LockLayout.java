@@ -3,7 +3,9 @@ package dev.warden.lock.redis;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
+import dev.warden.lock.LockArguments;
 import dev.warden.redis.RedisEngine;
+import io.lettuce.core.ScriptOutputType;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -27,10 +29,7 @@ abstract class LockLayout {
 	final String[] acquireKeys;
 
 	LockLayout(String name, String channel) {
-		if (name == null || name.isBlank()) {
-			throw new IllegalArgumentException("A lock name must not be null or blank");
-		}
-		this.name = name;
+		this.name = LockArguments.requireName(name, "lock");
 		this.channel = channel;
 		this.keys = new String[] { name };
 		this.acquireKeys = new String[] { name, fencingKey(name) };
@@ -177,8 +176,11 @@ abstract class LockLayout {
 		return (reply == STILL_HELD) ? 0L : 1L;
 	}
 
-	/** The watchdog's renewal: 1 renewed, 0 no longer held. */
-	abstract CompletableFuture<@Nullable Long> renew(RedisEngine engine, String ownerId, long leaseMillis);
+	/** The watchdog's renewal: 1 renewed, 0 no longer held. Most kinds renew the hash's lease. */
+	CompletableFuture<@Nullable Long> renew(RedisEngine engine, String ownerId, long leaseMillis) {
+		return engine.eval(LockScripts.RENEW, ScriptOutputType.INTEGER, keys, Long.toString(leaseMillis),
+				holdField(ownerId));
+	}
 
 	/** Deletes the lock whoever holds it: 1 when it was held. */
 	abstract CompletableFuture<@Nullable Long> forceRelease(RedisEngine engine);

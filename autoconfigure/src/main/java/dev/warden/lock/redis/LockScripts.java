@@ -11,6 +11,9 @@ final class LockScripts {
 	/** The helper of the acquire scripts that hand out fencing tokens in more than one place. */
 	private static final String FENCING_TOKEN = "fencing-token.lua";
 
+	/** The helper of the release scripts of the locks that can be handed over. */
+	private static final String LOCK_HOLD = "lock-hold.lua";
+
 	/** The helper of the fair lock's scripts that drop the waiters whose place timed out. */
 	private static final String FAIR_QUEUE = "fair-queue.lua";
 
@@ -18,7 +21,7 @@ final class LockScripts {
 
 	static final LuaScript ACQUIRE = LuaScript.load(LockScripts.class, "lock-acquire.lua");
 
-	static final LuaScript RELEASE = LuaScript.load(LockScripts.class, "lock-release.lua");
+	static final LuaScript RELEASE = LuaScript.load(LockScripts.class, "lock-release.lua", LOCK_HOLD);
 
 	static final LuaScript RENEW = LuaScript.load(LockScripts.class, "lock-renew.lua");
 
@@ -27,7 +30,8 @@ final class LockScripts {
 	static final LuaScript FAIR_ACQUIRE = LuaScript.load(LockScripts.class, "fair-acquire.lua", CLOCK, FAIR_QUEUE,
 			FENCING_TOKEN);
 
-	static final LuaScript FAIR_RELEASE = LuaScript.load(LockScripts.class, "fair-release.lua", CLOCK, FAIR_QUEUE);
+	static final LuaScript FAIR_RELEASE = LuaScript.load(LockScripts.class, "fair-release.lua", CLOCK, FAIR_QUEUE,
+			LOCK_HOLD);
 
 	static final LuaScript FAIR_FORCE_RELEASE = LuaScript.load(LockScripts.class, "fair-force-release.lua", CLOCK,
 			FAIR_QUEUE);

@@ -7,10 +7,10 @@ import io.lettuce.core.ScriptOutputType;
 import org.jspecify.annotations.Nullable;
 
 /** The read side of Redisson's {@code RReadWriteLock}. */
-final class ReadLayout extends LockLayout {
+final class ReadLayout extends ReadWriteSide {
 
 	ReadLayout(String name) {
-		super(name, RedisReadWriteLock.CHANNEL_PREFIX + ":{" + name + "}");
+		super(name, "read");
 	}
 
 	private String[] keys(String ownerId) {
@@ -38,16 +38,6 @@ final class ReadLayout extends LockLayout {
 	CompletableFuture<@Nullable Long> renew(RedisEngine engine, String ownerId, long leaseMillis) {
 		return engine.eval(LockScripts.READ_RENEW, ScriptOutputType.INTEGER, keys(ownerId),
 				Long.toString(leaseMillis), ownerId);
-	}
-
-	@Override
-	CompletableFuture<@Nullable Long> forceRelease(RedisEngine engine) {
-		return engine.eval(LockScripts.MODE_FORCE_RELEASE, ScriptOutputType.INTEGER, keys, "read", channel);
-	}
-
-	@Override
-	CompletableFuture<Boolean> isLocked(RedisEngine engine) {
-		return engine.commands().hget(name, "mode").toCompletableFuture().thenApply("read"::equals);
 	}
 
 }

@@ -5,26 +5,23 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 import dev.warden.lock.DistributedCountDownLatch;
+import dev.warden.lock.LockArguments;
 import dev.warden.redis.RedisEngine;
 import io.lettuce.core.ScriptOutputType;
+
+import static dev.warden.lock.LockArguments.waitNanos;
 
 /**
  * {@link DistributedCountDownLatch} on Redis, with Redisson's {@code RCountDownLatch} layout.
  */
-public final class RedisCountDownLatch implements DistributedCountDownLatch {
+public final class RedisCountDownLatch extends ChannelSynchronizer implements DistributedCountDownLatch {
 
 	/** The prefix of every latch's channel, Redisson's. */
 	public static final String CHANNEL_PREFIX = "redisson_countdownlatch__channel__";
 
 	private static final String OPENED_MESSAGE = "0";
 
-	private final String name;
-
-	private final String channel;
-
 	private final String[] keys;
-
-	private final RedisEngine engine;
 
 	private final Waiter waiter;
 
@@ -33,19 +30,9 @@ public final class RedisCountDownLatch implements DistributedCountDownLatch {
 	 * @param engine the client's engine
 	 */
 	public RedisCountDownLatch(String name, RedisEngine engine) {
-		if (name == null || name.isBlank()) {
-			throw new IllegalArgumentException("A latch name must not be null or blank");
-		}
-		this.name = name;
-		this.channel = CHANNEL_PREFIX + "{" + name + "}";
+		super(LockArguments.requireName(name, "latch"), CHANNEL_PREFIX + "{" + name + "}", engine);
 		this.keys = new String[] { name };
-		this.engine = engine;
 		this.waiter = new Waiter();
-	}
-
-	@Override
-	public String getName() {
-		return name;
 	}
 
 	@Override
@@ -89,18 +76,6 @@ public final class RedisCountDownLatch implements DistributedCountDownLatch {
 	@Override
 	public CompletableFuture<Boolean> awaitAsync(long waitTime, TimeUnit unit) {
 		return Acquisition.start(engine, waiter, waitNanos(waitTime, unit), open -> open != null);
-	}
-
-	@Override
-	public String toString() {
-		return "RedisCountDownLatch[" + name + "]";
-	}
-
-	private static long waitNanos(long waitTime, TimeUnit unit) {
-		if (waitTime < 0) {
-			throw new IllegalArgumentException("The wait time must not be negative: " + waitTime + " " + unit);
-		}
-		return unit.toNanos(waitTime);
 	}
 
 	/** A caller waiting for the latch to open; it holds nothing, so one serves every caller. */

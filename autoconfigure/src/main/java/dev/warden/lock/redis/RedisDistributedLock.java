@@ -6,11 +6,14 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 import dev.warden.lock.DistributedReentrantLock;
+import dev.warden.lock.LockArguments;
 import dev.warden.lock.LockOwner;
 import dev.warden.redis.RedisEngine;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+
+import static dev.warden.lock.LockArguments.waitNanos;
 
 /**
  * {@link DistributedReentrantLock} on Redis, with Redisson's {@code RLock} layout.
@@ -202,9 +205,7 @@ public final class RedisDistributedLock implements DistributedReentrantLock {
 
 	@Override
 	public boolean isHeldBy(LockOwner owner) {
-		String field = layout.holdField(requireOwner(owner).id());
-		return Boolean.TRUE.equals(engine.await(engine.commands().hexists(name, field),
-				"lock state of '" + name + "'"));
+		return getHoldCount(owner) > 0;
 	}
 
 	@Override
@@ -298,19 +299,8 @@ public final class RedisDistributedLock implements DistributedReentrantLock {
 			});
 	}
 
-	private static long waitNanos(long waitTime, TimeUnit unit) {
-		if (waitTime < 0) {
-			throw new IllegalArgumentException("The wait time must not be negative: " + waitTime + " " + unit);
-		}
-		return unit.toNanos(waitTime);
-	}
-
 	private static long leaseMillis(long leaseTime, TimeUnit unit) {
-		if (leaseTime <= 0) {
-			throw new IllegalArgumentException("The lease time must be positive: " + leaseTime + " " + unit
-					+ " (acquire without a lease to have the watchdog renew it)");
-		}
-		return Math.max(1, unit.toMillis(leaseTime));
+		return LockArguments.leaseMillis(leaseTime, unit, "The lease time");
 	}
 
 	private static LockOwner requireOwner(@Nullable LockOwner owner) {

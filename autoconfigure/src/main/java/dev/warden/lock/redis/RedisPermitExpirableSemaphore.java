@@ -2,63 +2,47 @@ package dev.warden.lock.redis;
 
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 import dev.warden.lock.DistributedPermitExpirableSemaphore;
+import dev.warden.lock.LockArguments;
 import dev.warden.redis.RedisEngine;
 import io.lettuce.core.ScriptOutputType;
+
+import static dev.warden.lock.LockArguments.waitNanos;
 
 /**
  * {@link DistributedPermitExpirableSemaphore} on Redis.
  */
-public final class RedisPermitExpirableSemaphore implements DistributedPermitExpirableSemaphore {
+public final class RedisPermitExpirableSemaphore extends ChannelSynchronizer implements DistributedPermitExpirableSemaphore {
 
 	/** The prefix of every such semaphore's channel. */
 	public static final String CHANNEL_PREFIX = "warden_permits";
 
-	private final String name;
-
-	private final String channel;
-
 	private final String[] keys;
 
 	private final String[] permitsKey;
-
-	private final RedisEngine engine;
 
 	/**
 	 * @param name the semaphore's name and the key of its capacity
 	 * @param engine the client's engine
 	 */
 	public RedisPermitExpirableSemaphore(String name, RedisEngine engine) {
-		if (name == null || name.isBlank()) {
-			throw new IllegalArgumentException("A semaphore name must not be null or blank");
-		}
-		this.name = name;
-		this.channel = CHANNEL_PREFIX + ":{" + name + "}";
+		super(LockArguments.requireName(name, "semaphore"), CHANNEL_PREFIX + ":{" + name + "}", engine);
 		String permits = RedisEngine.sibling(name, ":warden_permits");
 		this.keys = new String[] { name, permits };
 		this.permitsKey = new String[] { permits };
-		this.engine = engine;
-	}
-
-	@Override
-	public String getName() {
-		return name;
 	}
 
 	@Override
 	public boolean trySetPermits(int permits) {
-		if (permits < 0) {
-			throw new IllegalArgumentException("Permits must not be negative: " + permits);
-		}
-		Boolean set = engine.await(engine.commands().setnx(name, Integer.toString(permits)),
-				"permits of semaphore '" + name + "'");
+		String capacity = Integer.toString(LockArguments.requireCapacity(permits));
+		Boolean set = engine.await(engine.commands().setnx(name, capacity), "permits of semaphore '" + name + "'");
 		if (Boolean.TRUE.equals(set)) {
-			engine.commands().publish(channel, Integer.toString(permits));
+			engine.commands().publish(channel, capacity);
 			return true;
 		}
 		return false;
@@ -66,7 +50,7 @@ public final class RedisPermitExpirableSemaphore implements DistributedPermitExp
 
 	@Override
 	public String acquire(long leaseTime, TimeUnit unit) throws InterruptedException {
-		String permitId = BlockingAcquisition.await(engine, new Waiter(leaseMillis(leaseTime, unit)), Acquisition.FOREVER);
+		String permitId = BlockingAcquisition.await(engine, new Waiter(leaseTime, unit), Acquisition.FOREVER);
 		if (permitId == null) {
 			throw new IllegalStateException("A wait without end ended without a permit of semaphore '" + name + "'");
 		}
@@ -76,13 +60,13 @@ public final class RedisPermitExpirableSemaphore implements DistributedPermitExp
 	@Override
 	public Optional<String> tryAcquire(long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException {
 		long waitNanos = waitNanos(waitTime, unit);
-		return Optional.ofNullable(BlockingAcquisition.await(engine, new Waiter(leaseMillis(leaseTime, unit)), waitNanos));
+		return Optional.ofNullable(BlockingAcquisition.await(engine, new Waiter(leaseTime, unit), waitNanos));
 	}
 
 	@Override
 	public CompletableFuture<Optional<String>> tryAcquireAsync(long waitTime, long leaseTime, TimeUnit unit) {
 		long waitNanos = waitNanos(waitTime, unit);
-		return Acquisition.start(engine, new Waiter(leaseMillis(leaseTime, unit)), waitNanos, Optional::ofNullable);
+		return Acquisition.start(engine, new Waiter(leaseTime, unit), waitNanos, Optional::ofNullable);
 	}
 
 	@Override
@@ -115,20 +99,6 @@ public final class RedisPermitExpirableSemaphore implements DistributedPermitExp
 		return (available != null) ? available.intValue() : 0;
 	}
 
-	private static long leaseMillis(long leaseTime, TimeUnit unit) {
-		if (leaseTime <= 0) {
-			throw new IllegalArgumentException("A permit's lease must be positive: " + leaseTime + " " + unit);
-		}
-		return Math.max(1, unit.toMillis(leaseTime));
-	}
-
-	private static long waitNanos(long waitTime, TimeUnit unit) {
-		if (waitTime < 0) {
-			throw new IllegalArgumentException("The wait time must not be negative: " + waitTime + " " + unit);
-		}
-		return unit.toNanos(waitTime);
-	}
-
 	/** A caller waiting for a permit; the permit's id is chosen once, for every try. */
 	private final class Waiter implements Contender<String> {
 
@@ -137,8 +107,8 @@ public final class RedisPermitExpirableSemaphore implements DistributedPermitExp
 
 		private final String leaseArg;
 
-		Waiter(long leaseMillis) {
-			this.leaseArg = Long.toString(leaseMillis);
+		Waiter(long leaseTime, TimeUnit unit) {
+			this.leaseArg = Long.toString(LockArguments.leaseMillis(leaseTime, unit, "A permit's lease"));
 		}
 
 		@Override

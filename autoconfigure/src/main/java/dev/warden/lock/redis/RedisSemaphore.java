@@ -5,51 +5,36 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 import dev.warden.lock.DistributedSemaphore;
+import dev.warden.lock.LockArguments;
 import dev.warden.redis.RedisEngine;
 import io.lettuce.core.ScriptOutputType;
+
+import static dev.warden.lock.LockArguments.waitNanos;
 
 /**
  * {@link DistributedSemaphore} on Redis, with Redisson's {@code RSemaphore} layout.
  */
-public final class RedisSemaphore implements DistributedSemaphore {
+public final class RedisSemaphore extends ChannelSynchronizer implements DistributedSemaphore {
 
 	/** The prefix of every semaphore's channel, Redisson's. */
 	public static final String CHANNEL_PREFIX = "redisson_sc";
 
-	private final String name;
-
-	private final String channel;
-
 	private final String[] keys;
-
-	private final RedisEngine engine;
 
 	/**
 	 * @param name the semaphore's name and Redis key
 	 * @param engine the client's engine
 	 */
 	public RedisSemaphore(String name, RedisEngine engine) {
-		if (name == null || name.isBlank()) {
-			throw new IllegalArgumentException("A semaphore name must not be null or blank");
-		}
-		this.name = name;
-		this.channel = CHANNEL_PREFIX + ":{" + name + "}";
+		super(LockArguments.requireName(name, "semaphore"), CHANNEL_PREFIX + ":{" + name + "}", engine);
 		this.keys = new String[] { name };
-		this.engine = engine;
-	}
-
-	@Override
-	public String getName() {
-		return name;
 	}
 
 	@Override
 	public boolean trySetPermits(int permits) {
-		if (permits < 0) {
-			throw new IllegalArgumentException("Permits must not be negative: " + permits);
-		}
-		Long set = engine.await(engine.eval(LockScripts.SEMAPHORE_SET_PERMITS, ScriptOutputType.INTEGER, keys,
-				Integer.toString(permits), channel), "permits of semaphore '" + name + "'");
+		String capacity = Integer.toString(LockArguments.requireCapacity(permits));
+		Long set = engine.await(engine.eval(LockScripts.SEMAPHORE_SET_PERMITS, ScriptOutputType.INTEGER, keys, capacity,
+				channel), "permits of semaphore '" + name + "'");
 		return set != null && set == 1L;
 	}
 
@@ -100,18 +85,6 @@ public final class RedisSemaphore implements DistributedSemaphore {
 	public int availablePermits() {
 		String value = engine.await(engine.commands().get(name), "permits of semaphore '" + name + "'");
 		return (value != null) ? Integer.parseInt(value) : 0;
-	}
-
-	@Override
-	public String toString() {
-		return "RedisSemaphore[" + name + "]";
-	}
-
-	private static long waitNanos(long waitTime, TimeUnit unit) {
-		if (waitTime < 0) {
-			throw new IllegalArgumentException("The wait time must not be negative: " + waitTime + " " + unit);
-		}
-		return unit.toNanos(waitTime);
 	}
 
 	private static int permitsIn(String message) {

@@ -28,11 +28,6 @@ final class ReentrantLayout extends LockLayout.HandingOver {
 	}
 
 	@Override
-	CompletableFuture<@Nullable Long> renew(RedisEngine engine, String ownerId, long leaseMillis) {
-		return engine.eval(LockScripts.RENEW, ScriptOutputType.INTEGER, keys, Long.toString(leaseMillis), ownerId);
-	}
-
-	@Override
 	CompletableFuture<@Nullable Long> forceRelease(RedisEngine engine) {
 		return engine.eval(LockScripts.FORCE_RELEASE, ScriptOutputType.INTEGER, keys, channel);
 	}

@@ -7,10 +7,10 @@ import io.lettuce.core.ScriptOutputType;
 import org.jspecify.annotations.Nullable;
 
 /** The write side of Redisson's {@code RReadWriteLock}: its release wakes every waiter. */
-final class WriteLayout extends LockLayout {
+final class WriteLayout extends ReadWriteSide {
 
 	WriteLayout(String name) {
-		super(name, RedisReadWriteLock.CHANNEL_PREFIX + ":{" + name + "}");
+		super(name, "write");
 	}
 
 	@Override
@@ -28,22 +28,6 @@ final class WriteLayout extends LockLayout {
 	@Override
 	CompletableFuture<@Nullable Long> release(RedisEngine engine, String ownerId) {
 		return engine.eval(LockScripts.WRITE_RELEASE, ScriptOutputType.INTEGER, keys, holdField(ownerId), channel);
-	}
-
-	@Override
-	CompletableFuture<@Nullable Long> renew(RedisEngine engine, String ownerId, long leaseMillis) {
-		return engine.eval(LockScripts.RENEW, ScriptOutputType.INTEGER, keys, Long.toString(leaseMillis),
-				holdField(ownerId));
-	}
-
-	@Override
-	CompletableFuture<@Nullable Long> forceRelease(RedisEngine engine) {
-		return engine.eval(LockScripts.MODE_FORCE_RELEASE, ScriptOutputType.INTEGER, keys, "write", channel);
-	}
-
-	@Override
-	CompletableFuture<Boolean> isLocked(RedisEngine engine) {
-		return engine.commands().hget(name, "mode").toCompletableFuture().thenApply("write"::equals);
 	}
 
 }

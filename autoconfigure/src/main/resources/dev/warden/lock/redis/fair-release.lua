@@ -15,6 +15,7 @@
 -- ARGV[6]  '1' when that waiter takes a fencing token, '0' when it does not
 -- Drops expired waiters with dropExpiredWaiters (fair-queue.lua, a prelude).
 -- Reads Redis's clock with redisClock (redis-clock.lua, a prelude).
+-- Releases the hold with releaseOneHold (lock-hold.lua, a prelude).
 --
 -- Returns  -1 when the owner holds nothing; 0 when it still holds the lock; the next fencing token
 --          (>= 1) when the lock passed to ARGV[3] (it left the queue, with one hold and its lease), or
@@ -22,15 +23,10 @@
 --          -2 when freed otherwise (message 0 published to the first live waiter, if any).
 local _, now = redisClock()
 dropExpiredWaiters(KEYS[2], KEYS[3], now)
-local holds = redis.call('hget', KEYS[1], ARGV[1])
-if holds == false then
-    return -1
+local kept = releaseOneHold(KEYS[1], ARGV[1])
+if kept then
+    return kept
 end
-if tonumber(holds) > 1 then
-    redis.call('hincrby', KEYS[1], ARGV[1], -1)
-    return 0
-end
-redis.call('del', KEYS[1])
 local next = redis.call('lindex', KEYS[2], 0)
 if next == ARGV[3] then
     redis.call('lpop', KEYS[2])

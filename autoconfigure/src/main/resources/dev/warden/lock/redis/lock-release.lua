@@ -11,21 +11,17 @@
 -- ARGV[3]  the next owner id, or '' to release plainly
 -- ARGV[4]  the next owner's lease in milliseconds (ignored without a next owner)
 -- ARGV[5]  '1' when the next owner takes a fencing token, '0' when it does not
+-- Releases the hold with releaseOneHold (lock-hold.lua, a prelude).
 --
 -- Returns  -1 when the releasing owner holds no hold (never held, expired, or force-released);
 --          0 when it still holds the lock (its lease is left as it is);
 --          the next fencing token (>= 1) when the lock passed to the next owner with one hold and
 --          its lease (nothing published), or -3 when it passed to a next owner that takes no token;
 --          -2 when the lock was freed: the key is deleted and message 0 published.
-local holds = redis.call('hget', KEYS[1], ARGV[1])
-if holds == false then
-    return -1
+local kept = releaseOneHold(KEYS[1], ARGV[1])
+if kept then
+    return kept
 end
-if tonumber(holds) > 1 then
-    redis.call('hincrby', KEYS[1], ARGV[1], -1)
-    return 0
-end
-redis.call('del', KEYS[1])
 if ARGV[3] == '' then
     redis.call('publish', ARGV[2], '0')
     return -2

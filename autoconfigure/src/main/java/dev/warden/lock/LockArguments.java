@@ -1,0 +1,72 @@
+package dev.warden.lock;
+
+import java.util.concurrent.TimeUnit;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The checks of the arguments every synchronizer takes (names, waits, leases), so that each is
+ * refused the same way, at once, with a message that says what was wrong.
+ */
+public final class LockArguments {
+
+	private LockArguments() {
+	}
+
+	/**
+	 * Checks a synchronizer's name, which is also its Redis key.
+	 * @param name the name
+	 * @param kind what it names, for the message: {@code lock}, {@code semaphore}
+	 * @return the name
+	 * @throws IllegalArgumentException when it is {@code null} or blank
+	 */
+	public static String requireName(@Nullable String name, String kind) {
+		if (name == null || name.isBlank()) {
+			throw new IllegalArgumentException("A " + kind + " name must not be null or blank");
+		}
+		return name;
+	}
+
+	/**
+	 * Checks a number of permits a semaphore is set to.
+	 * @param permits the permits
+	 * @return the permits
+	 * @throws IllegalArgumentException when negative
+	 */
+	public static int requireCapacity(int permits) {
+		if (permits < 0) {
+			throw new IllegalArgumentException("Permits must not be negative: " + permits);
+		}
+		return permits;
+	}
+
+	/**
+	 * Checks a wait and converts it.
+	 * @param waitTime how long to wait; 0 tries once
+	 * @param unit its unit
+	 * @return the wait in nanoseconds
+	 * @throws IllegalArgumentException when it is negative
+	 */
+	public static long waitNanos(long waitTime, TimeUnit unit) {
+		if (waitTime < 0) {
+			throw new IllegalArgumentException("The wait time must not be negative: " + waitTime + " " + unit);
+		}
+		return unit.toNanos(waitTime);
+	}
+
+	/**
+	 * Checks a lease and converts it.
+	 * @param leaseTime how long a hold or permit lasts unless released first
+	 * @param unit its unit
+	 * @param what what the lease is of, for the message: {@code The lease time}
+	 * @return the lease in milliseconds, at least 1
+	 * @throws IllegalArgumentException when it is not positive
+	 */
+	public static long leaseMillis(long leaseTime, TimeUnit unit, String what) {
+		if (leaseTime <= 0) {
+			throw new IllegalArgumentException(what + " must be positive: " + leaseTime + " " + unit);
+		}
+		return Math.max(1, unit.toMillis(leaseTime));
+	}
+
+}
