@@ -11,6 +11,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
+import java.util.function.LongFunction;
 import java.util.stream.Stream;
 
 import dev.warden.Eventually;
@@ -237,22 +239,42 @@ class WaitingContractTests {
 
 	}
 
-	/** One waiter of one synchronizer. */
-	interface Waiter {
+	/** A blocking wait. */
+	@FunctionalInterface
+	interface Await {
 
 		boolean await(long waitMillis) throws InterruptedException;
 
-		/** Completes with whether it was acquired: {@code true}, or a permit id that is present. */
-		CompletableFuture<?> awaitAsync(long waitMillis);
+	}
 
-		/** The channel the waiter sleeps on. */
-		String channel();
+	/**
+	 * One waiter of one synchronizer.
+	 *
+	 * @param blocking waits, blocking
+	 * @param async waits without blocking; completes with whether it was acquired: {@code true}, or
+	 * a permit id that is present
+	 * @param channel the channel the waiter sleeps on
+	 * @param held whether the waiter has what it waited for
+	 * @param emptyHanded once the holder has freed it: whether the waiter took nothing
+	 */
+	record Waiter(Await blocking, LongFunction<CompletableFuture<?>> async, String channel, BooleanSupplier held,
+			BooleanSupplier emptyHanded) {
 
-		/** Whether the waiter has what it waited for. */
-		boolean holds();
+		boolean await(long waitMillis) throws InterruptedException {
+			return blocking.await(waitMillis);
+		}
 
-		/** Once the holder has freed it: whether the waiter took nothing. */
-		boolean tookNothing();
+		CompletableFuture<?> awaitAsync(long waitMillis) {
+			return async.apply(waitMillis);
+		}
+
+		boolean holds() {
+			return held.getAsBoolean();
+		}
+
+		boolean tookNothing() {
+			return emptyHanded.getAsBoolean();
+		}
 
 	}
 
@@ -314,7 +336,7 @@ class WaitingContractTests {
 
 		SEMAPHORE(false) {
 			@Override
-			Runnable occupy(Client client, String name, long leaseMillis) throws InterruptedException {
+			Runnable occupy(Client client, String name, long leaseMillis) {
 				RedisSemaphore semaphore = new RedisSemaphore(name, client.engine);
 				assertThat(semaphore.trySetPermits(1)).isTrue();
 				assertThat(semaphore.tryAcquire()).isTrue();
@@ -324,32 +346,10 @@ class WaitingContractTests {
 			@Override
 			Waiter waiter(Client client, String name) {
 				RedisSemaphore semaphore = new RedisSemaphore(name, client.engine);
-				return new Waiter() {
-					@Override
-					public boolean await(long waitMillis) throws InterruptedException {
-						return semaphore.tryAcquire(1, waitMillis, TimeUnit.MILLISECONDS);
-					}
-
-					@Override
-					public CompletableFuture<Boolean> awaitAsync(long waitMillis) {
-						return semaphore.tryAcquireAsync(1, waitMillis, TimeUnit.MILLISECONDS);
-					}
-
-					@Override
-					public String channel() {
-						return RedisSemaphore.CHANNEL_PREFIX + ":{" + name + "}";
-					}
-
-					@Override
-					public boolean holds() {
-						return semaphore.availablePermits() == 0;
-					}
-
-					@Override
-					public boolean tookNothing() {
-						return semaphore.availablePermits() == 1;
-					}
-				};
+				return new Waiter(wait -> semaphore.tryAcquire(1, wait, TimeUnit.MILLISECONDS),
+						wait -> semaphore.tryAcquireAsync(1, wait, TimeUnit.MILLISECONDS),
+						RedisSemaphore.CHANNEL_PREFIX + ":{" + name + "}", () -> semaphore.availablePermits() == 0,
+						() -> semaphore.availablePermits() == 1);
 			}
 		},
 
@@ -366,38 +366,16 @@ class WaitingContractTests {
 			@Override
 			Waiter waiter(Client client, String name) {
 				RedisPermitExpirableSemaphore semaphore = new RedisPermitExpirableSemaphore(name, client.engine);
-				return new Waiter() {
-					@Override
-					public boolean await(long waitMillis) throws InterruptedException {
-						return semaphore.tryAcquire(waitMillis, 60_000, TimeUnit.MILLISECONDS).isPresent();
-					}
-
-					@Override
-					public CompletableFuture<?> awaitAsync(long waitMillis) {
-						return semaphore.tryAcquireAsync(waitMillis, 60_000, TimeUnit.MILLISECONDS);
-					}
-
-					@Override
-					public String channel() {
-						return RedisPermitExpirableSemaphore.CHANNEL_PREFIX + ":{" + name + "}";
-					}
-
-					@Override
-					public boolean holds() {
-						return semaphore.availablePermits() == 0;
-					}
-
-					@Override
-					public boolean tookNothing() {
-						return semaphore.availablePermits() == 1;
-					}
-				};
+				return new Waiter(wait -> semaphore.tryAcquire(wait, 60_000, TimeUnit.MILLISECONDS).isPresent(),
+						wait -> semaphore.tryAcquireAsync(wait, 60_000, TimeUnit.MILLISECONDS),
+						RedisPermitExpirableSemaphore.CHANNEL_PREFIX + ":{" + name + "}",
+						() -> semaphore.availablePermits() == 0, () -> semaphore.availablePermits() == 1);
 			}
 		},
 
 		LATCH(false) {
 			@Override
-			Runnable occupy(Client client, String name, long leaseMillis) throws InterruptedException {
+			Runnable occupy(Client client, String name, long leaseMillis) {
 				RedisCountDownLatch latch = new RedisCountDownLatch(name, client.engine);
 				assertThat(latch.trySetCount(1)).isTrue();
 				return latch::countDown;
@@ -406,33 +384,10 @@ class WaitingContractTests {
 			@Override
 			Waiter waiter(Client client, String name) {
 				RedisCountDownLatch latch = new RedisCountDownLatch(name, client.engine);
-				return new Waiter() {
-					@Override
-					public boolean await(long waitMillis) throws InterruptedException {
-						return latch.await(waitMillis, TimeUnit.MILLISECONDS);
-					}
-
-					@Override
-					public CompletableFuture<Boolean> awaitAsync(long waitMillis) {
-						return latch.awaitAsync(waitMillis, TimeUnit.MILLISECONDS);
-					}
-
-					@Override
-					public String channel() {
-						return RedisCountDownLatch.CHANNEL_PREFIX + "{" + name + "}";
-					}
-
-					@Override
-					public boolean holds() {
-						return latch.getCount() == 0;
-					}
-
-					@Override
-					public boolean tookNothing() {
-						// Waiting for a latch takes nothing from it.
-						return true;
-					}
-				};
+				// Waiting for a latch takes nothing from it.
+				return new Waiter(wait -> latch.await(wait, TimeUnit.MILLISECONDS),
+						wait -> latch.awaitAsync(wait, TimeUnit.MILLISECONDS),
+						RedisCountDownLatch.CHANNEL_PREFIX + "{" + name + "}", () -> latch.getCount() == 0, () -> true);
 			}
 		};
 
@@ -470,32 +425,9 @@ class WaitingContractTests {
 		}
 
 		private static Waiter lockWaiter(DistributedReentrantLock lock, LockOwner owner, String channel) {
-			return new Waiter() {
-				@Override
-				public boolean await(long waitMillis) throws InterruptedException {
-					return lock.tryLock(owner, waitMillis, TimeUnit.MILLISECONDS);
-				}
-
-				@Override
-				public CompletableFuture<Boolean> awaitAsync(long waitMillis) {
-					return lock.tryLockAsync(owner, waitMillis, TimeUnit.MILLISECONDS);
-				}
-
-				@Override
-				public String channel() {
-					return channel;
-				}
-
-				@Override
-				public boolean holds() {
-					return lock.isHeldBy(owner);
-				}
-
-				@Override
-				public boolean tookNothing() {
-					return !lock.isHeldBy(owner) && !lock.isLocked();
-				}
-			};
+			return new Waiter(wait -> lock.tryLock(owner, wait, TimeUnit.MILLISECONDS),
+					wait -> lock.tryLockAsync(owner, wait, TimeUnit.MILLISECONDS), channel, () -> lock.isHeldBy(owner),
+					() -> !lock.isHeldBy(owner) && !lock.isLocked());
 		}
 
 	}
