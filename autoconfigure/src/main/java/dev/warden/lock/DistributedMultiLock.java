@@ -34,6 +34,27 @@ public interface DistributedMultiLock extends Lock {
 	boolean tryLock(long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException;
 
 	/**
+	 * Acquires all locks for {@code owner} within one wait, under the watchdog, taking no fencing
+	 * token.
+	 * @param owner the owner
+	 * @param waitTime the wait shared by all locks; {@code 0} tries each once
+	 * @param unit the unit of {@code waitTime}
+	 * @return whether all were acquired (none is held otherwise)
+	 */
+	boolean tryLock(LockOwner owner, long waitTime, TimeUnit unit) throws InterruptedException;
+
+	/**
+	 * Acquires all locks for {@code owner} within one wait, each with a fixed lease, taking no
+	 * fencing token.
+	 * @param owner the owner
+	 * @param waitTime the wait shared by all locks; {@code 0} tries each once
+	 * @param leaseTime each hold's lease; must be positive
+	 * @param unit the unit of both times
+	 * @return whether all were acquired (none is held otherwise)
+	 */
+	boolean tryLock(LockOwner owner, long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException;
+
+	/**
 	 * Acquires all locks for {@code owner} within one wait, under the watchdog, and returns their
 	 * fencing tokens.
 	 * @param owner the owner

@@ -115,15 +115,16 @@ public interface DistributedReentrantLock extends Lock {
 	/**
 	 * Acquires the lock for {@code owner} with a fixed lease, returning its fencing token.
 	 * <p>
-	 * Every acquisition of a reentrant, fair or write lock made by a {@code ...WithToken} method (a
-	 * re-entry included) takes the next value of a counter kept beside the lock in Redis, never
-	 * reset by releases or expiry: tokens of one lock name strictly increase across clients. A
-	 * holder passes its token to the storage it writes, and the storage refuses writes with a token
-	 * lower than the last one it saw ({@code UPDATE ... SET fence = ? WHERE id = ? AND fence < ?}),
-	 * so a holder that lost the lock while paused cannot overwrite its successor's work. The other
-	 * acquisitions ({@code lock()}, {@code tryLock(...)}), which return no token, leave the counter
-	 * alone, so a name only ever locked that way leaves no counter key in Redis. Read locks hand out
-	 * no token (0).
+	 * An acquisition of a reentrant, fair or write lock made by a {@code ...WithToken} method returns
+	 * its hold's token: a new hold takes the next value of a counter kept in Redis (one per hash
+	 * slot, shared by the names in it, never reset by releases or expiry), and a re-entry returns the
+	 * token of the hold it re-enters. Tokens of one lock name strictly increase across holders and
+	 * clients. A holder passes its token to the storage it writes, and the storage refuses writes
+	 * with a token lower than the last one it saw
+	 * ({@code UPDATE ... SET fence = ? WHERE id = ? AND fence < ?}), so a holder that lost the lock
+	 * while paused cannot overwrite its successor's work. The other acquisitions ({@code lock()},
+	 * {@code tryLock(...)}), which return no token, write nothing for one. Read locks hand out no
+	 * token (0).
 	 * @param owner the owner to acquire for
 	 * @param waitTime how long to wait; {@code 0} tries once
 	 * @param leaseTime how long the hold lasts unless released first; must be positive

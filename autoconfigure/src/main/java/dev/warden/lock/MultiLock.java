@@ -50,18 +50,18 @@ public final class MultiLock implements DistributedMultiLock {
 	@Override
 	public void lock() {
 		LockOwner owner = currentThreadOwner.get();
-		Uninterruptibly.await(() -> acquire(owner, Long.MAX_VALUE, WATCHDOG));
+		Uninterruptibly.await(() -> acquire(owner, Long.MAX_VALUE, WATCHDOG, false));
 	}
 
 	@Override
 	public void lockInterruptibly() throws InterruptedException {
-		acquire(currentThreadOwner.get(), Long.MAX_VALUE, WATCHDOG);
+		acquire(currentThreadOwner.get(), Long.MAX_VALUE, WATCHDOG, false);
 	}
 
 	@Override
 	public boolean tryLock() {
 		try {
-			return acquire(currentThreadOwner.get(), 0, WATCHDOG) != null;
+			return acquire(currentThreadOwner.get(), 0, WATCHDOG, false) != null;
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
@@ -71,24 +71,35 @@ public final class MultiLock implements DistributedMultiLock {
 
 	@Override
 	public boolean tryLock(long waitTime, TimeUnit unit) throws InterruptedException {
-		return acquire(currentThreadOwner.get(), waitNanos(waitTime, unit), WATCHDOG) != null;
+		return tryLock(currentThreadOwner.get(), waitTime, unit);
 	}
 
 	@Override
 	public boolean tryLock(long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException {
-		return acquire(currentThreadOwner.get(), waitNanos(waitTime, unit), leaseMillis(leaseTime, unit)) != null;
+		return tryLock(currentThreadOwner.get(), waitTime, leaseTime, unit);
+	}
+
+	@Override
+	public boolean tryLock(LockOwner owner, long waitTime, TimeUnit unit) throws InterruptedException {
+		return acquire(owner, waitNanos(waitTime, unit), WATCHDOG, false) != null;
+	}
+
+	@Override
+	public boolean tryLock(LockOwner owner, long waitTime, long leaseTime, TimeUnit unit)
+			throws InterruptedException {
+		return acquire(owner, waitNanos(waitTime, unit), leaseMillis(leaseTime, unit), false) != null;
 	}
 
 	@Override
 	public @Nullable Map<String, Long> tryLockWithTokens(LockOwner owner, long waitTime, TimeUnit unit)
 			throws InterruptedException {
-		return acquire(owner, waitNanos(waitTime, unit), WATCHDOG);
+		return acquire(owner, waitNanos(waitTime, unit), WATCHDOG, true);
 	}
 
 	@Override
 	public @Nullable Map<String, Long> tryLockWithTokens(LockOwner owner, long waitTime, long leaseTime, TimeUnit unit)
 			throws InterruptedException {
-		return acquire(owner, waitNanos(waitTime, unit), leaseMillis(leaseTime, unit));
+		return acquire(owner, waitNanos(waitTime, unit), leaseMillis(leaseTime, unit), true);
 	}
 
 	@Override
@@ -131,7 +142,12 @@ public final class MultiLock implements DistributedMultiLock {
 		return "MultiLock" + locks.stream().map(DistributedReentrantLock::getName).toList();
 	}
 
-	private @Nullable Map<String, Long> acquire(LockOwner owner, long waitNanos, long leaseMillis)
+	/**
+	 * Acquires every lock in order within one wait, releasing those taken when one fails.
+	 * @return the locks' names and tokens (0 each without tokens), or {@code null} when not all were
+	 * acquired
+	 */
+	private @Nullable Map<String, Long> acquire(LockOwner owner, long waitNanos, long leaseMillis, boolean withTokens)
 			throws InterruptedException {
 		long deadline = (waitNanos == Long.MAX_VALUE) ? Long.MAX_VALUE : System.nanoTime() + waitNanos;
 		Map<String, Long> tokens = new LinkedHashMap<>();
@@ -139,9 +155,7 @@ public final class MultiLock implements DistributedMultiLock {
 			long remaining = (deadline == Long.MAX_VALUE) ? Long.MAX_VALUE : Math.max(0, deadline - System.nanoTime());
 			OptionalLong token;
 			try {
-				token = (leaseMillis == WATCHDOG) ? locks.get(i).tryLockWithToken(owner, remaining, TimeUnit.NANOSECONDS)
-						: locks.get(i).tryLockWithToken(owner, remaining, TimeUnit.MILLISECONDS.toNanos(leaseMillis),
-								TimeUnit.NANOSECONDS);
+				token = tryLock(locks.get(i), owner, remaining, leaseMillis, withTokens);
 			}
 			catch (InterruptedException | RuntimeException ex) {
 				releaseFirst(owner, i);
@@ -154,6 +168,19 @@ public final class MultiLock implements DistributedMultiLock {
 			tokens.put(locks.get(i).getName(), token.getAsLong());
 		}
 		return tokens;
+	}
+
+	/** One lock's acquisition: its token (0 when none is taken), or empty when not acquired. */
+	private static OptionalLong tryLock(DistributedReentrantLock lock, LockOwner owner, long waitNanos, long leaseMillis,
+			boolean withToken) throws InterruptedException {
+		long leaseNanos = TimeUnit.MILLISECONDS.toNanos(leaseMillis);
+		if (withToken) {
+			return (leaseMillis == WATCHDOG) ? lock.tryLockWithToken(owner, waitNanos, TimeUnit.NANOSECONDS)
+					: lock.tryLockWithToken(owner, waitNanos, leaseNanos, TimeUnit.NANOSECONDS);
+		}
+		boolean acquired = (leaseMillis == WATCHDOG) ? lock.tryLock(owner, waitNanos, TimeUnit.NANOSECONDS)
+				: lock.tryLock(owner, waitNanos, leaseNanos, TimeUnit.NANOSECONDS);
+		return acquired ? OptionalLong.of(0) : OptionalLong.empty();
 	}
 
 	private void releaseFirst(LockOwner owner, int count) {

@@ -58,6 +58,24 @@ class ClusterLockTests {
 	}
 
 	@Test
+	void fencingTokensComeFromACounterInEachLocksOwnSlotOnEveryNode() throws Exception {
+		firstClient = clusterClient();
+		try (Warden warden = Warden.create(firstClient)) {
+			LockOwner owner = warden.newOwner();
+			for (int i = 0; i < 30; i++) {
+				// Tagged and untagged names, spread over the three masters.
+				DistributedReentrantLock lock = warden.getLock((i % 2 == 0) ? "fenced-" + i : "{fenced}-" + i);
+				long first = lock.tryLockWithToken(owner, 0, TimeUnit.SECONDS).orElseThrow();
+				assertThat(lock.tryLockWithToken(owner, 0, TimeUnit.SECONDS)).hasValue(first);
+				lock.unlock(owner);
+				lock.unlock(owner);
+				assertThat(lock.tryLockWithToken(owner, 0, TimeUnit.SECONDS).orElseThrow()).isGreaterThan(first);
+				lock.unlock(owner);
+			}
+		}
+	}
+
+	@Test
 	void locksOnEveryNodeAndSurvivesScriptFlush() {
 		firstClient = clusterClient();
 		try (Warden warden = Warden.create(firstClient)) {

@@ -42,7 +42,7 @@ class FencingTokenTests {
 	}
 
 	@Test
-	void tokensStrictlyIncreaseAcrossClientsReentryAndLeaseExpiry() throws Exception {
+	void tokensStrictlyIncreaseAcrossClientsAndLeaseExpiryAndAReentryKeepsItsHoldsToken() throws Exception {
 		Warden first = clients.open(redis.node());
 		Warden second = clients.open(redis.node());
 		List<Long> tokens = new ArrayList<>();
@@ -50,8 +50,9 @@ class FencingTokenTests {
 			Warden warden = (i % 2 == 0) ? first : second;
 			LockOwner owner = warden.newOwner();
 			DistributedReentrantLock lock = warden.getLock("fenced");
-			tokens.add(lock.tryLockWithToken(owner, 5, 10, TimeUnit.SECONDS).orElseThrow());
-			tokens.add(lock.tryLockWithToken(owner, 0, 10, TimeUnit.SECONDS).orElseThrow());
+			long token = lock.tryLockWithToken(owner, 5, 10, TimeUnit.SECONDS).orElseThrow();
+			assertThat(lock.tryLockWithToken(owner, 0, 10, TimeUnit.SECONDS)).as("re-entry").hasValue(token);
+			tokens.add(token);
 			lock.unlock(owner);
 			lock.unlock(owner);
 		}
@@ -60,8 +61,30 @@ class FencingTokenTests {
 		tokens.add(first.getLock("fenced").tryLockWithToken(expired, 0, 100, TimeUnit.MILLISECONDS).orElseThrow());
 		tokens.add(second.getLock("fenced").tryLockWithToken(second.newOwner(), 10, 10, TimeUnit.SECONDS).orElseThrow());
 
-		assertThat(tokens).isSorted().doesNotHaveDuplicates().hasSize(22);
+		assertThat(tokens).isSorted().doesNotHaveDuplicates().hasSize(12);
 		assertThat(first.getLock("fenced").tryLockWithToken(first.newOwner(), 0, 1, TimeUnit.SECONDS)).isEmpty();
+	}
+
+	@Test
+	void aReentryKeepsTheTokenOfItsHoldForEveryKindThatHandsThemOut() throws Exception {
+		Warden warden = clients.open(redis.node());
+		LockOwner owner = warden.newOwner();
+		for (DistributedReentrantLock lock : List.of(warden.getLock("kept"), warden.getFairLock("kept-fair"),
+				warden.getReadWriteLock("kept-rw").writeLock())) {
+			// A hold taken without a token takes one at its first re-entry that asks, and keeps it.
+			assertThat(lock.tryLock(owner, 0, TimeUnit.SECONDS)).isTrue();
+			long token = lock.tryLockWithToken(owner, 0, TimeUnit.SECONDS).orElseThrow();
+			assertThat(lock.tryLockWithToken(owner, 0, TimeUnit.SECONDS)).as(lock.getName()).hasValue(token);
+			lock.unlock(owner);
+			lock.unlock(owner);
+			assertThat(lock.tryLockWithToken(owner, 0, TimeUnit.SECONDS)).as(lock.getName()).hasValue(token);
+			lock.unlock(owner);
+			lock.unlock(owner);
+			assertThat(lock.isLocked()).isFalse();
+			assertThat(lock.tryLockWithToken(owner, 0, TimeUnit.SECONDS).orElseThrow()).as("a new hold")
+				.isGreaterThan(token);
+			lock.unlock(owner);
+		}
 	}
 
 	@Test
@@ -79,8 +102,7 @@ class FencingTokenTests {
 			}
 			return null;
 		}).get();
-		assertThat(redis.node().call("EXISTS", "{unfenced}:warden_fencing", "{unfenced-fair}:warden_fencing",
-				"{unfenced-rw}:warden_fencing")).isEqualTo(0L);
+		assertThat(fencingCounters()).isEmpty();
 
 		// The first token is the counter's first value; plain acquisitions in between take none.
 		List<Long> tokens = threads.submit(() -> {
@@ -147,10 +169,23 @@ class FencingTokenTests {
 				long first = account.credit(7);
 				long second = account.credit(7);
 				assertThat(second).isGreaterThan(first);
-				assertThat(redis.node().call("GET", "{account:7}:warden_fencing")).isEqualTo(Long.toString(second));
+				assertThat(fencingCounters()).hasSize(1);
+				assertThat(redis.node().call("GET", fencingCounters().get(0))).isEqualTo(Long.toString(second));
+				assertThat(account.creditWithoutToken(7)).isEmpty();
+				assertThat(redis.node().call("GET", fencingCounters().get(0))).as("no token, no write")
+					.isEqualTo(Long.toString(second));
 				assertThat(account.transfer(1, 2)).containsOnlyKeys("account:1", "account:2");
 				assertThat(LockContext.currentToken()).isEmpty();
 			});
+	}
+
+	/** The fencing counters in Redis. */
+	private static List<String> fencingCounters() {
+		List<String> counters = new ArrayList<>();
+		for (Object key : (List<?>) redis.node().call("KEYS", "warden_fencing:*")) {
+			counters.add((String) key);
+		}
+		return counters;
 	}
 
 	@Configuration(proxyBeanMethods = false)
@@ -165,12 +200,17 @@ class FencingTokenTests {
 
 	static class Account {
 
-		@dev.warden.lock.annotation.DistributedLock(name = "account", key = "#id")
+		@dev.warden.lock.annotation.DistributedLock(name = "account", key = "#id", fencingToken = true)
 		public long credit(long id) {
 			return LockContext.currentToken().orElseThrow();
 		}
 
-		@dev.warden.lock.annotation.DistributedLock(name = "account", key = { "#from", "#to" })
+		@dev.warden.lock.annotation.DistributedLock(name = "account", key = "#id")
+		public OptionalLong creditWithoutToken(long id) {
+			return LockContext.currentToken();
+		}
+
+		@dev.warden.lock.annotation.DistributedLock(name = "account", key = { "#from", "#to" }, fencingToken = true)
 		public java.util.Map<String, Long> transfer(long from, long to) {
 			assertThat(LockContext.currentToken()).isEmpty();
 			return LockContext.currentTokens();

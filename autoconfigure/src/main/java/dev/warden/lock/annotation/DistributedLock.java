@@ -80,6 +80,13 @@ public @interface DistributedLock {
 	OnLockFailure onFailure() default OnLockFailure.THROW;
 
 	/**
+	 * Whether the call takes a fencing token, which the method reads with
+	 * {@link LockContext#currentToken()}. Off by default: a call that never reads a token then
+	 * costs no write to a counter. Read, multi-key and asynchronous calls: see {@link LockContext}.
+	 */
+	boolean fencingToken() default false;
+
+	/**
 	 * With {@link OnLockFailure#FALLBACK}: the name of a method of the same bean taking the same
 	 * parameters, optionally followed by one parameter that accepts a
 	 * {@link dev.warden.lock.LockAcquisitionException}, and returning a type assignable to this

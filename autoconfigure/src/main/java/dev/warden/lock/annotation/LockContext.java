@@ -7,11 +7,12 @@ import java.util.OptionalLong;
 
 /**
  * The fencing tokens of the locks held by the {@link DistributedLock} method running on the
- * current thread (plain return types; not {@code CompletionStage}, {@code Mono} or {@code Flux}
- * methods, whose bodies may run elsewhere).
+ * current thread, when its annotation asks for them with {@code fencingToken = true} (plain return
+ * types; not {@code CompletionStage}, {@code Mono} or {@code Flux} methods, whose bodies may run
+ * elsewhere). A nested call that re-enters a lock its caller holds sees the caller's token.
  *
  * <pre>{@code
- * @DistributedLock(key = "#accountId")
+ * @DistributedLock(key = "#accountId", fencingToken = true)
  * public void credit(long accountId, long cents) {
  *     long fence = LockContext.currentToken().orElseThrow();
  *     jdbc.update("update accounts set balance = balance + ?, fence = ? where id = ? and fence < ?",
@@ -28,8 +29,9 @@ public final class LockContext {
 	}
 
 	/**
-	 * The fencing token of the lock held by the innermost annotated call; empty outside one, or
-	 * when that call holds several locks (see {@link #currentTokens()}).
+	 * The fencing token of the lock held by the innermost annotated call; empty outside one, when
+	 * its annotation does not ask for tokens, or when that call holds several locks (see
+	 * {@link #currentTokens()}).
 	 */
 	public static OptionalLong currentToken() {
 		Map<String, Long> tokens = CALLS.get().peek();

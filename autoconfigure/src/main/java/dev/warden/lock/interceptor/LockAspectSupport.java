@@ -89,7 +89,8 @@ public final class LockAspectSupport {
 		LockSet locks = call.lockSet(lockFactory.currentThreadOwner());
 		Map<String, Long> tokens;
 		try {
-			tokens = locks.acquireWithTokens();
+			// Only a call that asks for tokens writes to a fencing counter.
+			tokens = call.operation.fencingToken() ? locks.acquireWithTokens() : (locks.acquire() ? Map.of() : null);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();

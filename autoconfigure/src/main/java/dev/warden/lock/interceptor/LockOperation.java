@@ -23,9 +23,11 @@ import org.springframework.expression.Expression;
  * @param leaseMillis the lease, or -1 for the watchdog
  * @param onFailure what to do when the lock is not acquired
  * @param fallback the fallback method, with {@link OnLockFailure#FALLBACK}
+ * @param fencingToken whether a call takes fencing tokens, for {@link dev.warden.lock.annotation.LockContext}
  */
 public record LockOperation(Method method, LockType type, String name, List<String> keyExpressions, List<Expression> keys,
-		long waitMillis, long leaseMillis, OnLockFailure onFailure, @Nullable FallbackMethod fallback) {
+		long waitMillis, long leaseMillis, OnLockFailure onFailure, @Nullable FallbackMethod fallback,
+		boolean fencingToken) {
 
 	/** The lease value meaning "held under the watchdog". */
 	public static final long WATCHDOG_LEASE = -1;

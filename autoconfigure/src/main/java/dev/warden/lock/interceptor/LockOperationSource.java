@@ -171,8 +171,8 @@ public final class LockOperationSource {
 					+ specific.getReturnType() + ", which cannot be skipped (null); return a wrapper type or "
 					+ "use THROW or FALLBACK");
 		}
-		return new LockOperation(specific, annotation.type(), keyPrefix + name, List.of(annotation.key()), List.copyOf(keys), waitMillis,
-				leaseMillis, onFailure, fallback);
+		return new LockOperation(specific, annotation.type(), keyPrefix + name, List.of(annotation.key()),
+				List.copyOf(keys), waitMillis, leaseMillis, onFailure, fallback, annotation.fencingToken());
 	}
 
 	private long waitMillis(DistributedLock annotation, String where) {

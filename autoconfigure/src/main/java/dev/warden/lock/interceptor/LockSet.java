@@ -62,7 +62,9 @@ public final class LockSet {
 	 * @throws InterruptedException when interrupted while waiting
 	 */
 	public boolean acquire() throws InterruptedException {
-		return acquireWithTokens() != null;
+		return (leaseMillis == LockOperation.WATCHDOG_LEASE)
+				? multiLock.tryLock(owner, waitMillis, TimeUnit.MILLISECONDS)
+				: multiLock.tryLock(owner, waitMillis, leaseMillis, TimeUnit.MILLISECONDS);
 	}
 
 	/**

@@ -35,12 +35,9 @@ abstract class LockLayout {
 		this.acquireKeys = new String[] { name, fencingKey(name) };
 	}
 
-	/**
-	 * The key of a lock's fencing counter, in the lock's hash slot: the lock name's own hash tag
-	 * when it has one, else the whole name as the tag.
-	 */
+	/** The key of the counter a lock's fencing tokens come from, in the lock's hash slot. */
 	static String fencingKey(String name) {
-		return RedisEngine.sibling(name, ":warden_fencing");
+		return FencingCounters.keyOf(name);
 	}
 
 	/** A release script's reply: the releasing owner held nothing. */

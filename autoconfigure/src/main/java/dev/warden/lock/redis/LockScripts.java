@@ -8,7 +8,7 @@ import dev.warden.redis.LuaScript;
  */
 final class LockScripts {
 
-	/** The helper of the acquire scripts that hand out fencing tokens in more than one place. */
+	/** The helper of the scripts that hand out fencing tokens. */
 	private static final String FENCING_TOKEN = "fencing-token.lua";
 
 	/** The helper of the release scripts of the locks that can be handed over. */
@@ -19,9 +19,10 @@ final class LockScripts {
 
 	private static final String CLOCK = LuaScript.CLOCK;
 
-	static final LuaScript ACQUIRE = LuaScript.load(LockScripts.class, "lock-acquire.lua");
+	static final LuaScript ACQUIRE = LuaScript.load(LockScripts.class, "lock-acquire.lua", FENCING_TOKEN);
 
-	static final LuaScript RELEASE = LuaScript.load(LockScripts.class, "lock-release.lua", LOCK_HOLD);
+	static final LuaScript RELEASE = LuaScript.load(LockScripts.class, "lock-release.lua", LOCK_HOLD,
+			FENCING_TOKEN);
 
 	static final LuaScript RENEW = LuaScript.load(LockScripts.class, "lock-renew.lua");
 
@@ -31,7 +32,7 @@ final class LockScripts {
 			FENCING_TOKEN);
 
 	static final LuaScript FAIR_RELEASE = LuaScript.load(LockScripts.class, "fair-release.lua", CLOCK, FAIR_QUEUE,
-			LOCK_HOLD);
+			LOCK_HOLD, FENCING_TOKEN);
 
 	static final LuaScript FAIR_FORCE_RELEASE = LuaScript.load(LockScripts.class, "fair-force-release.lua", CLOCK,
 			FAIR_QUEUE);

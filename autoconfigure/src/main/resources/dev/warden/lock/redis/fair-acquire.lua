@@ -3,13 +3,13 @@
 -- KEYS[1]  the lock hash (owner id -> hold count)
 -- KEYS[2]  the waiters' queue: a list of owner ids, redisson_lock_queue:{name}
 -- KEYS[3]  the waiters' deadlines: a zset owner id -> epoch ms, redisson_lock_timeout:{name}
--- KEYS[4]  the lock's fencing counter
+-- KEYS[4]  the fencing counter of the lock's hash slot, warden_fencing:{<tag>}
 -- ARGV[1]  lease in milliseconds
 -- ARGV[2]  owner id
 -- ARGV[3]  how long a waiter keeps its place once its turn could have come, in ms
 -- ARGV[4]  '1' to join the queue when the lock is not free, '0' to try once without queueing
 -- ARGV[5]  '1' to take a fencing token, '0' not to
--- Runs after fencing-token.lua, which defines acquiredWithToken.
+-- Runs after fencing-token.lua, which defines holdToken.
 -- Drops expired waiters with dropExpiredWaiters (fair-queue.lua, a prelude).
 -- Reads Redis's clock with redisClock (redis-clock.lua, a prelude).
 --
@@ -34,12 +34,12 @@ if redis.call('exists', KEYS[1]) == 0
     end
     redis.call('hset', KEYS[1], ARGV[2], 1)
     redis.call('pexpire', KEYS[1], ARGV[1])
-    return acquiredWithToken(KEYS[4], ARGV[5])
+    return holdToken(KEYS[1], ARGV[2], KEYS[4], ARGV[5])
 end
 if redis.call('hexists', KEYS[1], ARGV[2]) == 1 then
     redis.call('hincrby', KEYS[1], ARGV[2], 1)
     redis.call('pexpire', KEYS[1], ARGV[1])
-    return acquiredWithToken(KEYS[4], ARGV[5])
+    return holdToken(KEYS[1], ARGV[2], KEYS[4], ARGV[5])
 end
 if ARGV[4] ~= '1' then
     return notAcquired(redis.call('pttl', KEYS[1]))

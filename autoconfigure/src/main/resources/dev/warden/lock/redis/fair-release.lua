@@ -5,7 +5,7 @@
 -- KEYS[1]  the lock hash
 -- KEYS[2]  the waiters' queue
 -- KEYS[3]  the waiters' deadlines
--- KEYS[4]  the lock's fencing counter
+-- KEYS[4]  the fencing counter of the lock's hash slot
 -- ARGV[1]  the releasing owner id
 -- ARGV[2]  the lock's channel, redisson_lock__channel:{name}; each waiter listens on
 --          <channel>:<owner id>
@@ -37,10 +37,8 @@ if next == ARGV[3] then
     end
     redis.call('hset', KEYS[1], next, 1)
     redis.call('pexpire', KEYS[1], ARGV[4])
-    if ARGV[6] == '1' then
-        return redis.call('incr', KEYS[4])
-    end
-    return -3
+    local token = holdToken(KEYS[1], next, KEYS[4], ARGV[6])
+    return (token > 0) and token or -3
 end
 if next ~= false then
     redis.call('publish', ARGV[2] .. ':' .. next, '0')

@@ -4,14 +4,15 @@
 -- process, so the lock is never free for a moment and no retry is needed.
 --
 -- KEYS[1]  the lock hash
--- KEYS[2]  the lock's fencing counter
+-- KEYS[2]  the fencing counter of the lock's hash slot
 -- ARGV[1]  the releasing owner id, <clientId>:<n>
 -- ARGV[2]  the lock's release channel, redisson_lock__channel:{name} (passed as an argument, not a
 --          key: a channel has no hash slot)
 -- ARGV[3]  the next owner id, or '' to release plainly
 -- ARGV[4]  the next owner's lease in milliseconds (ignored without a next owner)
 -- ARGV[5]  '1' when the next owner takes a fencing token, '0' when it does not
--- Releases the hold with releaseOneHold (lock-hold.lua, a prelude).
+-- Releases the hold with releaseOneHold (lock-hold.lua, a prelude) and takes the next owner's token
+-- with holdToken (fencing-token.lua, a prelude).
 --
 -- Returns  -1 when the releasing owner holds no hold (never held, expired, or force-released);
 --          0 when it still holds the lock (its lease is left as it is);
@@ -28,7 +29,5 @@ if ARGV[3] == '' then
 end
 redis.call('hset', KEYS[1], ARGV[3], 1)
 redis.call('pexpire', KEYS[1], ARGV[4])
-if ARGV[5] == '1' then
-    return redis.call('incr', KEYS[2])
-end
-return -3
+local token = holdToken(KEYS[1], ARGV[3], KEYS[2], ARGV[5])
+return (token > 0) and token or -3

@@ -13,7 +13,7 @@ end
 if redis.call('hincrby', KEYS[1], ARGV[1], -1) > 0 then
     return 0
 end
-redis.call('hdel', KEYS[1], ARGV[1])
+redis.call('hdel', KEYS[1], ARGV[1], ARGV[1] .. ':fence')
 if redis.call('hlen', KEYS[1]) == 1 then
     redis.call('del', KEYS[1])
 else

@@ -108,6 +108,9 @@ final class InMemoryLocks implements LockFactory {
 							Long token = tryLock(name, kind, (LockOwner) args[0]);
 							return (token != null) ? OptionalLong.of(token) : OptionalLong.empty();
 						}
+						case "tryLock" -> {
+							return tryLock(name, kind, (LockOwner) args[0]) != null;
+						}
 						case "tryLockAsync" -> {
 							return CompletableFuture.completedFuture(tryLock(name, kind, (LockOwner) args[0]) != null);
 						}

@@ -66,11 +66,12 @@ class LockAspectSupportTests {
 	}
 
 	@Test
-	void theCallSeesItsFencingToken() {
+	void theCallSeesItsFencingTokenWhenItAsksForOne() {
 		OptionalLong token = service.token("t");
 
 		assertThat(token).isPresent();
 		assertThat(LockContext.currentToken()).isEmpty();
+		assertThat(service.noToken("t")).as("not asked for").isEmpty();
 	}
 
 	@Test
@@ -132,8 +133,13 @@ class LockAspectSupportTests {
 		public void fair(String id) {
 		}
 
-		@DistributedLock(name = "token", key = "#id")
+		@DistributedLock(name = "token", key = "#id", fencingToken = true)
 		public OptionalLong token(String id) {
+			return LockContext.currentToken();
+		}
+
+		@DistributedLock(name = "token", key = "#id")
+		public OptionalLong noToken(String id) {
 			return LockContext.currentToken();
 		}
 
