@@ -1,6 +1,9 @@
 package dev.warden.autoconfigure;
 
+import dev.warden.RedisAuthenticationException;
+import dev.warden.RedisUnavailableException;
 import dev.warden.Warden;
+import dev.warden.WardenConfigurationException;
 import dev.warden.lock.LockListener;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
@@ -33,9 +36,9 @@ public final class WardenAutoConfiguration {
 	Warden warden(RedisConnectionFactory connectionFactory, WardenProperties properties,
 			ObjectProvider<LockListener> lockListener, RedLockNodeClients redLockNodeClients) {
 		if (!(connectionFactory instanceof LettuceConnectionFactory lettuce)) {
-			throw new IllegalStateException("Warden needs a Lettuce connection factory, but the application's is a "
-					+ connectionFactory.getClass().getName() + "; set spring.data.redis.client-type=lettuce, or "
-					+ "define a Warden bean, or set warden.enabled=false");
+			throw new WardenConfigurationException("Warden needs a Lettuce connection factory, but the application's "
+					+ "is a " + connectionFactory.getClass().getName(), "Set spring.data.redis.client-type=lettuce (and "
+					+ "keep Lettuce on the classpath), or define a Warden bean of your own, or set warden.enabled=false");
 		}
 		if (!lettuce.isRunning()) {
 			lettuce.start();
@@ -60,7 +63,26 @@ public final class WardenAutoConfiguration {
 		if (!nodes.isEmpty()) {
 			builder.redLockNodes(nodes, properties.getRedlock().getNodeTimeout());
 		}
-		return builder.build();
+		try {
+			return builder.build();
+		}
+		catch (RedisAuthenticationException ex) {
+			throw new RedisAuthenticationException("Warden cannot connect to Redis (" + RedisTopology.describe(lettuce)
+					+ "): " + ex.getMessage(), ex);
+		}
+		catch (RedisUnavailableException ex) {
+			throw new RedisUnavailableException("Warden cannot connect to Redis (" + RedisTopology.describe(lettuce)
+					+ "): " + ex.getMessage(), ex);
+		}
+	}
+
+	@Bean
+	@ConditionalOnBean(Warden.class)
+	WardenStartupReport wardenStartupReport(Warden warden, WardenProperties properties,
+			RedisConnectionFactory connectionFactory) {
+		String topology = (connectionFactory instanceof LettuceConnectionFactory lettuce)
+				? RedisTopology.describe(lettuce) : "Redis";
+		return new WardenStartupReport(warden, topology, properties);
 	}
 
 	@Bean(destroyMethod = "close")

@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 
+import dev.warden.RedisAuthenticationException;
 import dev.warden.RedisUnavailableException;
 import dev.warden.WardenException;
 import io.lettuce.core.AbstractRedisClient;
@@ -19,6 +20,7 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisConnectionException;
+import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulConnection;
@@ -28,6 +30,7 @@ import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The Redis side of one Warden client: a shared command connection used asynchronously by every
@@ -60,15 +63,62 @@ public final class RedisEngine implements AutoCloseable {
 	}
 
 	/**
-	 * Opens the command and pub/sub connections on the application's client.
+	 * Opens the command and pub/sub connections on the application's client, waiting for them at
+	 * most the longer of the client's connect timeout and the command timeout: a Redis that accepts
+	 * TCP connections but never answers fails the call then, not after the client's own (minute-long)
+	 * handshake timeout.
 	 * @param client a {@link RedisClient} (standalone, Sentinel) or a {@link RedisClusterClient};
 	 * it stays the application's to shut down
 	 * @param threadName the name of the engine's scheduler thread
 	 * @param commandTimeout how long a call waits for Redis before giving up
 	 * @return the engine
-	 * @throws RedisUnavailableException when Redis cannot be reached
+	 * @throws RedisAuthenticationException when Redis refuses the client's credentials
+	 * @throws RedisUnavailableException when Redis cannot be reached, or does not answer in time
 	 */
 	public static RedisEngine connect(AbstractRedisClient client, String threadName, Duration commandTimeout) {
+		if (!(client instanceof RedisClient) && !(client instanceof RedisClusterClient)) {
+			throw new IllegalArgumentException("Unsupported Lettuce client: " + client.getClass().getName());
+		}
+		Duration connectTimeout = client.getOptions().getSocketOptions().getConnectTimeout();
+		Duration bound = (connectTimeout.compareTo(commandTimeout) > 0) ? connectTimeout : commandTimeout;
+		CompletableFuture<RedisEngine> connecting = new CompletableFuture<>();
+		Thread opener = new Thread(() -> {
+			try {
+				connecting.complete(open(client, threadName, commandTimeout));
+			}
+			catch (RuntimeException | Error ex) {
+				connecting.completeExceptionally(ex);
+			}
+		}, threadName + "-connect");
+		opener.setDaemon(true);
+		opener.start();
+		try {
+			return connecting.get(bound.toNanos(), TimeUnit.NANOSECONDS);
+		}
+		catch (TimeoutException ex) {
+			// Connections that open after all are closed at once: nobody will use them.
+			connecting.thenAccept(RedisEngine::close);
+			connecting.cancel(false);
+			throw new RedisUnavailableException("Redis did not complete Warden's connections within "
+					+ bound.toMillis() + " ms (the longer of the connect timeout, " + connectTimeout.toMillis()
+					+ " ms, and the command timeout, " + commandTimeout.toMillis() + " ms): it accepts connections "
+					+ "but does not answer, or it is too slow to reach", ex);
+		}
+		catch (ExecutionException ex) {
+			Throwable cause = ex.getCause();
+			if (cause instanceof RuntimeException runtime) {
+				throw runtime;
+			}
+			throw (Error) cause;
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			connecting.thenAccept(RedisEngine::close);
+			throw new RedisUnavailableException("Interrupted while connecting to Redis", ex);
+		}
+	}
+
+	private static RedisEngine open(AbstractRedisClient client, String threadName, Duration commandTimeout) {
 		StatefulConnection<String, String> commandConnection = null;
 		try {
 			if (client instanceof RedisClusterClient cluster) {
@@ -77,20 +127,33 @@ public final class RedisEngine implements AutoCloseable {
 				return new RedisEngine(connection, connection.async(), cluster.connectPubSub(StringCodec.UTF8),
 						threadName, commandTimeout);
 			}
-			if (client instanceof RedisClient standalone) {
-				StatefulRedisConnection<String, String> connection = standalone.connect(StringCodec.UTF8);
-				commandConnection = connection;
-				return new RedisEngine(connection, connection.async(), standalone.connectPubSub(StringCodec.UTF8),
-						threadName, commandTimeout);
-			}
-			throw new IllegalArgumentException("Unsupported Lettuce client: " + client.getClass().getName());
+			StatefulRedisConnection<String, String> connection = ((RedisClient) client).connect(StringCodec.UTF8);
+			commandConnection = connection;
+			return new RedisEngine(connection, connection.async(),
+					((RedisClient) client).connectPubSub(StringCodec.UTF8), threadName, commandTimeout);
 		}
-		catch (RedisConnectionException ex) {
+		catch (RedisException ex) {
 			if (commandConnection != null) {
 				commandConnection.close();
 			}
+			String refusal = authenticationRefusal(ex);
+			if (refusal != null) {
+				throw new RedisAuthenticationException("Redis refused Warden's credentials: " + refusal, ex);
+			}
 			throw new RedisUnavailableException("Cannot connect to Redis: " + ex.getMessage(), ex);
 		}
+	}
+
+	/** The message of Redis's refusal of the credentials, when that is why a connection failed. */
+	private static @Nullable String authenticationRefusal(Throwable failure) {
+		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+			String message = cause.getMessage();
+			if (message != null && (message.startsWith("WRONGPASS") || message.startsWith("NOAUTH")
+					|| message.contains("invalid password") || message.contains("invalid username-password"))) {
+				return message;
+			}
+		}
+		return null;
 	}
 
 	private static ScheduledExecutorService newScheduler(String threadName) {

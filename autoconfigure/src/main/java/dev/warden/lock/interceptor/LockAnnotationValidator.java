@@ -1,7 +1,7 @@
 package dev.warden.lock.interceptor;
 
+import dev.warden.InvalidAnnotationException;
 import org.springframework.aop.support.AopUtils;
-import org.springframework.beans.factory.BeanInitializationException;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.util.ClassUtils;
 
@@ -25,7 +25,7 @@ public final class LockAnnotationValidator implements BeanPostProcessor {
 			operations.validate(targetClass);
 		}
 		catch (IllegalStateException ex) {
-			throw new BeanInitializationException("Invalid @DistributedLock on bean '" + beanName + "': "
+			throw new InvalidAnnotationException("Invalid @DistributedLock on bean '" + beanName + "': "
 					+ ex.getMessage(), ex);
 		}
 		return bean;

@@ -6,10 +6,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 
+import dev.warden.InvalidAnnotationException;
 import dev.warden.expression.MethodExpressions;
 import dev.warden.task.TaskConsumer;
 import org.springframework.aop.support.AopUtils;
-import org.springframework.beans.factory.BeanInitializationException;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.util.ClassUtils;
@@ -52,13 +52,13 @@ public final class DelayedTaskRegistrar implements BeanPostProcessor, SmartLifec
 			found = operations.operationsOf(targetClass);
 		}
 		catch (IllegalStateException ex) {
-			throw new BeanInitializationException("Invalid @DelayedTask on bean '" + beanName + "': " + ex.getMessage(), ex);
+			throw new InvalidAnnotationException("Invalid @DelayedTask on bean '" + beanName + "': " + ex.getMessage(), ex);
 		}
 		synchronized (handlers) {
 			for (DelayedTaskOperation operation : found) {
 				Handler existing = handlers.get(operation.queue());
 				if (existing != null) {
-					throw new BeanInitializationException("Queue '" + operation.queue() + "' has two @DelayedTask "
+					throw new InvalidAnnotationException("Queue '" + operation.queue() + "' has two @DelayedTask "
 							+ "handlers: " + MethodExpressions.describe(existing.operation.method()) + " (bean '"
 							+ existing.beanName + "') and " + MethodExpressions.describe(operation.method())
 							+ " (bean '" + beanName + "')");

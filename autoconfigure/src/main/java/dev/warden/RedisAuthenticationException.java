@@ -1,0 +1,16 @@
+package dev.warden;
+
+/**
+ * Thrown when Redis refuses the credentials Warden's connections present (a wrong password, a
+ * missing one, or an unknown ACL user): Redis is there, but will not serve this client until its
+ * configuration changes, so retrying does not help.
+ */
+public class RedisAuthenticationException extends RedisUnavailableException {
+
+	private static final long serialVersionUID = 1L;
+
+	public RedisAuthenticationException(String message, Throwable cause) {
+		super(message, cause);
+	}
+
+}
