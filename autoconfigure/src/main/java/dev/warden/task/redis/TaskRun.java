@@ -28,6 +28,12 @@ final class TaskRun<T> {
 	/** How much of a failure's stack trace a dead letter keeps: enough to diagnose. */
 	private static final int MAX_ERROR_LENGTH = 4000;
 
+	/** {@code task-fail.lua}'s reply: the task will be delivered again after its backoff. */
+	private static final long RESCHEDULED = 1;
+
+	/** {@code task-fail.lua}'s reply: the task is a dead letter now. */
+	private static final long MOVED_TO_DEAD_LETTERS = 2;
+
 	private final String queue;
 
 	private final QueueKeys keys;
@@ -65,19 +71,18 @@ final class TaskRun<T> {
 				value = codec.decode(task.payload());
 			}
 			catch (UnreadablePayloadException ex) {
-				fail(task, -1, "Unreadable payload: " + ex.getMessage());
+				deadLetter(task, ex);
 				return false;
 			}
 			try {
 				handler.handle(new Delivery<>(queue, id, value, task.attempt()));
 			}
 			catch (UnreadablePayloadException ex) {
-				fail(task, -1, "Unreadable payload: " + ex.getMessage());
+				deadLetter(task, ex);
 				return false;
 			}
 			catch (Exception ex) {
-				logger.debug("Task '{}' of queue '{}' failed on attempt {}", id, queue, task.attempt(), ex);
-				fail(task, options.backoffAfter(task.attempt()).toMillis(), describe(ex));
+				failed(task, ex);
 				return false;
 			}
 			return true;
@@ -89,14 +94,44 @@ final class TaskRun<T> {
 		}
 	}
 
-	/** Records a failed delivery: another attempt after {@code backoffMillis}, or a dead letter (-1: at once). */
-	private void fail(ClaimCall.ClaimedTask task, long backoffMillis, String error) {
+	/**
+	 * A failed attempt: one WARN line (the stack trace at DEBUG), or, when it was the last attempt,
+	 * one ERROR line with the stack trace as the task becomes a dead letter.
+	 */
+	private void failed(ClaimCall.ClaimedTask task, Exception failure) {
+		long backoffMillis = options.backoffAfter(task.attempt()).toMillis();
+		long outcome = fail(task, backoffMillis, describe(failure));
+		if (outcome == MOVED_TO_DEAD_LETTERS) {
+			logger.error("Task '{}' of queue '{}' failed on attempt {} of {} and moved to the dead letters: {}",
+					task.id(), queue, task.attempt(), options.maxAttempts(), failure.toString(), failure);
+		}
+		else if (outcome == RESCHEDULED) {
+			logger.warn("Task '{}' of queue '{}' failed on attempt {} of {}; next attempt in {} ms: {}", task.id(),
+					queue, task.attempt(), options.maxAttempts(), backoffMillis, failure.toString());
+			logger.debug("Failure of task '{}' of queue '{}' on attempt {}", task.id(), queue, task.attempt(),
+					failure);
+		}
+	}
+
+	/** A payload that cannot be read goes to the dead letters at once: no attempt can read it. */
+	private void deadLetter(ClaimCall.ClaimedTask task, UnreadablePayloadException failure) {
+		if (fail(task, -1, "Unreadable payload: " + failure.getMessage()) == MOVED_TO_DEAD_LETTERS) {
+			logger.error("Task '{}' of queue '{}' moved to the dead letters: its payload cannot be read: {}",
+					task.id(), queue, failure.getMessage(), failure);
+		}
+	}
+
+	/**
+	 * Records a failed delivery: another attempt after {@code backoffMillis}, or a dead letter (-1: at
+	 * once).
+	 * @return {@link #RESCHEDULED}, {@link #MOVED_TO_DEAD_LETTERS}, or 0 when the delivery is no longer
+	 * the current one (the task was cancelled, replaced or redelivered meanwhile)
+	 */
+	private long fail(ClaimCall.ClaimedTask task, long backoffMillis, String error) {
 		Long outcome = engine.await(engine.eval(TaskScripts.FAIL, ScriptOutputType.INTEGER, keys.allAndDead,
 				task.id(), task.token(), Long.toString(backoffMillis), error, Integer.toString(options.maxAttempts()),
 				keys.channel), "failure of task '" + task.id() + "'");
-		if (outcome != null && outcome == 2L) {
-			logger.warn("Task '{}' of queue '{}' moved to the dead letters: {}", task.id(), queue, error);
-		}
+		return (outcome != null) ? outcome : 0;
 	}
 
 	private static String describe(Exception ex) {

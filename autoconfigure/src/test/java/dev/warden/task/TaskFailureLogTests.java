@@ -1,0 +1,63 @@
+package dev.warden.task;
+
+import java.time.Duration;
+
+import dev.warden.Eventually;
+import dev.warden.WardenClients;
+import dev.warden.test.redis.RedisServerExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Every failed attempt of a task is one WARN line an operator can act on, and a dead letter one
+ * ERROR line with the reason and the stack trace.
+ */
+@ExtendWith(OutputCaptureExtension.class)
+class TaskFailureLogTests {
+
+	@RegisterExtension
+	static final RedisServerExtension redis = new RedisServerExtension();
+
+	@RegisterExtension
+	final WardenClients clients = new WardenClients();
+
+	@Test
+	void eachFailedAttemptIsOneWarnLineAndTheDeadLetterOneErrorLineWithItsStackTrace(CapturedOutput output)
+			throws Exception {
+		DelayedQueue<String> queue = clients.open(redis.node()).getDelayedQueue("logged", String.class);
+		queue.consume(delivery -> {
+			throw new IllegalStateException("payment service down");
+		}, new ConsumerOptions(2, Duration.ofMillis(50), Duration.ofSeconds(1), Duration.ofMinutes(1)));
+
+		queue.schedule("t-1", "x", Duration.ZERO);
+		Eventually.await("a dead letter", () -> !queue.deadLetters().isEmpty());
+
+		assertThat(output).contains("WARN")
+			.contains("Task 't-1' of queue 'logged' failed on attempt 1 of 2; next attempt in 50 ms: "
+					+ "java.lang.IllegalStateException: payment service down")
+			.contains("ERROR")
+			.contains("Task 't-1' of queue 'logged' failed on attempt 2 of 2 and moved to the dead letters: "
+					+ "java.lang.IllegalStateException: payment service down")
+			.contains("at dev.warden.task.TaskFailureLogTests");
+	}
+
+	@Test
+	void anUnreadablePayloadIsOneErrorLineWithTheReason(CapturedOutput output) throws Exception {
+		DelayedQueue<Integer> queue = clients.open(redis.node()).getDelayedQueue("unreadable", Integer.class);
+		redis.node().call("HSET", "warden:task:{unreadable}:tasks", "bad", "\"not a number\"");
+		redis.node().call("ZADD", "warden:task:{unreadable}:due", "0", "bad");
+		queue.consume(delivery -> {
+		});
+
+		Eventually.await("a dead letter", () -> !queue.deadLetters().isEmpty());
+
+		assertThat(output).contains("ERROR")
+			.contains("Task 'bad' of queue 'unreadable' moved to the dead letters: its payload cannot be read");
+	}
+
+}
