@@ -19,6 +19,7 @@ import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfigurat
 import org.springframework.context.annotation.Bean;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * A {@link Warden} client on the application's own Lettuce client, so host, credentials, TLS,
@@ -34,7 +35,8 @@ public final class WardenAutoConfiguration {
 	@ConditionalOnMissingBean
 	@ConditionalOnBean(RedisConnectionFactory.class)
 	Warden warden(RedisConnectionFactory connectionFactory, WardenProperties properties,
-			ObjectProvider<LockListener> lockListener, RedLockNodeClients redLockNodeClients) {
+			ObjectProvider<LockListener> lockListener, RedLockNodeClients redLockNodeClients,
+			ObjectProvider<JsonMapper> jsonMapper) {
 		if (!(connectionFactory instanceof LettuceConnectionFactory lettuce)) {
 			throw new WardenConfigurationException("Warden needs a Lettuce connection factory, but the application's "
 					+ "is a " + connectionFactory.getClass().getName(), "Set spring.data.redis.client-type=lettuce (and "
@@ -59,6 +61,8 @@ public final class WardenAutoConfiguration {
 			builder.clientId(properties.getClientId());
 		}
 		lockListener.ifAvailable(builder::lockListener);
+		// Programmatic queues store payloads with the application's own mapper too.
+		jsonMapper.ifAvailable(builder::jsonMapper);
 		List<RedisClient> nodes = redLockNodeClients.connect(client);
 		if (!nodes.isEmpty()) {
 			builder.redLockNodes(nodes, properties.getRedlock().getNodeTimeout());

@@ -1,5 +1,7 @@
 package dev.warden.autoconfigure;
 
+import java.util.function.Supplier;
+
 import dev.warden.Warden;
 import dev.warden.expression.MethodExpressions;
 import dev.warden.task.interceptor.DelayedTaskInterceptor;
@@ -43,10 +45,12 @@ public final class WardenTaskAutoConfiguration {
 	@Bean
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	static DelayedTaskOperationSource wardenDelayedTaskOperationSource(Environment environment,
-			BeanFactory beanFactory) {
+			BeanFactory beanFactory, ObjectProvider<JsonMapper> jsonMapper) {
 		WardenProperties properties = Binder.get(environment).bindOrCreate("warden", WardenProperties.class);
-		// Scheduling and delivery both use this mapper, so they always agree on the payload's form.
-		JsonMapper mapper = JsonMapper.builder().findAndAddModules().build();
+		// The application's own mapper (its modules and settings), else one with every module on the
+		// classpath. Scheduling and delivery both use it, so they always agree on the payload's form.
+		Supplier<JsonMapper> mapper = SingletonSupplier
+			.of(() -> jsonMapper.getIfAvailable(() -> JsonMapper.builder().findAndAddModules().build()));
 		return new DelayedTaskOperationSource(new MethodExpressions(beanFactory), environment, mapper,
 				properties.getDelayedTask().toConsumerOptions());
 	}

@@ -119,6 +119,20 @@ class StartupFailureTests {
 	}
 
 	@Test
+	void aDelayedTaskArgumentTypeThatWouldLoseDataFailsStartupNamingBeanMethodAndType() {
+		try (RedisNode node = RedisNode.start(RedisNode.config().name("lossy"))) {
+			runner.withPropertyValues("spring.data.redis.host=" + node.host(), "spring.data.redis.port=" + node.port())
+				.withUserConfiguration(LossyTask.class)
+				.run(context -> {
+					InvalidAnnotationException failure = failure(context, InvalidAnnotationException.class);
+					assertThat(failure).hasMessageContaining("bean 'lossy'")
+						.hasMessageContaining("LossyTask$Lossy.close(Bag)")
+						.hasMessageContaining("Bag.n is not written to JSON");
+				});
+		}
+	}
+
+	@Test
 	void startupSaysInOneLineWhatThisInstanceIs(CapturedOutput output) {
 		try (RedisNode node = RedisNode.start(RedisNode.config().name("report"))) {
 			runner.withPropertyValues("spring.data.redis.host=" + node.host(), "spring.data.redis.port=" + node.port(),
@@ -220,6 +234,34 @@ class StartupFailureTests {
 					return null;
 				}
 			};
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class LossyTask {
+
+		@Bean
+		Lossy lossy() {
+			return new Lossy();
+		}
+
+		public static class Bag {
+
+			private int n;
+
+			public Bag(int n) {
+				this.n = n;
+			}
+
+		}
+
+		static class Lossy {
+
+			@dev.warden.task.annotation.DelayedTask(delay = "1m")
+			public void close(Bag bag) {
+			}
+
 		}
 
 	}

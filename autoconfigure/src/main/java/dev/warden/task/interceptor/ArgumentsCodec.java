@@ -2,10 +2,12 @@ package dev.warden.task.interceptor;
 
 import java.lang.reflect.Method;
 import java.lang.reflect.Type;
+import java.util.function.Supplier;
 
 import dev.warden.expression.MethodExpressions;
 import dev.warden.task.PayloadCodec;
 import dev.warden.task.UnreadablePayloadException;
+import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JavaType;
 import tools.jackson.databind.JsonNode;
@@ -18,33 +20,57 @@ import tools.jackson.databind.json.JsonMapper;
  */
 final class ArgumentsCodec implements PayloadCodec<Object[]> {
 
-	private final JsonMapper mapper;
+	private final Supplier<JsonMapper> mappers;
 
 	private final Method method;
 
-	private final JavaType[] types;
+	// Resolved at first use, not while beans are being created: the mapper may be a bean itself.
+	private volatile @Nullable Resolved resolved;
 
-	ArgumentsCodec(JsonMapper mapper, Method method) {
-		this.mapper = mapper;
+	ArgumentsCodec(Supplier<JsonMapper> mappers, Method method) {
+		this.mappers = mappers;
 		this.method = method;
-		Type[] parameters = method.getGenericParameterTypes();
-		this.types = new JavaType[parameters.length];
-		for (int i = 0; i < parameters.length; i++) {
-			types[i] = mapper.constructType(parameters[i]);
+	}
+
+	/** The mapper and the parameters' types, as it reads them. */
+	private record Resolved(JsonMapper mapper, JavaType[] types) {
+	}
+
+	private Resolved resolved() {
+		Resolved current = resolved;
+		if (current == null) {
+			JsonMapper mapper = mappers.get();
+			Type[] parameters = method.getGenericParameterTypes();
+			JavaType[] types = new JavaType[parameters.length];
+			for (int i = 0; i < parameters.length; i++) {
+				types[i] = mapper.constructType(parameters[i]);
+			}
+			current = new Resolved(mapper, types);
+			resolved = current;
 		}
+		return current;
 	}
 
 	/**
-	 * Checks that every parameter type can be read back from JSON.
+	 * Checks that every parameter type can be read back from JSON, and that what is read back is
+	 * what was written.
 	 * @throws IllegalStateException naming the method and the type when one cannot
 	 */
 	void check() {
-		for (JavaType type : types) {
-			check(type);
+		Resolved current = resolved();
+		ArgumentRoundTrip roundTrip = new ArgumentRoundTrip(current.mapper());
+		for (JavaType type : current.types()) {
+			check(current.mapper(), type);
+			String lost = roundTrip.problem(type);
+			if (lost != null) {
+				throw new IllegalStateException("@DelayedTask " + MethodExpressions.describe(method)
+						+ " has a parameter of type " + type.toCanonical() + " that does not survive the trip through JSON: "
+						+ lost + "; give each field a getter and a setter or creator parameter, or mark it @JsonIgnore");
+			}
 		}
 	}
 
-	private void check(JavaType type) {
+	private void check(JsonMapper mapper, JavaType type) {
 		Class<?> raw = type.getRawClass();
 		if (raw == Object.class) {
 			throw new IllegalStateException("@DelayedTask " + MethodExpressions.describe(method)
@@ -52,9 +78,9 @@ final class ArgumentsCodec implements PayloadCodec<Object[]> {
 		}
 		if (type.isContainerType()) {
 			if (type.getKeyType() != null) {
-				check(type.getKeyType());
+				check(mapper, type.getKeyType());
 			}
-			check(type.getContentType());
+			check(mapper, type.getContentType());
 			return;
 		}
 		try {
@@ -71,6 +97,8 @@ final class ArgumentsCodec implements PayloadCodec<Object[]> {
 
 	@Override
 	public String encode(Object[] arguments) {
+		JsonMapper mapper = resolved().mapper();
+		JavaType[] types = resolved().types();
 		if (arguments.length == 1) {
 			return mapper.writerFor(types[0]).writeValueAsString(arguments[0]);
 		}
@@ -79,6 +107,8 @@ final class ArgumentsCodec implements PayloadCodec<Object[]> {
 
 	@Override
 	public Object[] decode(String text) {
+		JsonMapper mapper = resolved().mapper();
+		JavaType[] types = resolved().types();
 		try {
 			if (types.length == 0) {
 				return new Object[0];

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Supplier;
 import java.util.concurrent.ConcurrentHashMap;
 
 import dev.warden.expression.MethodExpressions;
@@ -33,7 +34,7 @@ public final class DelayedTaskOperationSource {
 
 	private final PropertyResolver placeholders;
 
-	private final JsonMapper mapper;
+	private final Supplier<JsonMapper> mapper;
 
 	private final ConsumerOptions defaults;
 
@@ -47,6 +48,17 @@ public final class DelayedTaskOperationSource {
 	 */
 	public DelayedTaskOperationSource(MethodExpressions expressions, PropertyResolver placeholders, JsonMapper mapper,
 			ConsumerOptions defaults) {
+		this(expressions, placeholders, () -> mapper, defaults);
+	}
+
+	/**
+	 * @param expressions parses task id expressions
+	 * @param placeholders resolves {@code ${...}} in delays and backoffs
+	 * @param mapper supplies the JSON mapper that stores arguments, when the first annotation is read
+	 * @param defaults the consumer options of annotations that leave them unset
+	 */
+	public DelayedTaskOperationSource(MethodExpressions expressions, PropertyResolver placeholders,
+			Supplier<JsonMapper> mapper, ConsumerOptions defaults) {
 		this.expressions = expressions;
 		this.placeholders = placeholders;
 		this.mapper = mapper;
@@ -70,6 +82,18 @@ public final class DelayedTaskOperationSource {
 		return operations.computeIfAbsent(new MethodClassKey(method, targetClass),
 				key -> Optional.ofNullable(parse(method, targetClass)))
 			.orElse(null);
+	}
+
+	/**
+	 * Proves that the operation's argument types survive the trip through JSON. Done once the
+	 * application's beans exist, since the JSON mapper may be one of them.
+	 * @param operation an operation of this source
+	 * @throws IllegalStateException naming the method and the type when one does not
+	 */
+	public void checkArguments(DelayedTaskOperation operation) {
+		if (operation.codec() instanceof ArgumentsCodec codec) {
+			codec.check();
+		}
 	}
 
 	/**
@@ -138,7 +162,6 @@ public final class DelayedTaskOperationSource {
 			options = options.withBackoff(backoff);
 		}
 		ArgumentsCodec codec = new ArgumentsCodec(mapper, specific);
-		codec.check();
 		// Deliveries call it reflectively, through the bean's proxy.
 		ReflectionUtils.makeAccessible(specific);
 		return new DelayedTaskOperation(specific, queue, delay, id, codec, options);

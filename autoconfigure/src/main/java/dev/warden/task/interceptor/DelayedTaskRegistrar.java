@@ -10,6 +10,7 @@ import dev.warden.InvalidAnnotationException;
 import dev.warden.expression.MethodExpressions;
 import dev.warden.task.TaskConsumer;
 import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.util.ClassUtils;
@@ -20,7 +21,7 @@ import org.springframework.util.ClassUtils;
  * started, consumes each annotated queue on this instance. On shutdown it stops claiming tasks and
  * waits for the running ones, before the Warden client closes.
  */
-public final class DelayedTaskRegistrar implements BeanPostProcessor, SmartLifecycle {
+public final class DelayedTaskRegistrar implements BeanPostProcessor, SmartInitializingSingleton, SmartLifecycle {
 
 	/** Stops before the Warden client closes, starts after it. */
 	public static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 4000;
@@ -67,6 +68,25 @@ public final class DelayedTaskRegistrar implements BeanPostProcessor, SmartLifec
 			}
 		}
 		return bean;
+	}
+
+	/**
+	 * Proves every annotated method's argument types survive the trip through JSON, once the
+	 * application's beans (its JSON mapper among them) exist.
+	 */
+	@Override
+	public void afterSingletonsInstantiated() {
+		synchronized (handlers) {
+			for (Handler handler : handlers.values()) {
+				try {
+					operations.checkArguments(handler.operation);
+				}
+				catch (IllegalStateException ex) {
+					throw new InvalidAnnotationException("Invalid @DelayedTask on bean '" + handler.beanName + "': "
+							+ ex.getMessage(), ex);
+				}
+			}
+		}
 	}
 
 	@Override

@@ -24,6 +24,7 @@ import tools.jackson.databind.json.JsonMapper;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
  * The annotation's own logic, over queues that only record what they are asked: a call schedules
@@ -85,6 +86,16 @@ class DelayedTaskSupportTests {
 		assertThat(queues.scheduled).isEmpty();
 	}
 
+	@Test
+	void anArgumentTypeThatWouldLoseAFieldFailsTheAnnotationNamingMethodAndType() {
+		DelayedTaskOperation operation = operations.operationsOf(LossyOrders.class).get(0);
+
+		assertThatIllegalStateException().isThrownBy(() -> operations.checkArguments(operation))
+			.withMessageContaining("LossyOrders.close(Bag)")
+			.withMessageContaining("does not survive the trip through JSON")
+			.withMessageContaining("Bag.n is not written to JSON");
+	}
+
 	private Orders proxy(Orders bean) {
 		ProxyFactory factory = new ProxyFactory(bean);
 		factory.setProxyTargetClass(true);
@@ -104,6 +115,24 @@ class DelayedTaskSupportTests {
 		@DelayedTask(queue = "reminders", delay = "1s")
 		public void remind(String who) {
 			ran.add("reminded " + who);
+		}
+
+	}
+
+	public static class Bag {
+
+		private int n;
+
+		public Bag(int n) {
+			this.n = n;
+		}
+
+	}
+
+	public static class LossyOrders {
+
+		@DelayedTask(queue = "lossy", delay = "1m")
+		public void close(Bag bag) {
 		}
 
 	}
