@@ -12,6 +12,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import dev.warden.expression.MethodExpressions;
 import dev.warden.task.ConsumerOptions;
+import dev.warden.task.TaskHandle;
 import dev.warden.task.annotation.DelayedTask;
 import org.jspecify.annotations.Nullable;
 import org.springframework.aop.support.AopUtils;
@@ -130,8 +131,9 @@ public final class DelayedTaskOperationSource {
 			return null;
 		}
 		String where = "@DelayedTask " + MethodExpressions.describe(specific);
-		if (specific.getReturnType() != void.class) {
-			throw new IllegalStateException(where + " must return void: a call schedules the task and returns at once");
+		if (specific.getReturnType() != void.class && specific.getReturnType() != TaskHandle.class) {
+			throw new IllegalStateException(where + " must return void or TaskHandle: a call schedules the task and "
+					+ "returns at once");
 		}
 		if (Modifier.isStatic(specific.getModifiers()) || !Modifier.isPublic(specific.getModifiers())) {
 			throw new IllegalStateException(where + " must be a public instance method, called through the bean");

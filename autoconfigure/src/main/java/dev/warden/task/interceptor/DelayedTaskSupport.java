@@ -11,6 +11,7 @@ import dev.warden.task.DelayedQueue;
 import dev.warden.task.DelayedQueueFactory;
 import dev.warden.task.ScheduleResult;
 import dev.warden.task.TaskConsumer;
+import dev.warden.task.TaskHandle;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -48,7 +49,10 @@ public final class DelayedTaskSupport {
 		this.expressions = operations.expressions();
 	}
 
-	/** Schedules the call, or runs it when it is a delivery. */
+	/**
+	 * Schedules the call, or runs it when it is a delivery.
+	 * @return the scheduled task's {@link TaskHandle} for a method that returns one, else {@code null}
+	 */
 	@Nullable Object execute(MethodInvocation invocation) throws Throwable {
 		Object target = invocation.getThis();
 		if (target == null) {
@@ -65,7 +69,8 @@ public final class DelayedTaskSupport {
 		if (!result.stored()) {
 			logger.debug("Task '{}' of queue '{}' is already pending; kept as it is", id, operation.queue());
 		}
-		return null;
+		return (operation.method().getReturnType() == TaskHandle.class) ? new TaskHandle(operation.queue(), id, result)
+				: null;
 	}
 
 	/**

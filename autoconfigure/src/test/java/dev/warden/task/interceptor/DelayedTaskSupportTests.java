@@ -14,6 +14,7 @@ import dev.warden.task.Delivery;
 import dev.warden.task.PayloadCodec;
 import dev.warden.task.ScheduleResult;
 import dev.warden.task.TaskConsumer;
+import dev.warden.task.TaskHandle;
 import dev.warden.task.TaskHandler;
 import dev.warden.task.annotation.DelayedTask;
 import org.jspecify.annotations.Nullable;
@@ -50,6 +51,17 @@ class DelayedTaskSupportTests {
 		orders.closeIfUnpaid("o-1", 42);
 
 		assertThat(queues.scheduled).containsExactly("orders o-1 [o-1, 42] PT30M");
+		assertThat(target.ran).isEmpty();
+	}
+
+	@Test
+	void aMethodThatReturnsATaskHandleGetsTheScheduledTasksIdBack() {
+		TaskHandle handle = orders.expire("o-9");
+
+		assertThat(handle.queue()).isEqualTo("expiries");
+		assertThat(handle.id()).isEqualTo("expire-o-9");
+		assertThat(handle.result().status()).isEqualTo(ScheduleResult.Status.SCHEDULED);
+		assertThat(queues.scheduled).containsExactly("expiries expire-o-9 [o-9] PT10M");
 		assertThat(target.ran).isEmpty();
 	}
 
@@ -110,6 +122,12 @@ class DelayedTaskSupportTests {
 		@DelayedTask(queue = "orders", delay = "30m", id = "#orderId")
 		public void closeIfUnpaid(@Nullable String orderId, int amount) {
 			ran.add("closed " + orderId + " (" + amount + ")");
+		}
+
+		@DelayedTask(queue = "expiries", delay = "10m", id = "'expire-' + #orderId")
+		public TaskHandle expire(String orderId) {
+			ran.add("expired " + orderId);
+			return null;
 		}
 
 		@DelayedTask(queue = "reminders", delay = "1s")
