@@ -63,4 +63,12 @@ public @interface DelayedTask {
 	 */
 	String backoff() default "";
 
+	/**
+	 * How long a delivered task stays invisible to other instances before it is delivered again
+	 * ({@code 10m}); a running handler's claim is extended every third of it, so this bounds how
+	 * long a dead instance keeps the task, not how long the handler may run. Empty uses
+	 * {@code warden.delayed-task.visibility-timeout}.
+	 */
+	String visibilityTimeout() default "";
+
 }

@@ -163,6 +163,14 @@ public final class DelayedTaskOperationSource {
 			}
 			options = options.withBackoff(backoff);
 		}
+		if (!annotation.visibilityTimeout().isBlank()) {
+			Duration visibility = duration(where, "visibilityTimeout", annotation.visibilityTimeout());
+			if (visibility.isNegative() || visibility.isZero()) {
+				throw new IllegalStateException(where + " has a visibilityTimeout that is not positive: "
+						+ annotation.visibilityTimeout());
+			}
+			options = options.withVisibilityTimeout(visibility);
+		}
 		ArgumentsCodec codec = new ArgumentsCodec(mapper, specific);
 		// Deliveries call it reflectively, through the bean's proxy.
 		ReflectionUtils.makeAccessible(specific);

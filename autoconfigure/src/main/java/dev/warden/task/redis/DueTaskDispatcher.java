@@ -58,6 +58,8 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 
 	private final TaskRun<T> run;
 
+	private final ClaimExtension extension;
+
 	private final TaskWorkers workers;
 
 	private final long acknowledgeWithClaimNanos;
@@ -95,16 +97,18 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 	 * @param engine the client's engine
 	 * @param claims the consumer's claim call
 	 * @param run runs the handler
+	 * @param extension keeps the claims of running handlers alive
 	 * @param consumers the client's consumers: their handler pool and timings
 	 * @param onStop called once the consumer has stopped claiming
 	 */
 	DueTaskDispatcher(String queue, QueueKeys keys, RedisEngine engine, ClaimCall claims, TaskRun<T> run,
-			RedisDelayedQueue.Consumers consumers, Runnable onStop) {
+			ClaimExtension extension, RedisDelayedQueue.Consumers consumers, Runnable onStop) {
 		this.queue = queue;
 		this.keys = keys;
 		this.engine = engine;
 		this.claims = claims;
 		this.run = run;
+		this.extension = extension;
 		this.workers = consumers.workers();
 		this.acknowledgeWithClaimNanos = Math.max(ACKNOWLEDGE_WITH_CLAIM_NANOS, consumers.claimAhead().toNanos());
 		this.defaultGrace = consumers.shutdownGrace();
@@ -323,8 +327,16 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 
 	private void deliver(ClaimedTask task) {
 		boolean succeeded = false;
+		extension.started(task.id(), task.token());
 		try {
-			if (run.run(task)) {
+			boolean handled;
+			try {
+				handled = run.run(task);
+			}
+			finally {
+				extension.finished(task.id());
+			}
+			if (handled) {
 				succeeded = true;
 				acknowledge(task.id(), task.token());
 			}
@@ -412,7 +424,10 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 	@Override
 	public boolean stop(Duration grace) {
 		halt();
-		return awaitIdle(System.nanoTime() + grace.toNanos(), grace);
+		boolean idle = awaitIdle(System.nanoTime() + grace.toNanos(), grace);
+		// Handlers still running after the grace period stay in flight; their claims lapse.
+		extension.close();
+		return idle;
 	}
 
 	/** Stops claiming: no task is claimed by this consumer after this returns. */

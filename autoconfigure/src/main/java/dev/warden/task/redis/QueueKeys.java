@@ -25,6 +25,9 @@ final class QueueKeys {
 	/** claim and fail: {@link #all} then dead. */
 	final String[] allAndDead;
 
+	/** extend: inflight, meta. */
+	final String[] inflightAndMeta;
+
 	QueueKeys(String prefix, String name) {
 		if (name == null || name.isBlank() || name.indexOf('{') >= 0 || name.indexOf('}') >= 0) {
 			throw new IllegalArgumentException("A queue name must not be blank nor contain '{' or '}': " + name);
@@ -38,6 +41,7 @@ final class QueueKeys {
 		this.channel = base + "wake";
 		this.all = new String[] { due, tasks, inflight, meta };
 		this.allAndDead = new String[] { due, tasks, inflight, meta, dead };
+		this.inflightAndMeta = new String[] { inflight, meta };
 	}
 
 }

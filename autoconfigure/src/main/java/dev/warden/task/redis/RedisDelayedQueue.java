@@ -216,7 +216,9 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 		}
 		ClaimCall claims = new ClaimCall(engine, keys, options, consumers.consumerId(), consumers.claimAhead());
 		TaskRun<T> run = new TaskRun<>(name, keys, engine, codec, handler, options);
-		return consumers.start(name, stop -> new DueTaskDispatcher<>(name, keys, engine, claims, run, consumers, stop));
+		ClaimExtension extension = new ClaimExtension(name, keys, engine, options.visibilityTimeout());
+		return consumers.start(name,
+				stop -> new DueTaskDispatcher<>(name, keys, engine, claims, run, extension, consumers, stop));
 	}
 
 	private static void requireId(@Nullable String taskId) {

@@ -32,6 +32,8 @@ final class TaskScripts {
 
 	static final LuaScript LIST = LuaScript.load(TaskScripts.class, "task-list.lua");
 
+	static final LuaScript EXTEND = LuaScript.load(TaskScripts.class, "task-extend.lua", CLOCK);
+
 	private TaskScripts() {
 	}
 

@@ -66,6 +66,19 @@ class DelayedTaskSupportTests {
 	}
 
 	@Test
+	void theAnnotationSetsItsQueuesAttemptsBackoffAndVisibilityTimeout() {
+		DelayedTaskOperation operation = operations.operationsOf(Orders.class)
+			.stream()
+			.filter(each -> each.queue().equals("expiries"))
+			.findFirst()
+			.orElseThrow();
+
+		assertThat(operation.options().maxAttempts()).isEqualTo(2);
+		assertThat(operation.options().backoff()).isEqualTo(Duration.ofSeconds(3));
+		assertThat(operation.options().visibilityTimeout()).isEqualTo(Duration.ofMinutes(20));
+	}
+
+	@Test
 	void callWithoutAnIdExpressionGetsAFreshIdEachTime() {
 		orders.remind("a");
 		orders.remind("a");
@@ -124,7 +137,8 @@ class DelayedTaskSupportTests {
 			ran.add("closed " + orderId + " (" + amount + ")");
 		}
 
-		@DelayedTask(queue = "expiries", delay = "10m", id = "'expire-' + #orderId")
+		@DelayedTask(queue = "expiries", delay = "10m", id = "'expire-' + #orderId", maxAttempts = 2, backoff = "3s",
+				visibilityTimeout = "20m")
 		public TaskHandle expire(String orderId) {
 			ran.add("expired " + orderId);
 			return null;

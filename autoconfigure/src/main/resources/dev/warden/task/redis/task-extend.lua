@@ -1,0 +1,24 @@
+-- Extends the visibility deadlines of deliveries whose handlers are still running, so that a handler
+-- that runs longer than the visibility timeout is not delivered a second time meanwhile. A
+-- consumer sends it every third of the timeout while it has handlers running; when its process
+-- dies, the extensions stop and the deadlines lapse as before.
+--
+-- KEYS[1]  in-flight zset (task id -> visibility deadline, epoch ms)
+-- KEYS[2]  meta hash (c:<id> claim token of the delivery under way)
+-- ARGV[1]  visibility timeout in ms: each deadline becomes now plus this
+-- ARGV[2]… pairs: task id, the delivery's claim token
+-- Reads Redis's clock with redisClock (redis-clock.lua, a prelude).
+--
+-- Returns  how many deliveries were extended; one whose claim no longer matches (cancelled,
+--          replaced, redelivered) is left alone.
+local _, now = redisClock()
+local deadline = now + tonumber(ARGV[1])
+local extended = 0
+for i = 2, #ARGV - 1, 2 do
+    local id = ARGV[i]
+    if redis.call('hget', KEYS[2], 'c:' .. id) == ARGV[i + 1] then
+        redis.call('zadd', KEYS[1], 'XX', deadline, id)
+        extended = extended + 1
+    end
+end
+return extended
