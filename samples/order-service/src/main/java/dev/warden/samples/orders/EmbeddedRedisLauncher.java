@@ -8,9 +8,11 @@ import java.net.Socket;
 import java.nio.file.Files;
 import java.util.Map;
 
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.beans.factory.support.DefaultListableBeanFactory;
 import org.springframework.boot.context.event.ApplicationEnvironmentPreparedEvent;
+import org.springframework.boot.context.event.ApplicationPreparedEvent;
 import org.springframework.context.ApplicationEvent;
-import org.springframework.context.event.ContextClosedEvent;
 import org.springframework.context.event.SmartApplicationListener;
 import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.MapPropertySource;
@@ -28,10 +30,13 @@ public class EmbeddedRedisLauncher implements SmartApplicationListener {
 
 	private RedisServer server;
 
+	// Stops the server if the JVM exits before the application context is prepared.
+	private final Thread stopOnExit = new Thread(this::stop, "embedded-redis-stop");
+
 	@Override
 	public boolean supportsEventType(Class<? extends ApplicationEvent> eventType) {
 		return ApplicationEnvironmentPreparedEvent.class.isAssignableFrom(eventType)
-				|| ContextClosedEvent.class.isAssignableFrom(eventType);
+				|| ApplicationPreparedEvent.class.isAssignableFrom(eventType);
 	}
 
 	@Override
@@ -39,8 +44,15 @@ public class EmbeddedRedisLauncher implements SmartApplicationListener {
 		if (event instanceof ApplicationEnvironmentPreparedEvent prepared) {
 			startIfNeeded(prepared.getEnvironment());
 		}
-		else if (event instanceof ContextClosedEvent && server != null) {
-			stop();
+		else if (event instanceof ApplicationPreparedEvent prepared && server != null) {
+			// Registered before every bean, so destroyed after all of them: Redis stops once the
+			// application (Warden's consumers and connections included) has shut down, not beside it.
+			ConfigurableListableBeanFactory beans = prepared.getApplicationContext().getBeanFactory();
+			if (beans instanceof DefaultListableBeanFactory registry) {
+				registry.registerDisposableBean("sampleEmbeddedRedis", this::stop);
+				// The context's own shutdown now stops it; a JVM hook of its own would race with that.
+				Runtime.getRuntime().removeShutdownHook(stopOnExit);
+			}
 		}
 	}
 
@@ -73,7 +85,7 @@ public class EmbeddedRedisLauncher implements SmartApplicationListener {
 		environment.getPropertySources()
 			.addFirst(new MapPropertySource("embeddedRedis",
 					Map.of("spring.data.redis.host", "127.0.0.1", "spring.data.redis.port", port)));
-		Runtime.getRuntime().addShutdownHook(new Thread(this::stop, "embedded-redis-stop"));
+		Runtime.getRuntime().addShutdownHook(stopOnExit);
 		System.out.println("Started an embedded Redis on 127.0.0.1:" + port + " (no Redis configured)");
 	}
 
