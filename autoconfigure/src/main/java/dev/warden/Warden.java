@@ -45,8 +45,8 @@ import tools.jackson.databind.json.JsonMapper;
  * A client has its own id (a UUID), opens two connections of its own on the application's
  * {@link RedisClient} (one for commands, shared by all callers, and one for pub/sub) and one
  * scheduler thread for lease renewals. Two clients in one JVM behave as two services. Closing the
- * client stops its renewals and closes its connections; the {@code RedisClient} stays the
- * application's. Locks it still holds expire when their lease runs out.
+ * client releases the locks it holds under the watchdog, stops its renewals and closes its
+ * connections; the {@code RedisClient} stays the application's.
  *
  * <pre>{@code
  * RedisClient redis = RedisClient.create("redis://localhost:6379");
@@ -323,9 +323,10 @@ public final class Warden implements LockFactory, DelayedQueueFactory, AutoClose
 	}
 
 	/**
-	 * Stops consuming queues (waiting up to the shutdown grace period for running handlers), stops
-	 * lease renewals and closes the connections this client opened. Locks it holds expire when
-	 * their lease runs out.
+	 * Stops consuming queues (waiting up to the shutdown grace period for running handlers, and
+	 * handing back the tasks claimed ahead of their due time), releases the locks it holds under the
+	 * watchdog, stops lease renewals and closes the connections this client opened. Locks it holds
+	 * with a lease of their own expire when that runs out.
 	 */
 	@Override
 	public void close() {
@@ -333,6 +334,8 @@ public final class Warden implements LockFactory, DelayedQueueFactory, AutoClose
 			return;
 		}
 		consumers.close();
+		// Locks still held under the watchdog go back at once, not when their leases run out.
+		leaseRenewal.releaseAll();
 		leaseRenewal.close();
 		redLockNodes.forEach(Warden::close);
 		engine.close();

@@ -39,6 +39,29 @@ class LeaseRenewalTests {
 	}
 
 	@Test
+	void closingAClientReleasesTheLocksItHoldsUnderTheWatchdogAtOnce() throws Exception {
+		Warden closing = clients.open(redis.node());
+		LockOwner owner = closing.newOwner();
+		DistributedReentrantLock watched = closing.getLock("held-at-close");
+		assertThat(watched.tryLock(owner, 0, TimeUnit.SECONDS)).isTrue();
+		assertThat(watched.tryLock(owner, 0, TimeUnit.SECONDS)).as("re-entered").isTrue();
+		DistributedReentrantLock write = closing.getReadWriteLock("rw-at-close").writeLock();
+		assertThat(write.tryLock(owner, 0, TimeUnit.SECONDS)).isTrue();
+		assertThat(closing.getLock("leased-at-close").tryLock(owner, 0, 60, TimeUnit.SECONDS)).isTrue();
+		Warden waiting = clients.open(redis.node());
+		java.util.concurrent.Future<Boolean> waiter = threads
+			.submit(() -> waiting.getLock("held-at-close").tryLock(waiting.newOwner(), 20, TimeUnit.SECONDS));
+		dev.warden.RedisChannels.awaitSubscribers(redis.node(), "redisson_lock__channel:{held-at-close}", 1);
+
+		clients.close(closing);
+
+		assertThat(waiter.get(10, TimeUnit.SECONDS)).as("taken long before the 30 s lease ran out").isTrue();
+		assertThat(redis.node().call("EXISTS", "rw-at-close")).isEqualTo(0L);
+		// A hold with a lease of its own is the caller's promise to let it run out.
+		assertThat(redis.node().call("EXISTS", "leased-at-close")).isEqualTo(1L);
+	}
+
+	@Test
 	void cancelledRenewalNeverRefreshesTheKeyAgain() throws Exception {
 		// Renewals every 10 ms race the unlocks below; none may touch the explicit-lease hold after.
 		Warden warden = clients.open(redis.node(), options -> options.watchdogTimeout(Duration.ofMillis(30)));

@@ -1,5 +1,7 @@
 package dev.warden.lock.redis;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
@@ -47,6 +49,9 @@ public final class LeaseRenewal implements AutoCloseable {
 	private final HandOvers handOvers = new HandOvers();
 
 	private final ReplicaSync replicaSync;
+
+	/** The most holds of one lock {@link #releaseAll()} gives back. */
+	private static final int MAX_HOLDS_RELEASED = 1_000;
 
 	private final long renewAfterNanos;
 
@@ -144,6 +149,41 @@ public final class LeaseRenewal implements AutoCloseable {
 	/** How many holds are being renewed. */
 	public int activeRenewals() {
 		return renewals.size();
+	}
+
+	/**
+	 * Releases every hold this watchdog renews, for a client that shuts down: other services get the
+	 * locks at once instead of when the leases run out. Each owner's holds of a lock are released
+	 * one by one until the lock is free of them; a release that fails leaves the hold to its lease.
+	 * @return how many locks were released
+	 */
+	public int releaseAll() {
+		List<Renewal> held = new ArrayList<>(renewals.values());
+		int released = 0;
+		for (Renewal renewal : held) {
+			// A lock re-entered this often is not let go of any further: its lease ends it.
+			for (int hold = 0; hold < MAX_HOLDS_RELEASED; hold++) {
+				Long reply;
+				try {
+					reply = engine.await(renewal.layout.release(engine, renewal.ownerId),
+							"release of '" + renewal.lockName + "' at shutdown");
+				}
+				catch (RuntimeException ex) {
+					logger.warn("Could not release lock '{}' held by {} at shutdown; it expires with its lease",
+							renewal.lockName, renewal.ownerId, ex);
+					break;
+				}
+				if (reply == null || reply == 1L) {
+					released += (reply != null) ? 1 : 0;
+					break;
+				}
+			}
+			stop(renewal.layout, renewal.ownerId);
+		}
+		if (released > 0) {
+			logger.info("Released {} lock(s) still held at shutdown", released);
+		}
+		return released;
 	}
 
 	/** Stops every renewal; the locks expire when their current lease runs out. */

@@ -57,6 +57,13 @@ final class ClaimedAhead {
 		return waiting.isEmpty();
 	}
 
+	/** Takes every waiting task out, which makes the caller the one that drops them all. */
+	Map<String, Waiting> takeAll() {
+		Map<String, Waiting> all = new HashMap<>(waiting);
+		waiting.clear();
+		return all;
+	}
+
 	/** Whether a message on the queue's channel revokes a claim, rather than announcing a task. */
 	static boolean isRevocation(String message) {
 		return message.startsWith(REVOKE);

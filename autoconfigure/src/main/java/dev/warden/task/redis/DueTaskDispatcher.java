@@ -1,7 +1,11 @@
 package dev.warden.task.redis;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import dev.warden.redis.ChannelListener;
@@ -11,6 +15,7 @@ import dev.warden.task.TaskConsumer;
 import dev.warden.task.redis.ClaimCall.ClaimedTask;
 import dev.warden.task.redis.ClaimedAhead.Revocation;
 import dev.warden.task.redis.ClaimedAhead.Waiting;
+import io.lettuce.core.ScriptOutputType;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,7 +32,8 @@ import org.slf4j.LoggerFactory;
  * when it is due; one that is cancelled, rescheduled or replaced meanwhile is revoked on the
  * channel and dropped ({@link ClaimedAhead}). Handlers run on the client's {@link TaskWorkers}
  * ({@link TaskRun}); their acknowledgements ride on the next claim when it comes soon
- * ({@link Acknowledgements}). All times are Redis's: the dispatcher only ever schedules relative
+ * ({@link Acknowledgements}). When it stops, the tasks it claimed ahead go back to the queue, for
+ * another instance to run when they are due. All times are Redis's: the dispatcher only ever schedules relative
  * delays that Redis computed, so clients' clocks never matter.
  * <p>
  * One monitor, this object's, guards all of its state, that of its helpers included.
@@ -208,10 +214,12 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 			else if (reply != null) {
 				ClaimCall.Reply claim = ClaimCall.read(reply, finished);
 				wakeInMicros = claim.wakeInMicros();
+				Map<String, Waiting> handBack = new HashMap<>();
 				for (ClaimedTask task : claim.tasks()) {
 					claimed++;
-					accept(task);
+					accept(task, handBack);
 				}
+				handBack(handBack);
 			}
 		}
 		finally {
@@ -238,15 +246,22 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 	/**
 	 * Runs a claimed task on its reserved slot: at once, or when it is due if it was claimed ahead,
 	 * unless it is revoked first. A task of that id still waiting under an earlier claim ahead, whose
-	 * revocation message was missed, is dropped: Redis holds only the new claim.
+	 * revocation message was missed, is dropped: Redis holds only the new claim. One claimed ahead
+	 * after the consumer stopped goes into {@code handBack}.
 	 */
-	private void accept(ClaimedTask task) {
+	private void accept(ClaimedTask task, Map<String, Waiting> handBack) {
 		String id = task.id();
 		Waiting waiting = (task.startInMicros() > 0) ? new Waiting(task.token()) : null;
 		Waiting superseded;
+		boolean givenBack;
 		synchronized (this) {
 			activeHandlers++;
-			if (waiting == null) {
+			// Claimed ahead by a claim that was under way when the consumer stopped: not ours to run.
+			givenBack = waiting != null && !running;
+			if (givenBack) {
+				superseded = null;
+			}
+			else if (waiting == null) {
 				superseded = claimedAhead.remove(id);
 			}
 			else {
@@ -261,9 +276,50 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 		if (superseded != null) {
 			dropRevoked(id, superseded);
 		}
-		if (waiting == null) {
+		if (givenBack) {
+			handBack.put(id, waiting);
+		}
+		else if (waiting == null) {
 			workers.execute(() -> deliver(task));
 		}
+	}
+
+	/**
+	 * Gives tasks claimed ahead, taken out of the waiting ones, back to the queue: pending again at
+	 * their due time, so another instance runs them then. Their slots and deliveries end when Redis
+	 * has them back (or the call failed: they then stay in flight until their deadline).
+	 */
+	private void handBack(Map<String, Waiting> tasks) {
+		if (tasks.isEmpty()) {
+			return;
+		}
+		List<String> args = new ArrayList<>(1 + 2 * tasks.size());
+		args.add(keys.channel);
+		tasks.forEach((id, waiting) -> {
+			waiting.cancelStart();
+			args.add(id);
+			args.add(waiting.token);
+		});
+		CompletableFuture<Long> reply;
+		try {
+			reply = engine.withTimeout(engine.eval(TaskScripts.HAND_BACK, ScriptOutputType.INTEGER,
+					keys.dueInflightAndMeta, args.toArray(String[]::new)), "hand-back of tasks of queue '" + queue + "'");
+		}
+		catch (RuntimeException ex) {
+			reply = CompletableFuture.failedFuture(ex);
+		}
+		reply.whenComplete((handedBack, failure) -> {
+			if (failure != null) {
+				logger.warn("Could not hand back {} task(s) of queue '{}' claimed ahead of their due time; they are "
+						+ "delivered again after their visibility timeout", tasks.size(), queue, failure);
+			}
+			else {
+				logger.info("Handed back {} task(s) of queue '{}' claimed ahead of their due time, for another "
+						+ "instance to run", handedBack, queue);
+			}
+			workers.release(tasks.size());
+			deliveriesDone(tasks.size());
+		});
 	}
 
 	/** A revocation message: drops that task if it still waits under the revoked claim. */
@@ -434,6 +490,7 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 	void halt() {
 		Membership<DueTaskDispatcher<T>> joined;
 		List<String> finished;
+		Map<String, Waiting> handBack;
 		synchronized (this) {
 			if (!running) {
 				return;
@@ -443,9 +500,10 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 			timer.cancel();
 			joined = subscription;
 			subscription = null;
-			if (!claimedAhead.isEmpty() || claiming) {
-				// Tasks claimed ahead, by a claim under way too, still start when due, and can still
-				// be revoked until then.
+			// Tasks claimed ahead go back to the queue, for an instance that keeps running.
+			handBack = claimedAhead.takeAll();
+			if (claiming) {
+				// Until the claim under way is answered, it may still take tasks to hand back.
 				closeWhenNoneWaits = joined;
 				joined = null;
 			}
@@ -453,6 +511,7 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 			finished = acknowledgeAloneUnlessClaimingSoon();
 		}
 		sendAcknowledgements(finished);
+		handBack(handBack);
 		if (joined != null) {
 			joined.close();
 		}

@@ -28,6 +28,9 @@ final class QueueKeys {
 	/** extend: inflight, meta. */
 	final String[] inflightAndMeta;
 
+	/** hand back: due, inflight, meta. */
+	final String[] dueInflightAndMeta;
+
 	QueueKeys(String prefix, String name) {
 		if (name == null || name.isBlank() || name.indexOf('{') >= 0 || name.indexOf('}') >= 0) {
 			throw new IllegalArgumentException("A queue name must not be blank nor contain '{' or '}': " + name);
@@ -42,6 +45,7 @@ final class QueueKeys {
 		this.all = new String[] { due, tasks, inflight, meta };
 		this.allAndDead = new String[] { due, tasks, inflight, meta, dead };
 		this.inflightAndMeta = new String[] { inflight, meta };
+		this.dueInflightAndMeta = new String[] { due, inflight, meta };
 	}
 
 }

@@ -34,6 +34,8 @@ final class TaskScripts {
 
 	static final LuaScript EXTEND = LuaScript.load(TaskScripts.class, "task-extend.lua", CLOCK);
 
+	static final LuaScript HAND_BACK = LuaScript.load(TaskScripts.class, "task-hand-back.lua", CLOCK);
+
 	private TaskScripts() {
 	}
 
