@@ -19,7 +19,8 @@ import org.slf4j.LoggerFactory;
  * third of the visibility timeout, one {@code task-extend.lua} call moves the visibility deadline of
  * every delivery still running to a full timeout from now. A handler that runs longer than the
  * timeout is thus not delivered again meanwhile; when the process dies, nothing extends the
- * deadlines any more and they lapse, so another consumer gets the task as before.
+ * deadlines any more and they lapse, so another consumer gets the task as before. A tick with no
+ * handler running sends nothing.
  */
 final class ClaimExtension implements AutoCloseable {
 
@@ -58,14 +59,13 @@ final class ClaimExtension implements AutoCloseable {
 		}
 	}
 
-	/** A handler is done with its task (its outcome is recorded next). */
+	/**
+	 * A handler is done with its task (its outcome is recorded next). The timer stays: starting and
+	 * cancelling it per delivery would cost a busy queue more than one tick every third of the
+	 * timeout costs an idle one.
+	 */
 	synchronized void finished(String id) {
 		running.remove(id);
-		if (running.isEmpty() && timer != null) {
-			// Nothing to keep alive: no timer ticks while the consumer is idle.
-			timer.cancel(false);
-			timer = null;
-		}
 	}
 
 	private void extend() {

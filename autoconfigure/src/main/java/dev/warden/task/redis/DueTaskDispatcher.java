@@ -481,9 +481,13 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 	public boolean stop(Duration grace) {
 		halt();
 		boolean idle = awaitIdle(System.nanoTime() + grace.toNanos(), grace);
-		// Handlers still running after the grace period stay in flight; their claims lapse.
-		extension.close();
+		stopExtending();
 		return idle;
+	}
+
+	/** After the grace period: handlers still running stay in flight, and their claims lapse. */
+	void stopExtending() {
+		extension.close();
 	}
 
 	/** Stops claiming: no task is claimed by this consumer after this returns. */

@@ -323,6 +323,7 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 			for (DueTaskDispatcher<?> dispatcher : all) {
 				finished &= dispatcher.awaitIdle(deadline, shutdownGrace);
 			}
+			all.forEach(DueTaskDispatcher::stopExtending);
 			return finished;
 		}
 
