@@ -2,9 +2,9 @@ package dev.warden.task.redis;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -36,9 +36,10 @@ final class ClaimExtension implements AutoCloseable {
 
 	private final long periodMillis;
 
-	// Guarded by this: running deliveries, id to claim token.
-	private final Map<String, String> running = new HashMap<>();
+	// Running deliveries, id to claim token: written by every handler thread, read at each tick.
+	private final Map<String, String> running = new ConcurrentHashMap<>();
 
+	// Guarded by this.
 	private @Nullable ScheduledFuture<?> timer;
 
 	private boolean closed;
@@ -51,34 +52,32 @@ final class ClaimExtension implements AutoCloseable {
 		this.periodMillis = Math.max(1, visibilityTimeout.toMillis() / 3);
 	}
 
-	/** A handler starts on a claimed task. */
-	synchronized void started(String id, String token) {
-		running.put(id, token);
+	/** Starts ticking, once the consumer runs; each tick extends the deliveries running then. */
+	synchronized void start() {
 		if (timer == null && !closed) {
 			timer = engine.scheduler().scheduleAtFixedRate(this::extend, periodMillis, periodMillis, TimeUnit.MILLISECONDS);
 		}
 	}
 
-	/**
-	 * A handler is done with its task (its outcome is recorded next). The timer stays: starting and
-	 * cancelling it per delivery would cost a busy queue more than one tick every third of the
-	 * timeout costs an idle one.
-	 */
-	synchronized void finished(String id) {
+	/** A handler starts on a claimed task. */
+	void started(String id, String token) {
+		running.put(id, token);
+	}
+
+	/** A handler is done with its task (its outcome is recorded next). */
+	void finished(String id) {
 		running.remove(id);
 	}
 
 	private void extend() {
 		List<String> args = new ArrayList<>();
-		synchronized (this) {
-			if (running.isEmpty()) {
-				return;
-			}
-			args.add(visibilityArg);
-			running.forEach((id, token) -> {
-				args.add(id);
-				args.add(token);
-			});
+		args.add(visibilityArg);
+		running.forEach((id, token) -> {
+			args.add(id);
+			args.add(token);
+		});
+		if (args.size() == 1) {
+			return;
 		}
 		try {
 			engine.withTimeout(engine.eval(TaskScripts.EXTEND, ScriptOutputType.INTEGER, keys.inflightAndMeta,

@@ -140,6 +140,7 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 			running = true;
 			subscription = joined;
 		}
+		extension.start();
 		claim();
 	}
 
