@@ -2,7 +2,9 @@ package dev.warden;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -99,6 +101,7 @@ public final class Warden implements LockFactory, DelayedQueueFactory, AutoClose
 		this.consumers = new RedisDelayedQueue.Consumers(
 				new TaskWorkers(builder.taskConcurrency, "warden-task-" + shortId(clientId) + "-"), clientId,
 				builder.taskDefaults, builder.taskSweepInterval, builder.taskClaimAhead, builder.shutdownGrace);
+		builder.taskQueueDefaults.forEach(consumers::setQueueDefaults);
 	}
 
 	/**
@@ -372,6 +375,8 @@ public final class Warden implements LockFactory, DelayedQueueFactory, AutoClose
 
 		private ConsumerOptions taskDefaults = ConsumerOptions.DEFAULTS;
 
+		private final Map<String, ConsumerOptions> taskQueueDefaults = new LinkedHashMap<>();
+
 		private Duration taskSweepInterval = WardenDefaults.TASK_SWEEP_INTERVAL;
 
 		private Duration taskClaimAhead = WardenDefaults.TASK_CLAIM_AHEAD;
@@ -509,6 +514,21 @@ public final class Warden implements LockFactory, DelayedQueueFactory, AutoClose
 				throw new IllegalArgumentException("The consumer options must not be null");
 			}
 			this.taskDefaults = taskDefaults;
+			return this;
+		}
+
+		/**
+		 * Options of one queue's consumers started without their own, instead of
+		 * {@link #taskDefaults(ConsumerOptions)}.
+		 * @param queue the queue
+		 * @param options its options
+		 * @return this builder
+		 */
+		public Builder taskQueueDefaults(String queue, ConsumerOptions options) {
+			if (queue == null || queue.isBlank() || options == null) {
+				throw new IllegalArgumentException("The queue must not be blank and the options not null: " + queue);
+			}
+			this.taskQueueDefaults.put(queue, options);
 			return this;
 		}
 

@@ -57,6 +57,9 @@ public final class WardenAutoConfiguration {
 			.shutdownGrace(tasks.getShutdownGrace())
 			.replicaSync(properties.getLock().getReplicaSync().getReplicas(),
 					properties.getLock().getReplicaSync().getTimeout());
+		for (String queue : tasks.getQueues().keySet()) {
+			builder.taskQueueDefaults(queue, tasks.toConsumerOptions(queue));
+		}
 		if (properties.getClientId() != null) {
 			builder.clientId(properties.getClientId());
 		}

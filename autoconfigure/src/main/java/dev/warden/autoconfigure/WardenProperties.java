@@ -2,7 +2,9 @@ package dev.warden.autoconfigure;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 import dev.warden.WardenDefaults;
 import dev.warden.task.ConsumerOptions;
@@ -250,6 +252,17 @@ public class WardenProperties {
 		 */
 		private Duration shutdownGrace = WardenDefaults.SHUTDOWN_GRACE;
 
+		/**
+		 * Options of single queues, by queue name: visibility timeout, max attempts, backoff and max
+		 * backoff, each falling back to the warden.delayed-task value. A @DelayedTask attribute
+		 * overrides them for its method's queue.
+		 */
+		private final Map<String, Queue> queues = new LinkedHashMap<>();
+
+		public Map<String, Queue> getQueues() {
+			return queues;
+		}
+
 		public int getConcurrency() {
 			return concurrency;
 		}
@@ -326,6 +339,89 @@ public class WardenProperties {
 			catch (IllegalArgumentException ex) {
 				throw new IllegalArgumentException("Invalid warden.delayed-task.* property: " + ex.getMessage(), ex);
 			}
+		}
+
+		/**
+		 * The consumer options of one queue: its {@code queues} entry over the general ones.
+		 * @param queue the queue's name
+		 * @return the options
+		 * @throws IllegalArgumentException naming the property that is out of range
+		 */
+		public ConsumerOptions toConsumerOptions(String queue) {
+			ConsumerOptions options = toConsumerOptions();
+			Queue own = queues.get(queue);
+			if (own == null) {
+				return options;
+			}
+			try {
+				return new ConsumerOptions((own.maxAttempts != null) ? own.maxAttempts : options.maxAttempts(),
+						(own.backoff != null) ? own.backoff : options.backoff(),
+						(own.maxBackoff != null) ? own.maxBackoff : options.maxBackoff(),
+						(own.visibilityTimeout != null) ? own.visibilityTimeout : options.visibilityTimeout());
+			}
+			catch (IllegalArgumentException ex) {
+				throw new IllegalArgumentException("Invalid warden.delayed-task.queues." + queue + ".* property: "
+						+ ex.getMessage(), ex);
+			}
+		}
+
+		/**
+		 * One queue's options; each unset one is the warden.delayed-task value.
+		 */
+		public static class Queue {
+
+			/**
+			 * How long a delivered task of this queue stays invisible to other instances.
+			 */
+			private @Nullable Duration visibilityTimeout;
+
+			/**
+			 * Deliveries of a task of this queue before it becomes a dead letter.
+			 */
+			private @Nullable Integer maxAttempts;
+
+			/**
+			 * Wait before the second attempt of a failed task of this queue, doubled for each further one.
+			 */
+			private @Nullable Duration backoff;
+
+			/**
+			 * Longest wait between two attempts of a failed task of this queue.
+			 */
+			private @Nullable Duration maxBackoff;
+
+			public @Nullable Duration getVisibilityTimeout() {
+				return visibilityTimeout;
+			}
+
+			public void setVisibilityTimeout(@Nullable Duration visibilityTimeout) {
+				this.visibilityTimeout = visibilityTimeout;
+			}
+
+			public @Nullable Integer getMaxAttempts() {
+				return maxAttempts;
+			}
+
+			public void setMaxAttempts(@Nullable Integer maxAttempts) {
+				this.maxAttempts = maxAttempts;
+			}
+
+			public @Nullable Duration getBackoff() {
+				return backoff;
+			}
+
+			public void setBackoff(@Nullable Duration backoff) {
+				this.backoff = backoff;
+			}
+
+			public @Nullable Duration getMaxBackoff() {
+				return maxBackoff;
+			}
+
+			public void setMaxBackoff(@Nullable Duration maxBackoff) {
+				this.maxBackoff = maxBackoff;
+			}
+
 		}
 
 	}

@@ -51,8 +51,9 @@ public final class WardenTaskAutoConfiguration {
 		// classpath. Scheduling and delivery both use it, so they always agree on the payload's form.
 		Supplier<JsonMapper> mapper = SingletonSupplier
 			.of(() -> jsonMapper.getIfAvailable(() -> JsonMapper.builder().findAndAddModules().build()));
+		WardenProperties.DelayedTask tasks = properties.getDelayedTask();
 		return new DelayedTaskOperationSource(new MethodExpressions(beanFactory), environment, mapper,
-				properties.getDelayedTask().toConsumerOptions());
+				tasks::toConsumerOptions);
 	}
 
 	@Bean

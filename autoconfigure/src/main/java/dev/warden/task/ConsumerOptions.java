@@ -43,6 +43,10 @@ public record ConsumerOptions(int maxAttempts, Duration backoff, Duration maxBac
 		return new ConsumerOptions(maxAttempts, backoff, maxBackoff, visibilityTimeout);
 	}
 
+	public ConsumerOptions withMaxBackoff(Duration maxBackoff) {
+		return new ConsumerOptions(maxAttempts, backoff, maxBackoff, visibilityTimeout);
+	}
+
 	public ConsumerOptions withVisibilityTimeout(Duration visibilityTimeout) {
 		return new ConsumerOptions(maxAttempts, backoff, maxBackoff, visibilityTimeout);
 	}

@@ -23,8 +23,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class ConfigurationMetadataTests {
 
-	/** Properties without a default: a random id, and no RedLock nodes. */
-	private static final Set<String> WITHOUT_DEFAULT = Set.of("warden.client-id", "warden.redlock.nodes");
+	/** Properties without a default: a random id, no RedLock nodes, no per-queue options. */
+	private static final Set<String> WITHOUT_DEFAULT = Set.of("warden.client-id", "warden.redlock.nodes",
+			"warden.delayed-task.queues");
 
 	@Test
 	void everyPropertyShowsTheDefaultItStartsWith() throws IOException {

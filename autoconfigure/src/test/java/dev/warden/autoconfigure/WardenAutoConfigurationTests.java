@@ -11,6 +11,8 @@ import dev.warden.lock.LockOwner;
 import dev.warden.lock.interceptor.LockOperationSourceAdvisor;
 import dev.warden.lock.interceptor.ReactorHandler;
 import dev.warden.task.ConsumerOptions;
+import dev.warden.task.interceptor.DelayedTaskOperation;
+import dev.warden.task.interceptor.DelayedTaskOperationSource;
 import dev.warden.test.redis.RedisServerExtension;
 import io.lettuce.core.RedisClient;
 import org.jspecify.annotations.Nullable;
@@ -123,6 +125,48 @@ class WardenAutoConfigurationTests {
 	}
 
 	@Test
+	void aQueuesOwnPropertiesOverrideTheGeneralOnesAndTheAnnotationOverridesThem() {
+		runner.withPropertyValues("warden.delayed-task.max-attempts=4",
+				"warden.delayed-task.queues.reports.visibility-timeout=20m",
+				"warden.delayed-task.queues.reports.max-attempts=2",
+				"warden.delayed-task.queues.annotated.max-attempts=9")
+			.withUserConfiguration(QueueOptions.class)
+			.run(context -> {
+				DelayedTaskOperationSource operations = context.getBean(DelayedTaskOperationSource.class);
+				DelayedTaskOperation reports = operations.operationsOf(QueueOptions.Reports.class).stream()
+					.filter(operation -> operation.queue().equals("reports"))
+					.findFirst()
+					.orElseThrow();
+				assertThat(reports.options().visibilityTimeout()).isEqualTo(Duration.ofMinutes(20));
+				assertThat(reports.options().maxAttempts()).isEqualTo(2);
+				assertThat(reports.options().backoff()).isEqualTo(Duration.ofSeconds(10));
+				DelayedTaskOperation annotated = operations.operationsOf(QueueOptions.Reports.class).stream()
+					.filter(operation -> operation.queue().equals("annotated"))
+					.findFirst()
+					.orElseThrow();
+				assertThat(annotated.options().maxAttempts()).as("the annotation's").isEqualTo(3);
+				DelayedTaskOperation plain = operations.operationsOf(QueueOptions.Reports.class).stream()
+					.filter(operation -> operation.queue().equals("plain"))
+					.findFirst()
+					.orElseThrow();
+				assertThat(plain.options().maxAttempts()).as("the general one").isEqualTo(4);
+			});
+	}
+
+	@Test
+	void aQueuesPropertyOutOfRangeFailsStartupNamingTheQueue() {
+		runner.withPropertyValues("warden.delayed-task.queues.reports.max-attempts=0").run(context -> {
+			assertThat(context).hasFailed();
+			StringBuilder messages = new StringBuilder();
+			for (Throwable cause = context.getStartupFailure(); cause != null; cause = cause.getCause()) {
+				messages.append(cause.getMessage());
+			}
+			assertThat(messages.toString()).contains("warden.delayed-task.queues.reports")
+				.contains("maxAttempts must be at least 1");
+		});
+	}
+
+	@Test
 	void invalidDelayedTaskPropertyFailsStartupNamingIt() {
 		runner.withPropertyValues("warden.delayed-task.max-attempts=0").run(context -> {
 			assertThat(context).hasFailed();
@@ -194,6 +238,32 @@ class WardenAutoConfigurationTests {
 				assertThat(cause).isInstanceOf(RedisUnavailableException.class)
 					.hasMessageContaining("Cannot connect to Redis");
 			});
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class QueueOptions {
+
+		@org.springframework.context.annotation.Bean
+		Reports reports() {
+			return new Reports();
+		}
+
+		static class Reports {
+
+			@dev.warden.task.annotation.DelayedTask(queue = "reports", delay = "1h")
+			public void report(String id) {
+			}
+
+			@dev.warden.task.annotation.DelayedTask(queue = "annotated", delay = "1h", maxAttempts = 3)
+			public void annotated(String id) {
+			}
+
+			@dev.warden.task.annotation.DelayedTask(queue = "plain", delay = "1h")
+			public void plain(String id) {
+			}
+
+		}
+
 	}
 
 	@Configuration(proxyBeanMethods = false)

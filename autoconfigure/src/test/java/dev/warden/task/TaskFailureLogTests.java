@@ -47,6 +47,21 @@ class TaskFailureLogTests {
 	}
 
 	@Test
+	void aConsumerStartedWithoutOptionsTakesItsQueuesOwnDefaults() throws Exception {
+		DelayedQueue<String> queue = clients.open(redis.node(), options -> options.taskQueueDefaults("once",
+				new ConsumerOptions(1, Duration.ofMillis(50), Duration.ofSeconds(1), Duration.ofMinutes(1))))
+			.getDelayedQueue("once", String.class);
+		queue.consume(delivery -> {
+			throw new IllegalStateException("no retry here");
+		});
+
+		queue.schedule("t-1", "x", Duration.ZERO);
+		Eventually.await("a dead letter", () -> !queue.deadLetters().isEmpty());
+
+		assertThat(queue.deadLetters().get(0).attempts()).as("the queue's max attempts").isEqualTo(1);
+	}
+
+	@Test
 	void anUnreadablePayloadIsOneErrorLineWithTheReason(CapturedOutput output) throws Exception {
 		DelayedQueue<Integer> queue = clients.open(redis.node()).getDelayedQueue("unreadable", Integer.class);
 		redis.node().call("HSET", "warden:task:{unreadable}:tasks", "bad", "\"not a number\"");

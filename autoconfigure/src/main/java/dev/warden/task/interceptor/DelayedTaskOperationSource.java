@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -37,7 +38,7 @@ public final class DelayedTaskOperationSource {
 
 	private final Supplier<JsonMapper> mapper;
 
-	private final ConsumerOptions defaults;
+	private final Function<String, ConsumerOptions> defaults;
 
 	private final Map<MethodClassKey, Optional<DelayedTaskOperation>> operations = new ConcurrentHashMap<>();
 
@@ -49,17 +50,17 @@ public final class DelayedTaskOperationSource {
 	 */
 	public DelayedTaskOperationSource(MethodExpressions expressions, PropertyResolver placeholders, JsonMapper mapper,
 			ConsumerOptions defaults) {
-		this(expressions, placeholders, () -> mapper, defaults);
+		this(expressions, placeholders, () -> mapper, queue -> defaults);
 	}
 
 	/**
 	 * @param expressions parses task id expressions
 	 * @param placeholders resolves {@code ${...}} in delays and backoffs
 	 * @param mapper supplies the JSON mapper that stores arguments, when the first annotation is read
-	 * @param defaults the consumer options of annotations that leave them unset
+	 * @param defaults the consumer options of each queue, for annotations that leave them unset
 	 */
 	public DelayedTaskOperationSource(MethodExpressions expressions, PropertyResolver placeholders,
-			Supplier<JsonMapper> mapper, ConsumerOptions defaults) {
+			Supplier<JsonMapper> mapper, Function<String, ConsumerOptions> defaults) {
 		this.expressions = expressions;
 		this.placeholders = placeholders;
 		this.mapper = mapper;
@@ -148,7 +149,7 @@ public final class DelayedTaskOperationSource {
 			throw new IllegalStateException(where + " has a negative delay: " + annotation.delay());
 		}
 		Expression id = annotation.id().isBlank() ? null : expressions.parse(specific, targetClass, annotation.id());
-		ConsumerOptions options = defaults;
+		ConsumerOptions options = defaults.apply(queue);
 		if (annotation.maxAttempts() != -1) {
 			if (annotation.maxAttempts() < 1) {
 				throw new IllegalStateException(where + " has maxAttempts " + annotation.maxAttempts()

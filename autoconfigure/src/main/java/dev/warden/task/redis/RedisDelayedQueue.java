@@ -206,7 +206,7 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 
 	@Override
 	public TaskConsumer consume(TaskHandler<T> handler) {
-		return consume(handler, consumers.defaults());
+		return consume(handler, consumers.defaults(name));
 	}
 
 	@Override
@@ -245,6 +245,8 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 
 		private final Duration shutdownGrace;
 
+		private final Map<String, ConsumerOptions> queueOptions = new java.util.concurrent.ConcurrentHashMap<>();
+
 		private final Map<String, DueTaskDispatcher<?>> running = new java.util.concurrent.ConcurrentHashMap<>();
 
 		private final Map<String, ScheduleBatcher> schedules = new java.util.concurrent.ConcurrentHashMap<>();
@@ -267,8 +269,18 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 			this.shutdownGrace = shutdownGrace;
 		}
 
-		ConsumerOptions defaults() {
-			return defaults;
+		/** The options of a consumer of the queue started without its own. */
+		ConsumerOptions defaults(String queue) {
+			return queueOptions.getOrDefault(queue, defaults);
+		}
+
+		/**
+		 * Sets the options of a queue's consumers started without their own.
+		 * @param queue the queue
+		 * @param options its options
+		 */
+		public void setQueueDefaults(String queue, ConsumerOptions options) {
+			queueOptions.put(queue, options);
 		}
 
 		/** The client's schedules of one queue, sent together while a call is under way. */
