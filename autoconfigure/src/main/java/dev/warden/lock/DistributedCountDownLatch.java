@@ -51,9 +51,9 @@ public interface DistributedCountDownLatch {
 	 * @param waitTime not negative; 0 checks once
 	 * @param unit the unit of {@code waitTime}
 	 * @return completes with whether the count reached zero, or fails with
-	 * {@link dev.warden.RedisUnavailableException}; cancelling it stops the wait. It completes on a Redis I/O thread: continuations that block (on
-	 * Warden, or on anything else) belong on an executor of their own
-	 * ({@code thenApplyAsync(..., executor)}).
+	 * {@link dev.warden.RedisUnavailableException}; cancelling it stops the wait. It completes on a
+	 * Redis I/O thread: continuations that block (on Warden, or on anything else) belong on an
+	 * executor of their own ({@code thenApplyAsync(..., executor)}).
 	 */
 	CompletableFuture<Boolean> awaitAsync(long waitTime, TimeUnit unit);
 
