@@ -1,6 +1,15 @@
 package dev.warden.task.interceptor;
 
 import java.lang.reflect.Field;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.LocalTime;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.lang.reflect.Modifier;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -8,6 +17,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.UUID;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import org.jspecify.annotations.Nullable;
@@ -15,6 +25,7 @@ import tools.jackson.core.JacksonException;
 import tools.jackson.databind.BeanProperty;
 import tools.jackson.databind.JavaType;
 import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.exc.ValueInstantiationException;
 import tools.jackson.databind.jsonFormatVisitors.JsonFormatVisitorWrapper;
 import tools.jackson.databind.jsonFormatVisitors.JsonObjectFormatVisitor;
 import tools.jackson.databind.json.JsonMapper;
@@ -31,6 +42,16 @@ import tools.jackson.databind.node.ObjectNode;
 final class ArgumentRoundTrip {
 
 	private static final int MAX_DEPTH = 4;
+
+	/** Values of the JDK's value types that task arguments often carry, none of them a default. */
+	private static final Map<Class<?>, Object> JDK_SAMPLES = Map.ofEntries(
+			Map.entry(Instant.class, Instant.ofEpochSecond(1_700_000_007L)),
+			Map.entry(LocalDate.class, LocalDate.of(2026, 7, 7)),
+			Map.entry(LocalDateTime.class, LocalDateTime.of(2026, 7, 7, 7, 7)),
+			Map.entry(LocalTime.class, LocalTime.of(7, 7)),
+			Map.entry(OffsetDateTime.class, OffsetDateTime.of(2026, 7, 7, 7, 7, 0, 0, ZoneOffset.ofHours(7))),
+			Map.entry(Duration.class, Duration.ofSeconds(7)), Map.entry(UUID.class, new UUID(7, 7)),
+			Map.entry(BigDecimal.class, new BigDecimal("7.5")), Map.entry(BigInteger.class, BigInteger.valueOf(7)));
 
 	private final JsonMapper mapper;
 
@@ -79,8 +100,16 @@ final class ArgumentRoundTrip {
 		try {
 			back = mapper.valueToTree(mapper.treeToValue(sample, type));
 		}
+		catch (ValueInstantiationException ex) {
+			// Its creator refused the sample (a check of its own on a value the sample could not
+			// fill in): the round trip cannot be shown with a sample, so only the fields are checked.
+			back = null;
+		}
 		catch (JacksonException ex) {
 			return raw.getName() + " cannot be read back from JSON: " + ex.getOriginalMessage();
+		}
+		if (back == null) {
+			return nestedProblem(properties, seen, depth);
 		}
 		// A property computed from others (a getter without a field) is not state: it need not come back.
 		for (Iterator<Map.Entry<String, JsonNode>> it = sample.properties().iterator(); it.hasNext();) {
@@ -90,6 +119,10 @@ final class ArgumentRoundTrip {
 						+ "(no setter, creator parameter or visible field for it)";
 			}
 		}
+		return nestedProblem(properties, seen, depth);
+	}
+
+	private @Nullable String nestedProblem(List<BeanProperty> properties, Set<Class<?>> seen, int depth) {
 		for (BeanProperty property : properties) {
 			String nested = problem(property.getType(), seen, depth + 1);
 			if (nested != null) {
@@ -176,6 +209,10 @@ final class ArgumentRoundTrip {
 		}
 		if (raw == char.class || raw == Character.class) {
 			return mapper.getNodeFactory().textNode("c");
+		}
+		Object jdkValue = JDK_SAMPLES.get(raw);
+		if (jdkValue != null) {
+			return mapper.valueToTree(jdkValue);
 		}
 		if (raw.isEnum()) {
 			Object[] constants = raw.getEnumConstants();
