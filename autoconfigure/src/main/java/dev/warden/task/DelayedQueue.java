@@ -47,11 +47,12 @@ public interface DelayedQueue<T> {
 	ScheduleResult schedule(String taskId, T payload, Instant dueAt, ScheduleOption... options);
 
 	/**
-	 * Cancels a task, pending or being handled (a handler already running is not interrupted; its
-	 * outcome is ignored). A task its consumer claimed ahead of its due time does not start: the
-	 * consumer is told on the queue's channel, so only a cancel that reaches Redis less than that
-	 * message's travel time before the task is due can miss it.
-	 * @return whether there was such a task
+	 * Cancels a task, so that its handler does not run: a pending task, or one its consumer claimed
+	 * ahead of its due time and has not started (a consumer confirms each such start with Redis, and
+	 * a cancelled task's confirmation fails). A task whose handler runs, or whose start is confirmed,
+	 * is not cancelled: it completes, or is retried, as usual.
+	 * @return {@code true} when the task was cancelled and its handler will not run; {@code false}
+	 * when there is no such task, or it runs
 	 */
 	boolean cancel(String taskId);
 

@@ -139,6 +139,40 @@ class ClaimAheadTests {
 	}
 
 	@Test
+	void aCancelWhoseRevocationMessageIsLostStillStopsTheTaskClaimedAhead() throws Exception {
+		// What a cancel does in Redis, without its revocation message (pub/sub delivers at most
+		// once): the consumer's start confirmation fails, and the handler never runs.
+		Warden warden = client(Duration.ofSeconds(1));
+		DelayedQueue<String> queue = warden.getDelayedQueue("ahead-lost", String.class);
+		String keys = "warden:task:{ahead-lost}:";
+		CompletableFuture<Object> cancelled = consume(queue, q -> {
+			redis.node().call("ZREM", keys + "inflight", "second");
+			redis.node().call("HDEL", keys + "tasks", "second");
+			return redis.node().call("HDEL", keys + "meta", "a:second", "c:second", "d:second");
+		});
+		Instant secondDue = scheduleFirstAndSecond(queue);
+		queue.schedule("sentinel", "x", secondDue.plusMillis(300));
+
+		assertThat(cancelled.get(10, TimeUnit.SECONDS)).isEqualTo(3L);
+		Eventually.await("the sentinel ran", () -> ran.stream().anyMatch(run -> run.startsWith("sentinel=")));
+		assertThat(ran).extracting(run -> run.substring(0, run.indexOf('='))).containsExactly("first", "sentinel");
+		// The dropped task gave its handler slot back: the consumer stops idle at once.
+		assertThat(warden.stopConsumers()).isTrue();
+	}
+
+	@Test
+	void aRunningTaskIsNotCancelledAndCompletes() throws Exception {
+		Warden warden = client(Duration.ofSeconds(1));
+		DelayedQueue<String> queue = warden.getDelayedQueue("ahead-running", String.class);
+		CompletableFuture<Boolean> cancelled = consume(queue, q -> q.cancel("first"));
+		scheduleFirstAndSecond(queue);
+
+		assertThat(cancelled.get(10, TimeUnit.SECONDS)).as("cancel of the running task").isFalse();
+		awaitBothRanAndAcknowledged(queue);
+		assertThat(ran).hasSize(2);
+	}
+
+	@Test
 	void aClaimAheadWhoseRevocationWasMissedGivesWayToTheConsumersNewClaimOfTheTask() throws Exception {
 		// What a reschedule to now does in Redis, without its revocation message (pub/sub delivers
 		// at most once): the consumer learns of it only from its next claim, which takes "second"

@@ -269,7 +269,7 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 				superseded = claimedAhead.add(id, waiting);
 				waiting.start = engine.scheduler().schedule(() -> {
 					if (stopWaiting(id, waiting)) {
-						workers.execute(() -> deliver(task));
+						confirmThenDeliver(task);
 					}
 				}, task.startInMicros(), TimeUnit.MICROSECONDS);
 			}
@@ -320,6 +320,39 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 			}
 			workers.release(tasks.size());
 			deliveriesDone(tasks.size());
+		});
+	}
+
+	/**
+	 * Starts a task claimed ahead, now due, once Redis confirms its claim still stands: a cancel,
+	 * reschedule or replace that reached Redis first has taken it away, and its handler never runs;
+	 * from the confirmation on, the task runs whatever comes. A confirmation that fails leaves the
+	 * task in flight, to be delivered again after its deadline.
+	 */
+	private void confirmThenDeliver(ClaimedTask task) {
+		CompletableFuture<Long> confirmed;
+		try {
+			confirmed = engine.withTimeout(engine.eval(TaskScripts.START, ScriptOutputType.INTEGER, keys.metaOnly,
+					task.id(), task.token()), "start of task '" + task.id() + "'");
+		}
+		catch (RuntimeException ex) {
+			confirmed = CompletableFuture.failedFuture(ex);
+		}
+		confirmed.whenComplete((reply, failure) -> {
+			if (failure == null && reply != null && reply == 1L) {
+				workers.execute(() -> deliver(task));
+				return;
+			}
+			if (failure != null) {
+				logger.warn("Could not confirm the start of task '{}' of queue '{}'; it is delivered again after its "
+						+ "visibility timeout", task.id(), queue, failure);
+			}
+			else {
+				logger.debug("Task '{}' of queue '{}', claimed ahead, was taken away before it started", task.id(),
+						queue);
+			}
+			workers.release(1);
+			deliveriesDone(1);
 		});
 	}
 

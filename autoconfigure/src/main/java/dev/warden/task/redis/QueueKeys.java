@@ -28,6 +28,9 @@ final class QueueKeys {
 	/** extend: inflight, meta. */
 	final String[] inflightAndMeta;
 
+	/** start: meta. */
+	final String[] metaOnly;
+
 	/** hand back: due, inflight, meta. */
 	final String[] dueInflightAndMeta;
 
@@ -46,6 +49,7 @@ final class QueueKeys {
 		this.allAndDead = new String[] { due, tasks, inflight, meta, dead };
 		this.inflightAndMeta = new String[] { inflight, meta };
 		this.dueInflightAndMeta = new String[] { due, inflight, meta };
+		this.metaOnly = new String[] { meta };
 	}
 
 }

@@ -36,6 +36,8 @@ final class TaskScripts {
 
 	static final LuaScript HAND_BACK = LuaScript.load(TaskScripts.class, "task-hand-back.lua", CLOCK);
 
+	static final LuaScript START = LuaScript.load(TaskScripts.class, "task-start.lua");
+
 	private TaskScripts() {
 	}
 

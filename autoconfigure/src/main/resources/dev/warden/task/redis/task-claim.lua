@@ -89,6 +89,8 @@ local function claimFrom(source, upTo)
     local meta = {}
     local inflight = {}
     local dead = {}
+    -- A delivery that timed out may have been claimed ahead before: its old due-time field goes.
+    local stale = {}
     for i, id in ipairs(ids) do
         local payload = payloads[i]
         if payload then
@@ -107,6 +109,8 @@ local function claimFrom(source, upTo)
                 if dues[i] > now then
                     meta[#meta + 1] = 'd:' .. id
                     meta[#meta + 1] = dues[i]
+                elseif source == KEYS[3] then
+                    stale[#stale + 1] = 'd:' .. id
                 end
                 local taskDeadline = dues[i] + visibility
                 if firstDeadline == nil or taskDeadline < firstDeadline then
@@ -130,6 +134,9 @@ local function claimFrom(source, upTo)
     if #meta > 0 then
         variadic('hset', KEYS[4], meta)
         variadic('zadd', KEYS[3], inflight)
+    end
+    if #stale > 0 then
+        variadic('hdel', KEYS[4], stale)
     end
 end
 

@@ -3,10 +3,10 @@
 -- it touches no key by itself.
 
 -- Whether the delivery of a task is one claimed ahead of its due time that has not started: the
--- meta hash keeps such a task's due time (d:<id>) until it is done, and its consumer starts it when
--- Redis's clock reaches that time.
+-- meta hash keeps such a task's due time (d:<id>) until its consumer, at that time, confirms the
+-- start with task-start.lua, which removes it; a task whose start is confirmed runs whatever comes.
 local function waitingToStart(dueField, now)
-    return dueField and tonumber(dueField) > now
+    return dueField ~= false and dueField ~= nil
 end
 
 -- The claim token and due time of a task claimed ahead that has not started, read from the meta
