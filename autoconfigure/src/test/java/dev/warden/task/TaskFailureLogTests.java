@@ -35,8 +35,10 @@ class TaskFailureLogTests {
 		}, new ConsumerOptions(2, Duration.ofMillis(50), Duration.ofSeconds(1), Duration.ofMinutes(1)));
 
 		queue.schedule("t-1", "x", Duration.ZERO);
-		Eventually.await("a dead letter", () -> !queue.deadLetters().isEmpty());
+		// The task reaches the dead letters before its ERROR line is written: wait for the line.
+		Eventually.await("the dead letter's log line", () -> output.toString().contains("moved to the dead letters"));
 
+		assertThat(queue.deadLetters()).hasSize(1);
 		assertThat(output).contains("WARN")
 			.contains("Task 't-1' of queue 'logged' failed on attempt 1 of 2; next attempt in 50 ms: "
 					+ "java.lang.IllegalStateException: payment service down")
@@ -69,8 +71,9 @@ class TaskFailureLogTests {
 		queue.consume(delivery -> {
 		});
 
-		Eventually.await("a dead letter", () -> !queue.deadLetters().isEmpty());
+		Eventually.await("the dead letter's log line", () -> output.toString().contains("moved to the dead letters"));
 
+		assertThat(queue.deadLetters()).hasSize(1);
 		assertThat(output).contains("ERROR")
 			.contains("Task 'bad' of queue 'unreadable' moved to the dead letters: its payload cannot be read");
 	}
