@@ -22,6 +22,12 @@ public final class WardenDefaults {
 	/** The shortest watchdog timeout: a third of it must still be a whole millisecond. */
 	public static final Duration MIN_WATCHDOG_TIMEOUT = Duration.ofMillis(3);
 
+	/**
+	 * The longest lease of a lock or permit, the watchdog timeout included: a year, far beyond any
+	 * sensible hold, and far inside what Redis accepts as an expiry.
+	 */
+	public static final Duration MAX_LEASE = Duration.ofDays(365);
+
 	/** How long a fair lock's waiter keeps its place once its turn could have come. */
 	public static final Duration FAIR_LOCK_WAITER_TIMEOUT = Duration.ofMinutes(5);
 
@@ -57,6 +63,12 @@ public final class WardenDefaults {
 
 	/** How long stopping waits for running task handlers. */
 	public static final Duration SHUTDOWN_GRACE = Duration.ofSeconds(30);
+
+	/** The largest payload a task may be scheduled with, in UTF-8 bytes: 1 MiB. */
+	public static final int TASK_MAX_PAYLOAD_BYTES = 1024 * 1024;
+
+	/** The largest payload limit: Redis's own default limit on one value (proto-max-bulk-len). */
+	public static final int MAX_TASK_PAYLOAD_BYTES = 512 * 1024 * 1024;
 
 	private WardenDefaults() {
 	}
@@ -104,16 +116,16 @@ public final class WardenDefaults {
 	}
 
 	/**
-	 * Checks a watchdog timeout: at least {@link #MIN_WATCHDOG_TIMEOUT}.
+	 * Checks a watchdog timeout: from {@link #MIN_WATCHDOG_TIMEOUT} to {@link #MAX_LEASE}.
 	 * @param option the option's name, as the caller knows it
 	 * @param value the value
 	 * @return the value
-	 * @throws IllegalArgumentException naming the option when it is shorter
+	 * @throws IllegalArgumentException naming the option when it is out of range
 	 */
 	public static Duration requireWatchdogTimeout(String option, @Nullable Duration value) {
-		if (value == null || value.compareTo(MIN_WATCHDOG_TIMEOUT) < 0) {
-			throw new IllegalArgumentException(option + " must be at least " + MIN_WATCHDOG_TIMEOUT.toMillis()
-					+ " ms: " + value);
+		if (value == null || value.compareTo(MIN_WATCHDOG_TIMEOUT) < 0 || value.compareTo(MAX_LEASE) > 0) {
+			throw new IllegalArgumentException(option + " must be between " + MIN_WATCHDOG_TIMEOUT.toMillis()
+					+ " ms and " + MAX_LEASE.toDays() + " days: " + value);
 		}
 		return value;
 	}
@@ -131,6 +143,20 @@ public final class WardenDefaults {
 					+ MAX_TASK_CLAIM_AHEAD.toSeconds() + " s: " + value);
 		}
 		return value;
+	}
+
+	/**
+	 * Checks a payload limit: from 1 byte to {@link #MAX_TASK_PAYLOAD_BYTES}.
+	 * @param option the option's name, as the caller knows it
+	 * @param bytes the value
+	 * @return the value
+	 * @throws IllegalArgumentException naming the option when it is out of range
+	 */
+	public static int requirePayloadLimit(String option, long bytes) {
+		if (bytes < 1 || bytes > MAX_TASK_PAYLOAD_BYTES) {
+			throw new IllegalArgumentException(option + " must be between 1 byte and 512 MB: " + bytes + " bytes");
+		}
+		return (int) bytes;
 	}
 
 }

@@ -2,6 +2,7 @@ package dev.warden.lock;
 
 import java.util.concurrent.TimeUnit;
 
+import dev.warden.WardenDefaults;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -18,13 +19,27 @@ public final class LockArguments {
 	 * @param name the name
 	 * @param kind what it names, for the message: {@code lock}, {@code semaphore}
 	 * @return the name
-	 * @throws IllegalArgumentException when it is {@code null} or blank
+	 * @throws IllegalArgumentException when it is {@code null} or blank, or holds a brace
 	 */
 	public static String requireName(@Nullable String name, String kind) {
 		if (name == null || name.isBlank()) {
 			throw new IllegalArgumentException("A " + kind + " name must not be null or blank");
 		}
+		if (hasBrace(name)) {
+			throw new IllegalArgumentException("A " + kind + " name must not contain '{' or '}', since Warden puts "
+					+ "the name in the Redis Cluster hash tag of the keys it derives from it: " + name);
+		}
 		return name;
+	}
+
+	/**
+	 * Whether {@code text} holds a brace, which would change the Redis Cluster hash tag of the keys
+	 * derived from a name: such keys would not all be in one hash slot.
+	 * @param text a name, or part of one
+	 * @return whether it contains '{' or '}'
+	 */
+	public static boolean hasBrace(String text) {
+		return text.indexOf('{') >= 0 || text.indexOf('}') >= 0;
 	}
 
 	/**
@@ -60,13 +75,19 @@ public final class LockArguments {
 	 * @param unit its unit
 	 * @param what what the lease is of, for the message: {@code The lease time}
 	 * @return the lease in milliseconds, at least 1
-	 * @throws IllegalArgumentException when it is not positive
+	 * @throws IllegalArgumentException when it is not positive or longer than
+	 * {@link WardenDefaults#MAX_LEASE}
 	 */
 	public static long leaseMillis(long leaseTime, TimeUnit unit, String what) {
 		if (leaseTime <= 0) {
 			throw new IllegalArgumentException(what + " must be positive: " + leaseTime + " " + unit);
 		}
-		return Math.max(1, unit.toMillis(leaseTime));
+		long millis = unit.toMillis(leaseTime);
+		if (millis > WardenDefaults.MAX_LEASE.toMillis()) {
+			throw new IllegalArgumentException(what + " must be at most " + WardenDefaults.MAX_LEASE.toDays()
+					+ " days: " + leaseTime + " " + unit);
+		}
+		return Math.max(1, millis);
 	}
 
 }

@@ -11,7 +11,9 @@ import java.util.Optional;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 
+import dev.warden.WardenDefaults;
 import dev.warden.expression.MethodExpressions;
+import dev.warden.lock.LockArguments;
 import dev.warden.lock.annotation.DistributedLock;
 import dev.warden.lock.annotation.OnLockFailure;
 import org.jspecify.annotations.Nullable;
@@ -82,6 +84,11 @@ public final class LockOperationSource {
 							+ operation.describe() + " evaluated to " + (text == null ? "null" : "a blank string")
 							+ "; the method was not called");
 				}
+				if (LockArguments.hasBrace(text)) {
+					throw new IllegalArgumentException("Lock key '" + operation.keyExpressions().get(i) + "' of "
+							+ operation.describe() + " evaluated to '" + text + "', which contains '{' or '}'; "
+							+ "the method was not called");
+				}
 				names.add(operation.name() + ":" + text);
 			}
 		}
@@ -146,6 +153,10 @@ public final class LockOperationSource {
 		}
 		String name = annotation.name().isBlank()
 				? specific.getDeclaringClass().getName() + "." + specific.getName() : annotation.name();
+		if (LockArguments.hasBrace(name)) {
+			throw new IllegalStateException("@DistributedLock on " + where + " has name '" + name
+					+ "' with braces; Warden adds the Redis Cluster hash tags its keys need");
+		}
 		List<Expression> keys = new ArrayList<>();
 		for (String key : annotation.key()) {
 			keys.add(expressions.parse(specific, targetClass, key));
@@ -190,9 +201,11 @@ public final class LockOperationSource {
 		if (annotation.leaseTime() == -1) {
 			return LockOperation.WATCHDOG_LEASE;
 		}
-		if (annotation.leaseTime() <= 0 || annotation.timeUnit().toMillis(annotation.leaseTime()) == 0) {
+		long millis = annotation.timeUnit().toMillis(annotation.leaseTime());
+		if (annotation.leaseTime() <= 0 || millis == 0 || millis > WardenDefaults.MAX_LEASE.toMillis()) {
 			throw new IllegalStateException("@DistributedLock on " + where + " has leaseTime " + annotation.leaseTime()
-					+ " " + annotation.timeUnit() + "; a lease must be at least 1 ms (-1 uses the watchdog)");
+					+ " " + annotation.timeUnit() + "; a lease must be from 1 ms to " + WardenDefaults.MAX_LEASE.toDays()
+					+ " days (-1 uses the watchdog)");
 		}
 		return annotation.timeUnit().toMillis(annotation.leaseTime());
 	}
