@@ -100,7 +100,8 @@ public final class Warden implements LockFactory, DelayedQueueFactory, AutoClose
 		this.redLockNodes = connectRedLockNodes(builder);
 		this.consumers = new RedisDelayedQueue.Consumers(
 				new TaskWorkers(builder.taskConcurrency, "warden-task-" + shortId(clientId) + "-"), clientId,
-				builder.taskDefaults, builder.taskSweepInterval, builder.taskClaimAhead, builder.shutdownGrace);
+				builder.taskDefaults, builder.taskSweepInterval, builder.taskClaimAhead, builder.shutdownGrace,
+				builder.taskMaxPayloadBytes);
 		builder.taskQueueDefaults.forEach(consumers::setQueueDefaults);
 	}
 
@@ -383,6 +384,8 @@ public final class Warden implements LockFactory, DelayedQueueFactory, AutoClose
 
 		private Duration shutdownGrace = WardenDefaults.SHUTDOWN_GRACE;
 
+		private int taskMaxPayloadBytes = WardenDefaults.TASK_MAX_PAYLOAD_BYTES;
+
 		private Builder(AbstractRedisClient client) {
 			if (!(client instanceof RedisClient) && !(client instanceof RedisClusterClient)) {
 				throw new IllegalArgumentException("Expected a Lettuce RedisClient or RedisClusterClient, got " + client);
@@ -555,6 +558,18 @@ public final class Warden implements LockFactory, DelayedQueueFactory, AutoClose
 		 */
 		public Builder taskClaimAhead(Duration taskClaimAhead) {
 			this.taskClaimAhead = WardenDefaults.requireClaimAhead("The claim-ahead window", taskClaimAhead);
+			return this;
+		}
+
+		/**
+		 * The largest payload a task may be scheduled with, as stored (JSON, in UTF-8 bytes; 1 MiB
+		 * by default). A larger one is refused with {@link IllegalArgumentException} before anything
+		 * is written: a task is a reminder, its data belongs elsewhere.
+		 * @param maxPayloadBytes from 1 to 512 MiB
+		 * @return this builder
+		 */
+		public Builder taskMaxPayloadBytes(long maxPayloadBytes) {
+			this.taskMaxPayloadBytes = WardenDefaults.requirePayloadLimit("The largest task payload", maxPayloadBytes);
 			return this;
 		}
 

@@ -55,6 +55,7 @@ public final class WardenAutoConfiguration {
 			.taskSweepInterval(tasks.getSweepInterval())
 			.taskClaimAhead(tasks.getClaimAhead())
 			.shutdownGrace(tasks.getShutdownGrace())
+			.taskMaxPayloadBytes(tasks.getMaxPayloadSize().toBytes())
 			.replicaSync(properties.getLock().getReplicaSync().getReplicas(),
 					properties.getLock().getReplicaSync().getTimeout());
 		for (String queue : tasks.getQueues().keySet()) {

@@ -11,12 +11,13 @@ import dev.warden.task.ConsumerOptions;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.core.Ordered;
+import org.springframework.util.unit.DataSize;
 
 /**
  * Configuration properties of Warden. Defaults and ranges are {@link WardenDefaults}'; a value out
  * of range fails startup naming its property.
  */
-@ConfigurationProperties("warden")
+@ConfigurationProperties(prefix = "warden", ignoreUnknownFields = false)
 public class WardenProperties {
 
 	/**
@@ -253,6 +254,12 @@ public class WardenProperties {
 		private Duration shutdownGrace = WardenDefaults.SHUTDOWN_GRACE;
 
 		/**
+		 * The largest payload a task may be scheduled with, as stored (JSON). A larger one is refused
+		 * before anything is written; at most 512MB.
+		 */
+		private DataSize maxPayloadSize = DataSize.ofBytes(WardenDefaults.TASK_MAX_PAYLOAD_BYTES);
+
+		/**
 		 * Options of single queues, by queue name: visibility timeout, max attempts, backoff and max
 		 * backoff, each falling back to the warden.delayed-task value. A @DelayedTask attribute
 		 * overrides them for its method's queue.
@@ -325,6 +332,15 @@ public class WardenProperties {
 
 		public void setShutdownGrace(Duration shutdownGrace) {
 			this.shutdownGrace = WardenDefaults.requireNotNegative("warden.delayed-task.shutdown-grace", shutdownGrace);
+		}
+
+		public DataSize getMaxPayloadSize() {
+			return maxPayloadSize;
+		}
+
+		public void setMaxPayloadSize(DataSize maxPayloadSize) {
+			WardenDefaults.requirePayloadLimit("warden.delayed-task.max-payload-size", maxPayloadSize.toBytes());
+			this.maxPayloadSize = maxPayloadSize;
 		}
 
 		/**

@@ -29,20 +29,24 @@ public interface DelayedQueue<T> {
 	 * task of that id is pending or being handled, it is kept as it is (unless
 	 * {@link ScheduleOption#REPLACE} is given) and the result says so.
 	 * @param taskId the task id; not blank
-	 * @param payload the payload, stored as JSON
-	 * @param delay the delay; not negative
+	 * @param payload the payload, stored as JSON; not {@code null}
+	 * @param delay the delay; not negative, at most 100 years
 	 * @param options {@link ScheduleOption#REPLACE} to overwrite
 	 * @return what was done
+	 * @throws IllegalArgumentException before anything is stored, when an argument is out of range,
+	 * or the payload cannot be written, is larger than the client's limit (1 MiB by default), or
+	 * cannot be read back: such a task could only become a dead letter
 	 */
 	ScheduleResult schedule(String taskId, T payload, Duration delay, ScheduleOption... options);
 
 	/**
 	 * Schedules a task due at {@code dueAt}.
 	 * @param taskId the task id; not blank
-	 * @param payload the payload, stored as JSON
-	 * @param dueAt when it is due (in the past: due at once)
+	 * @param payload the payload, stored as JSON; not {@code null}
+	 * @param dueAt when it is due (in the past: due at once); not after the year 9999
 	 * @param options {@link ScheduleOption#REPLACE} to overwrite
 	 * @return what was done
+	 * @throws IllegalArgumentException as for {@link #schedule(String, Object, Duration, ScheduleOption...)}
 	 */
 	ScheduleResult schedule(String taskId, T payload, Instant dueAt, ScheduleOption... options);
 

@@ -36,6 +36,12 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 	/** The prefix of every queue's keys. */
 	public static final String KEY_PREFIX = "warden:task:";
 
+	/** The longest delay a task may be scheduled with. */
+	static final Duration MAX_DELAY = Duration.ofDays(36_500);
+
+	/** The latest due time: the end of year 9999, whose milliseconds a sorted-set score holds exactly. */
+	static final Instant LATEST_DUE = Instant.parse("9999-12-31T23:59:59.999Z");
+
 	private final String name;
 
 	private final QueueKeys keys;
@@ -72,23 +78,17 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 
 	@Override
 	public ScheduleResult schedule(String taskId, T payload, Duration delay, ScheduleOption... options) {
-		if (delay == null || delay.isNegative()) {
-			throw new IllegalArgumentException("The delay must not be negative: " + delay);
-		}
-		return schedule(taskId, payload, "in", delay.toMillis(), options);
+		return schedule(taskId, payload, "in", delayMillis(delay), options);
 	}
 
 	@Override
 	public ScheduleResult schedule(String taskId, T payload, Instant dueAt, ScheduleOption... options) {
-		if (dueAt == null) {
-			throw new IllegalArgumentException("The due time must not be null");
-		}
-		return schedule(taskId, payload, "at", dueAt.toEpochMilli(), options);
+		return schedule(taskId, payload, "at", dueMillis(dueAt), options);
 	}
 
 	private ScheduleResult schedule(String taskId, T payload, String mode, long time, ScheduleOption... options) {
 		requireId(taskId);
-		String encoded = codec.encode(payload);
+		String encoded = encode(taskId, payload);
 		boolean replace = Arrays.asList(options).contains(ScheduleOption.REPLACE);
 		List<Long> reply = engine.await(consumers.schedules(engine, keys).schedule(taskId, encoded, mode, time, replace),
 				"schedule of task '" + taskId + "'");
@@ -111,18 +111,12 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 
 	@Override
 	public boolean reschedule(String taskId, Duration delay) {
-		if (delay == null || delay.isNegative()) {
-			throw new IllegalArgumentException("The delay must not be negative: " + delay);
-		}
-		return reschedule(taskId, "in", delay.toMillis());
+		return reschedule(taskId, "in", delayMillis(delay));
 	}
 
 	@Override
 	public boolean reschedule(String taskId, Instant dueAt) {
-		if (dueAt == null) {
-			throw new IllegalArgumentException("The due time must not be null");
-		}
-		return reschedule(taskId, "at", dueAt.toEpochMilli());
+		return reschedule(taskId, "at", dueMillis(dueAt));
 	}
 
 	private boolean reschedule(String taskId, String mode, long time) {
@@ -227,6 +221,86 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 		}
 	}
 
+	private static long delayMillis(@Nullable Duration delay) {
+		if (delay == null || delay.isNegative()) {
+			throw new IllegalArgumentException("The delay must not be null or negative: " + delay);
+		}
+		if (delay.compareTo(MAX_DELAY) > 0) {
+			throw new IllegalArgumentException("The delay must be at most " + MAX_DELAY.toDays() + " days: " + delay);
+		}
+		return delay.toMillis();
+	}
+
+	private static long dueMillis(@Nullable Instant dueAt) {
+		if (dueAt == null) {
+			throw new IllegalArgumentException("The due time must not be null");
+		}
+		if (dueAt.isAfter(LATEST_DUE)) {
+			throw new IllegalArgumentException("The due time must not be after " + LATEST_DUE + ": " + dueAt);
+		}
+		// A due time long past means now; bounded so that the millisecond count cannot overflow.
+		return dueAt.isBefore(Instant.EPOCH) ? 0 : dueAt.toEpochMilli();
+	}
+
+	/**
+	 * The payload as stored, refused before anything is written when it is {@code null}, cannot be
+	 * written, is larger than the client allows, or cannot be read back: such a task could only
+	 * ever become a dead letter.
+	 */
+	private String encode(String taskId, @Nullable T payload) {
+		if (payload == null) {
+			throw new IllegalArgumentException("The payload of task '" + taskId + "' of queue '" + name
+					+ "' must not be null");
+		}
+		String encoded;
+		try {
+			encoded = codec.encode(payload);
+		}
+		catch (RuntimeException ex) {
+			throw new IllegalArgumentException("The payload of task '" + taskId + "' of queue '" + name
+					+ "' cannot be written: " + ex.getMessage() + "; nothing was scheduled", ex);
+		}
+		int limit = consumers.maxPayloadBytes();
+		// A UTF-8 byte is at most one char, and a char at most three bytes: count only when it may matter.
+		if (encoded.length() > limit / 3) {
+			long bytes = utf8Length(encoded);
+			if (bytes > limit) {
+				throw new IllegalArgumentException("The payload of task '" + taskId + "' of queue '" + name + "' is "
+						+ bytes + " bytes, more than the " + limit + " allowed (warden.delayed-task.max-payload-size); "
+						+ "nothing was scheduled. Store large data elsewhere and schedule its key");
+			}
+		}
+		try {
+			codec.decode(encoded);
+		}
+		catch (RuntimeException ex) {
+			throw new IllegalArgumentException("The payload of task '" + taskId + "' of queue '" + name
+					+ "' cannot be read back: " + ex.getMessage() + "; nothing was scheduled", ex);
+		}
+		return encoded;
+	}
+
+	private static long utf8Length(String text) {
+		long bytes = 0;
+		for (int i = 0; i < text.length(); i++) {
+			char c = text.charAt(i);
+			if (c < 0x80) {
+				bytes++;
+			}
+			else if (c < 0x800) {
+				bytes += 2;
+			}
+			else if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
+				bytes += 4;
+				i++;
+			}
+			else {
+				bytes += 3;
+			}
+		}
+		return bytes;
+	}
+
 	/**
 	 * The consumers of one client, at most one per queue, sharing the client's handler pool; and
 	 * the client's schedules of each queue.
@@ -245,6 +319,8 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 
 		private final Duration shutdownGrace;
 
+		private final int maxPayloadBytes;
+
 		private final Map<String, ConsumerOptions> queueOptions = new java.util.concurrent.ConcurrentHashMap<>();
 
 		private final Map<String, DueTaskDispatcher<?>> running = new java.util.concurrent.ConcurrentHashMap<>();
@@ -258,15 +334,21 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 		 * @param sweepInterval the longest a consumer sleeps without checking its queue
 		 * @param claimAhead how long before its due time a consumer may claim a task
 		 * @param shutdownGrace how long closing waits for running handlers
+		 * @param maxPayloadBytes the largest payload a task may be scheduled with, in UTF-8 bytes
 		 */
 		public Consumers(TaskWorkers workers, String consumerId, ConsumerOptions defaults, Duration sweepInterval,
-				Duration claimAhead, Duration shutdownGrace) {
+				Duration claimAhead, Duration shutdownGrace, int maxPayloadBytes) {
 			this.workers = workers;
 			this.consumerId = consumerId;
 			this.defaults = defaults;
 			this.sweepInterval = sweepInterval;
 			this.claimAhead = claimAhead;
 			this.shutdownGrace = shutdownGrace;
+			this.maxPayloadBytes = maxPayloadBytes;
+		}
+
+		int maxPayloadBytes() {
+			return maxPayloadBytes;
 		}
 
 		/** The options of a consumer of the queue started without its own. */
