@@ -319,7 +319,13 @@ public final class RedisEngine implements AutoCloseable {
 			return new RedisUnavailableException("Redis unavailable for " + action + ": " + cause.getMessage(), cause);
 		}
 		if (cause instanceof RedisCommandExecutionException) {
-			return new WardenException("Redis rejected " + action + ": " + cause.getMessage(), cause);
+			String message = String.valueOf(cause.getMessage());
+			if (message.contains("WRONGTYPE")) {
+				return new WardenException("Redis rejected " + action + ": a key it uses holds another type of value "
+						+ "(WRONGTYPE), so the name is taken by something else in this Redis. "
+						+ "Use another name, or delete the key if it is left over", cause);
+			}
+			return new WardenException("Redis rejected " + action + ": " + message, cause);
 		}
 		if (cause instanceof io.lettuce.core.RedisException) {
 			return new RedisUnavailableException("Redis unavailable for " + action + ": " + cause.getMessage(), cause);

@@ -45,16 +45,16 @@ public final class DelayedTaskRegistrar implements BeanPostProcessor, SmartIniti
 		this.support = support;
 	}
 
+	/** Checks the annotations before the bean is proxied, whose pointcut would otherwise meet a bad one first. */
+	@Override
+	public Object postProcessBeforeInitialization(Object bean, String beanName) {
+		operationsOf(bean, beanName);
+		return bean;
+	}
+
 	@Override
 	public Object postProcessAfterInitialization(Object bean, String beanName) {
-		Class<?> targetClass = ClassUtils.getUserClass(AopUtils.getTargetClass(bean));
-		List<DelayedTaskOperation> found;
-		try {
-			found = operations.operationsOf(targetClass);
-		}
-		catch (IllegalStateException ex) {
-			throw new InvalidAnnotationException("Invalid @DelayedTask on bean '" + beanName + "': " + ex.getMessage(), ex);
-		}
+		List<DelayedTaskOperation> found = operationsOf(bean, beanName);
 		synchronized (handlers) {
 			for (DelayedTaskOperation operation : found) {
 				Handler existing = handlers.get(operation.queue());
@@ -68,6 +68,16 @@ public final class DelayedTaskRegistrar implements BeanPostProcessor, SmartIniti
 			}
 		}
 		return bean;
+	}
+
+	private List<DelayedTaskOperation> operationsOf(Object bean, String beanName) {
+		Class<?> targetClass = ClassUtils.getUserClass(AopUtils.getTargetClass(bean));
+		try {
+			return operations.operationsOf(targetClass);
+		}
+		catch (IllegalStateException ex) {
+			throw new InvalidAnnotationException("Invalid @DelayedTask on bean '" + beanName + "': " + ex.getMessage(), ex);
+		}
 	}
 
 	/**
