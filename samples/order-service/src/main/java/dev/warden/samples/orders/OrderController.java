@@ -3,14 +3,8 @@ package dev.warden.samples.orders;
 import java.net.URI;
 import java.util.List;
 
-import dev.warden.lock.LockAcquisitionException;
-import dev.warden.samples.orders.OrderService.OrderNotPayableException;
-import dev.warden.samples.orders.OrderService.OutOfStockException;
-import dev.warden.samples.orders.OrderService.UnknownProductException;
-import org.springframework.http.HttpStatus;
-import org.springframework.http.ProblemDetail;
+import dev.warden.samples.orders.OrderService.InvalidOrderException;
 import org.springframework.http.ResponseEntity;
-import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -19,7 +13,7 @@ import org.springframework.web.bind.annotation.RestController;
 
 /**
  * The HTTP API: {@code POST /orders}, {@code POST /orders/{id}/pay}, {@code GET /orders/{id}},
- * {@code GET /products}.
+ * {@code GET /products}. Errors are problem details ({@link OrderProblems}).
  */
 @RestController
 public class OrderController {
@@ -39,6 +33,9 @@ public class OrderController {
 
 	@PostMapping("/orders")
 	public ResponseEntity<Order> purchase(@RequestBody PurchaseRequest request) {
+		if (request.sku() == null || request.sku().isBlank()) {
+			throw new InvalidOrderException("sku is required");
+		}
 		Order order = orders.purchase(request.sku(), request.quantity());
 		return ResponseEntity.created(URI.create("/orders/" + order.id())).body(order);
 	}
@@ -61,33 +58,6 @@ public class OrderController {
 	@GetMapping("/products/{sku}")
 	public ResponseEntity<Product> product(@PathVariable String sku) {
 		return ResponseEntity.of(inventory.findProduct(sku));
-	}
-
-	@ExceptionHandler
-	ProblemDetail outOfStock(OutOfStockException ex) {
-		return ProblemDetail.forStatusAndDetail(HttpStatus.CONFLICT, ex.getMessage());
-	}
-
-	@ExceptionHandler
-	ProblemDetail notPayable(OrderNotPayableException ex) {
-		return ProblemDetail.forStatusAndDetail(HttpStatus.CONFLICT, ex.getMessage());
-	}
-
-	@ExceptionHandler
-	ProblemDetail unknownProduct(UnknownProductException ex) {
-		return ProblemDetail.forStatusAndDetail(HttpStatus.NOT_FOUND, ex.getMessage());
-	}
-
-	@ExceptionHandler
-	ProblemDetail badRequest(IllegalArgumentException ex) {
-		return ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, ex.getMessage());
-	}
-
-	@ExceptionHandler
-	ResponseEntity<ProblemDetail> busy(LockAcquisitionException ex) {
-		return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
-			.header("Retry-After", "1")
-			.body(ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE, ex.getMessage()));
 	}
 
 }

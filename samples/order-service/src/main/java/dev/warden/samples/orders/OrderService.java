@@ -1,7 +1,5 @@
 package dev.warden.samples.orders;
 
-import java.util.concurrent.TimeUnit;
-
 import dev.warden.Warden;
 import dev.warden.lock.annotation.DistributedLock;
 import dev.warden.task.DelayedQueue;
@@ -31,11 +29,11 @@ public class OrderService {
 	 * as plain statements: the lock on the SKU is what keeps two instances from selling the same
 	 * unit, and it is released only after the transaction has committed.
 	 */
-	@DistributedLock(name = "stock", key = "#sku", waitTime = 10, timeUnit = TimeUnit.SECONDS)
+	@DistributedLock(name = "stock", key = "#sku")
 	@Transactional
 	public Order purchase(String sku, int quantity) {
 		if (quantity <= 0) {
-			throw new IllegalArgumentException("quantity must be positive: " + quantity);
+			throw new InvalidOrderException("quantity must be positive: " + quantity);
 		}
 		Product product = inventory.findProduct(sku).orElseThrow(() -> new UnknownProductException(sku));
 		if (product.stock() < quantity) {
@@ -58,6 +56,17 @@ public class OrderService {
 		}
 		timeoutQueue.cancel(OrderTimeouts.taskId(orderId));
 		return inventory.findOrder(orderId).orElseThrow();
+	}
+
+	/** Thrown when an order asks for something that cannot be ordered. */
+	public static class InvalidOrderException extends RuntimeException {
+
+		private static final long serialVersionUID = 1L;
+
+		InvalidOrderException(String message) {
+			super(message);
+		}
+
 	}
 
 	/** Thrown when an order cannot be paid any more. */
