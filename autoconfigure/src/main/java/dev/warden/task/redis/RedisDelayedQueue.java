@@ -36,12 +36,6 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 	/** The prefix of every queue's keys. */
 	public static final String KEY_PREFIX = "warden:task:";
 
-	/** The longest delay a task may be scheduled with. */
-	static final Duration MAX_DELAY = Duration.ofDays(36_500);
-
-	/** The latest due time: the end of year 9999, whose milliseconds a sorted-set score holds exactly. */
-	static final Instant LATEST_DUE = Instant.parse("9999-12-31T23:59:59.999Z");
-
 	private final String name;
 
 	private final QueueKeys keys;
@@ -78,17 +72,17 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 
 	@Override
 	public ScheduleResult schedule(String taskId, T payload, Duration delay, ScheduleOption... options) {
-		return schedule(taskId, payload, "in", delayMillis(delay), options);
+		return schedule(taskId, payload, "in", ScheduleArguments.delayMillis(delay), options);
 	}
 
 	@Override
 	public ScheduleResult schedule(String taskId, T payload, Instant dueAt, ScheduleOption... options) {
-		return schedule(taskId, payload, "at", dueMillis(dueAt), options);
+		return schedule(taskId, payload, "at", ScheduleArguments.dueMillis(dueAt), options);
 	}
 
 	private ScheduleResult schedule(String taskId, T payload, String mode, long time, ScheduleOption... options) {
 		requireId(taskId);
-		String encoded = encode(taskId, payload);
+		String encoded = ScheduleArguments.encode(codec, name, taskId, payload, consumers.maxPayloadBytes());
 		boolean replace = Arrays.asList(options).contains(ScheduleOption.REPLACE);
 		List<Long> reply = engine.await(consumers.schedules(engine, keys).schedule(taskId, encoded, mode, time, replace),
 				"schedule of task '" + taskId + "'");
@@ -111,12 +105,12 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 
 	@Override
 	public boolean reschedule(String taskId, Duration delay) {
-		return reschedule(taskId, "in", delayMillis(delay));
+		return reschedule(taskId, "in", ScheduleArguments.delayMillis(delay));
 	}
 
 	@Override
 	public boolean reschedule(String taskId, Instant dueAt) {
-		return reschedule(taskId, "at", dueMillis(dueAt));
+		return reschedule(taskId, "at", ScheduleArguments.dueMillis(dueAt));
 	}
 
 	private boolean reschedule(String taskId, String mode, long time) {
@@ -219,86 +213,6 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 		if (taskId == null || taskId.isBlank()) {
 			throw new IllegalArgumentException("A task id must not be null or blank");
 		}
-	}
-
-	private static long delayMillis(@Nullable Duration delay) {
-		if (delay == null || delay.isNegative()) {
-			throw new IllegalArgumentException("The delay must not be null or negative: " + delay);
-		}
-		if (delay.compareTo(MAX_DELAY) > 0) {
-			throw new IllegalArgumentException("The delay must be at most " + MAX_DELAY.toDays() + " days: " + delay);
-		}
-		return delay.toMillis();
-	}
-
-	private static long dueMillis(@Nullable Instant dueAt) {
-		if (dueAt == null) {
-			throw new IllegalArgumentException("The due time must not be null");
-		}
-		if (dueAt.isAfter(LATEST_DUE)) {
-			throw new IllegalArgumentException("The due time must not be after " + LATEST_DUE + ": " + dueAt);
-		}
-		// A due time long past means now; bounded so that the millisecond count cannot overflow.
-		return dueAt.isBefore(Instant.EPOCH) ? 0 : dueAt.toEpochMilli();
-	}
-
-	/**
-	 * The payload as stored, refused before anything is written when it is {@code null}, cannot be
-	 * written, is larger than the client allows, or cannot be read back: such a task could only
-	 * ever become a dead letter.
-	 */
-	private String encode(String taskId, @Nullable T payload) {
-		if (payload == null) {
-			throw new IllegalArgumentException("The payload of task '" + taskId + "' of queue '" + name
-					+ "' must not be null");
-		}
-		String encoded;
-		try {
-			encoded = codec.encode(payload);
-		}
-		catch (RuntimeException ex) {
-			throw new IllegalArgumentException("The payload of task '" + taskId + "' of queue '" + name
-					+ "' cannot be written: " + ex.getMessage() + "; nothing was scheduled", ex);
-		}
-		int limit = consumers.maxPayloadBytes();
-		// A UTF-8 byte is at most one char, and a char at most three bytes: count only when it may matter.
-		if (encoded.length() > limit / 3) {
-			long bytes = utf8Length(encoded);
-			if (bytes > limit) {
-				throw new IllegalArgumentException("The payload of task '" + taskId + "' of queue '" + name + "' is "
-						+ bytes + " bytes, more than the " + limit + " allowed (warden.delayed-task.max-payload-size); "
-						+ "nothing was scheduled. Store large data elsewhere and schedule its key");
-			}
-		}
-		try {
-			codec.decode(encoded);
-		}
-		catch (RuntimeException ex) {
-			throw new IllegalArgumentException("The payload of task '" + taskId + "' of queue '" + name
-					+ "' cannot be read back: " + ex.getMessage() + "; nothing was scheduled", ex);
-		}
-		return encoded;
-	}
-
-	private static long utf8Length(String text) {
-		long bytes = 0;
-		for (int i = 0; i < text.length(); i++) {
-			char c = text.charAt(i);
-			if (c < 0x80) {
-				bytes++;
-			}
-			else if (c < 0x800) {
-				bytes += 2;
-			}
-			else if (Character.isHighSurrogate(c) && i + 1 < text.length() && Character.isLowSurrogate(text.charAt(i + 1))) {
-				bytes += 4;
-				i++;
-			}
-			else {
-				bytes += 3;
-			}
-		}
-		return bytes;
 	}
 
 	/**
