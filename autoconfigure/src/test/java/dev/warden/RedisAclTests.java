@@ -8,8 +8,6 @@ import dev.warden.lock.DistributedReentrantLock;
 import dev.warden.lock.LockOwner;
 import dev.warden.task.DelayedQueue;
 import dev.warden.test.redis.RedisServerExtension;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisURI;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -28,34 +26,27 @@ class RedisAclTests {
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();
 
+	@RegisterExtension
+	final WardenClients clients = new WardenClients();
+
 	@Test
 	void aUserWithTheReadmesRuleCanUseEveryKind() throws Exception {
 		redis.node().call(("ACL SETUSER warden >secret " + RULE).split(" "));
-		RedisClient client = RedisClient.create(RedisURI.builder()
-			.withHost(redis.node().host())
-			.withPort(redis.node().port())
-			.withAuthentication("warden", "secret")
-			.withTimeout(Duration.ofSeconds(5))
-			.build());
-		try (Warden warden = Warden.create(client)) {
-			LockOwner owner = warden.newOwner();
-			DistributedReentrantLock lock = warden.getLock("acl-lock");
-			assertThat(lock.tryLockWithToken(owner, 0, TimeUnit.SECONDS)).isPresent();
-			lock.unlock(owner);
-			assertThat(warden.getFairLock("acl-fair").tryLock(owner, 0, TimeUnit.SECONDS)).isTrue();
-			warden.getFairLock("acl-fair").unlock(owner);
-			assertThat(warden.getSemaphore("acl-sem").trySetPermits(1)).isTrue();
-			assertThat(warden.getSemaphore("acl-sem").tryAcquire()).isTrue();
+		Warden warden = clients.open(clients.redisClient(redis.node(), "warden", "secret"));
+		LockOwner owner = warden.newOwner();
+		DistributedReentrantLock lock = warden.getLock("acl-lock");
+		assertThat(lock.tryLockWithToken(owner, 0, TimeUnit.SECONDS)).isPresent();
+		lock.unlock(owner);
+		assertThat(warden.getFairLock("acl-fair").tryLock(owner, 0, TimeUnit.SECONDS)).isTrue();
+		warden.getFairLock("acl-fair").unlock(owner);
+		assertThat(warden.getSemaphore("acl-sem").trySetPermits(1)).isTrue();
+		assertThat(warden.getSemaphore("acl-sem").tryAcquire()).isTrue();
 
-			DelayedQueue<String> queue = warden.getDelayedQueue("acl-queue", String.class);
-			CountDownLatch ran = new CountDownLatch(1);
-			queue.consume(delivery -> ran.countDown());
-			queue.schedule("t", "x", Duration.ZERO);
-			assertThat(ran.await(10, TimeUnit.SECONDS)).isTrue();
-		}
-		finally {
-			client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-		}
+		DelayedQueue<String> queue = warden.getDelayedQueue("acl-queue", String.class);
+		CountDownLatch ran = new CountDownLatch(1);
+		queue.consume(delivery -> ran.countDown());
+		queue.schedule("t", "x", Duration.ZERO);
+		assertThat(ran.await(10, TimeUnit.SECONDS)).isTrue();
 	}
 
 }

@@ -32,13 +32,28 @@ public final class WardenClients implements AfterEachCallback {
 		return warden;
 	}
 
+	/** A client with default options on a Lettuce client of the test's own. */
+	public synchronized Warden open(RedisClient client) {
+		Warden warden = Warden.create(client);
+		opened.add(warden);
+		return warden;
+	}
+
 	/** A plain Lettuce client on {@code node}, shut down after the test. */
-	public synchronized RedisClient redisClient(RedisNode node) {
-		RedisClient client = RedisClient.create(RedisURI.builder()
+	public RedisClient redisClient(RedisNode node) {
+		return redisClient(RedisURI.builder().withHost(node.host()).withPort(node.port()));
+	}
+
+	/** A plain Lettuce client on {@code node} that logs in as {@code user}, shut down after the test. */
+	public RedisClient redisClient(RedisNode node, String user, String password) {
+		return redisClient(RedisURI.builder()
 			.withHost(node.host())
 			.withPort(node.port())
-			.withTimeout(Duration.ofSeconds(5))
-			.build());
+			.withAuthentication(user, password));
+	}
+
+	private synchronized RedisClient redisClient(RedisURI.Builder uri) {
+		RedisClient client = RedisClient.create(uri.withTimeout(Duration.ofSeconds(5)).build());
 		opened.add(() -> client.shutdown(Duration.ZERO, Duration.ofSeconds(2)));
 		return client;
 	}

@@ -6,6 +6,7 @@ import java.util.concurrent.TimeUnit;
 
 import dev.warden.RedisUnavailableException;
 import dev.warden.Warden;
+import dev.warden.WardenApplications;
 import dev.warden.lock.LockListener;
 import dev.warden.lock.LockOwner;
 import dev.warden.lock.interceptor.LockOperationSourceAdvisor;
@@ -18,7 +19,6 @@ import io.lettuce.core.RedisClient;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
@@ -34,11 +34,7 @@ class WardenAutoConfigurationTests {
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();
 
-	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, AopAutoConfiguration.class,
-				WardenAutoConfiguration.class, WardenLockAutoConfiguration.class, WardenTaskAutoConfiguration.class))
-		.withPropertyValues("spring.data.redis.host=" + redis.node().host(),
-				"spring.data.redis.port=" + redis.node().port());
+	private final ApplicationContextRunner runner = WardenApplications.runner(redis.node());
 
 	@Test
 	void defaultsGiveAWardenOnTheApplicationsRedisAndTheLockAdvisor() {

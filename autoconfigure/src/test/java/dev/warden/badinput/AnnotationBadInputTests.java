@@ -4,18 +4,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-import dev.warden.autoconfigure.WardenAutoConfiguration;
-import dev.warden.autoconfigure.WardenLockAutoConfiguration;
-import dev.warden.autoconfigure.WardenTaskAutoConfiguration;
+import dev.warden.WardenApplications;
 import dev.warden.lock.annotation.DistributedLock;
 import dev.warden.lock.annotation.OnLockFailure;
 import dev.warden.task.annotation.DelayedTask;
 import dev.warden.test.redis.RedisServerExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static dev.warden.badinput.BadInputCatalogue.expect;
@@ -32,11 +27,8 @@ class AnnotationBadInputTests {
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();
 
-	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, AopAutoConfiguration.class,
-				WardenAutoConfiguration.class, WardenLockAutoConfiguration.class, WardenTaskAutoConfiguration.class))
-		.withPropertyValues("spring.data.redis.host=" + redis.node().host(),
-				"spring.data.redis.port=" + redis.node().port(), "warden.delayed-task.shutdown-grace=1s");
+	private final ApplicationContextRunner runner = WardenApplications.runner(redis.node())
+		.withPropertyValues("warden.delayed-task.shutdown-grace=1s");
 
 	private void startupFails(String id, String beanName, Class<?> beanType) {
 		expectStartupFailure(id, redis.node(), runner.withBean(beanName, beanType));

@@ -3,21 +3,14 @@ package dev.warden.badinput;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
-import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 import dev.warden.Warden;
-import dev.warden.autoconfigure.WardenAutoConfiguration;
-import dev.warden.autoconfigure.WardenLockAutoConfiguration;
-import dev.warden.autoconfigure.WardenTaskAutoConfiguration;
+import dev.warden.WardenApplications;
+import dev.warden.WardenClients;
 import dev.warden.test.redis.RedisServerExtension;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisURI;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static dev.warden.badinput.BadInputCatalogue.expect;
@@ -33,11 +26,10 @@ class ConfigurationBadInputTests {
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();
 
-	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, AopAutoConfiguration.class,
-				WardenAutoConfiguration.class, WardenLockAutoConfiguration.class, WardenTaskAutoConfiguration.class))
-		.withPropertyValues("spring.data.redis.host=" + redis.node().host(),
-				"spring.data.redis.port=" + redis.node().port());
+	@RegisterExtension
+	final WardenClients clients = new WardenClients();
+
+	private final ApplicationContextRunner runner = WardenApplications.runner(redis.node());
 
 	private void startupFails(String id, String... properties) {
 		expectStartupFailure(id, redis.node(), runner.withPropertyValues(properties));
@@ -113,18 +105,9 @@ class ConfigurationBadInputTests {
 	@Test
 	void aUserWithoutScriptRights() {
 		redis.node().call("ACL", "SETUSER", "reader", "on", ">secret", "~*", "&*", "+@all", "-evalsha", "-eval");
-		RedisClient client = RedisClient.create(RedisURI.builder()
-			.withHost(redis.node().host())
-			.withPort(redis.node().port())
-			.withAuthentication("reader", "secret")
-			.withTimeout(Duration.ofSeconds(5))
-			.build());
-		try (Warden warden = Warden.create(client)) {
-			expect("S13", redis.node(), () -> warden.getLock("acl-lock").tryLock(warden.newOwner(), 0, TimeUnit.SECONDS));
-		}
-		finally {
-			client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-		}
+		Warden warden = clients.open(clients.redisClient(redis.node(), "reader", "secret"));
+
+		expect("S13", redis.node(), () -> warden.getLock("acl-lock").tryLock(warden.newOwner(), 0, TimeUnit.SECONDS));
 	}
 
 }

@@ -10,18 +10,13 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.warden.Eventually;
 import dev.warden.Warden;
-import dev.warden.autoconfigure.WardenAutoConfiguration;
-import dev.warden.autoconfigure.WardenLockAutoConfiguration;
-import dev.warden.autoconfigure.WardenTaskAutoConfiguration;
+import dev.warden.WardenApplications;
 import dev.warden.lock.annotation.DistributedLock;
 import dev.warden.task.DeadLetter;
 import dev.warden.task.DelayedQueue;
 import dev.warden.test.redis.RedisServerExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
@@ -35,11 +30,8 @@ class DelayedTaskAnnotationTests {
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();
 
-	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, AopAutoConfiguration.class,
-				WardenAutoConfiguration.class, WardenLockAutoConfiguration.class, WardenTaskAutoConfiguration.class))
-		.withPropertyValues("spring.data.redis.host=" + redis.node().host(),
-				"spring.data.redis.port=" + redis.node().port(), "warden.delayed-task.shutdown-grace=5s",
+	private final ApplicationContextRunner runner = WardenApplications.runner(redis.node())
+		.withPropertyValues("warden.delayed-task.shutdown-grace=5s",
 				"reminders.delay=200ms");
 
 	@Test

@@ -63,19 +63,15 @@ class OrderProblems extends ResponseEntityExceptionHandler {
 	@ExceptionHandler
 	ResponseEntity<ProblemDetail> busy(LockAcquisitionException ex) {
 		logger.info("Answered 503: {}", ex.getMessage());
-		return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
-			.header("Retry-After", BUSY_RETRY_SECONDS)
-			.body(problem(HttpStatus.SERVICE_UNAVAILABLE, "busy", "Busy",
-					"Other requests for the same product are being served; retry in a moment"));
+		return unavailable(BUSY_RETRY_SECONDS, "busy", "Busy",
+				"Other requests for the same product are being served; retry in a moment");
 	}
 
 	@ExceptionHandler
 	ResponseEntity<ProblemDetail> unavailable(RedisUnavailableException ex) {
 		logger.warn("Answered 503: {}", ex.getMessage());
-		return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
-			.header("Retry-After", UNAVAILABLE_RETRY_SECONDS)
-			.body(problem(HttpStatus.SERVICE_UNAVAILABLE, "unavailable", "Temporarily unavailable",
-					"The service cannot take orders right now; retry later"));
+		return unavailable(UNAVAILABLE_RETRY_SECONDS, "unavailable", "Temporarily unavailable",
+				"The service cannot take orders right now; retry later");
 	}
 
 	@ExceptionHandler
@@ -90,6 +86,13 @@ class OrderProblems extends ResponseEntityExceptionHandler {
 				"The request could not be completed; quote reference " + reference + " when reporting it");
 		problem.setProperty("reference", reference);
 		return ResponseEntity.internalServerError().body(problem);
+	}
+
+	private static ResponseEntity<ProblemDetail> unavailable(String retrySeconds, String type, String title,
+			String detail) {
+		return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
+			.header("Retry-After", retrySeconds)
+			.body(problem(HttpStatus.SERVICE_UNAVAILABLE, type, title, detail));
 	}
 
 	private static ProblemDetail problem(HttpStatus status, String type, String title, String detail) {
