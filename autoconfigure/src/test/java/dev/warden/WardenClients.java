@@ -25,16 +25,18 @@ public final class WardenClients implements AfterEachCallback {
 	}
 
 	/** A client on {@code node}, its options adjusted by {@code options}. */
-	public synchronized Warden open(RedisNode node, UnaryOperator<Warden.Builder> options) {
-		RedisClient client = redisClient(node);
-		Warden warden = options.apply(Warden.builder(client)).build();
-		opened.add(warden);
-		return warden;
+	public Warden open(RedisNode node, UnaryOperator<Warden.Builder> options) {
+		return open(redisClient(node), options);
 	}
 
 	/** A client with default options on a Lettuce client of the test's own. */
-	public synchronized Warden open(RedisClient client) {
-		Warden warden = Warden.create(client);
+	public Warden open(RedisClient client) {
+		return open(client, UnaryOperator.identity());
+	}
+
+	/** A client on a Lettuce client of the test's own, its options adjusted by {@code options}. */
+	public synchronized Warden open(RedisClient client, UnaryOperator<Warden.Builder> options) {
+		Warden warden = options.apply(Warden.builder(client)).build();
 		opened.add(warden);
 		return warden;
 	}
@@ -42,6 +44,11 @@ public final class WardenClients implements AfterEachCallback {
 	/** A plain Lettuce client on {@code node}, shut down after the test. */
 	public RedisClient redisClient(RedisNode node) {
 		return redisClient(RedisURI.builder().withHost(node.host()).withPort(node.port()));
+	}
+
+	/** A plain Lettuce client on {@code host:port} (a proxy in front of Redis), shut down after the test. */
+	public RedisClient redisClient(String host, int port) {
+		return redisClient(RedisURI.builder().withHost(host).withPort(port));
 	}
 
 	/** A plain Lettuce client on {@code node} that logs in as {@code user}, shut down after the test. */

@@ -1,5 +1,6 @@
 package dev.warden.redis;
 
+import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -260,6 +261,37 @@ public final class RedisEngine implements AutoCloseable {
 	}
 
 	/**
+	 * Like {@link #map}, for a mapper that returns a stage of its own (another command, sent in
+	 * reaction to the reply): the mapped future completes with that stage. Cancelling or failing the
+	 * mapped future first cancels the command behind {@code reply}, as with {@link #map}.
+	 * @param reply a command's reply, as returned by Lettuce or {@link #eval}
+	 * @param mapper maps the reply to a stage; a mapper that throws fails the mapped future
+	 * @param <T> the reply type
+	 * @param <U> the mapped type
+	 * @return the mapped future
+	 */
+	public static <T, U> CompletableFuture<U> flatMap(CompletableFuture<T> reply,
+			Function<? super T, ? extends CompletionStage<U>> mapper) {
+		CommandReply<U> mapped = new CommandReply<>(reply);
+		reply.whenComplete((value, failure) -> {
+			if (failure != null) {
+				mapped.completeExceptionally(failure);
+				return;
+			}
+			CompletionStage<U> next;
+			try {
+				next = mapper.apply(value);
+			}
+			catch (RuntimeException | Error ex) {
+				mapped.completeExceptionally(ex);
+				return;
+			}
+			next.whenComplete(mapped::settle);
+		});
+		return mapped;
+	}
+
+	/**
 	 * Waits for a reply for at most the command timeout, without being interrupted (an interrupt is
 	 * kept for the caller to act on), and turns failures into Warden exceptions.
 	 * @param reply the pending reply
@@ -315,7 +347,8 @@ public final class RedisEngine implements AutoCloseable {
 		if (cause instanceof WardenException wardenException) {
 			return wardenException;
 		}
-		if (cause instanceof RedisConnectionException || cause instanceof RedisCommandTimeoutException) {
+		if (cause instanceof RedisConnectionException || cause instanceof RedisCommandTimeoutException
+				|| cause instanceof IOException) {
 			return new RedisUnavailableException("Redis unavailable for " + action + ": " + cause.getMessage(), cause);
 		}
 		if (cause instanceof RedisCommandExecutionException) {

@@ -297,8 +297,6 @@ final class Acquisition<T> {
 				inFlight = false;
 			}
 			if (failure != null) {
-				// A hand-over to this waiter failed without a known outcome: if the synchronizer
-				// reached it, it expires with its lease.
 				fail(failure);
 			}
 			else if (token != null) {

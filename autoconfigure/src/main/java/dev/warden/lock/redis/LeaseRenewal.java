@@ -8,6 +8,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
+import dev.warden.RedisUnavailableException;
 import dev.warden.lock.LockListener;
 import dev.warden.lock.LockOwner;
 import dev.warden.redis.RedisEngine;
@@ -25,12 +26,14 @@ import org.slf4j.LoggerFactory;
  * an entry; nothing is scheduled per lock.
  * <p>
  * A renewal is keyed by lock and owner. It runs from the owner's first watchdog acquisition until
- * the release that frees the lock, a force unlock, or the discovery that the lock is no longer
- * the owner's. Stopping and sending are serialized on the renewal, and every command goes over
+ * the release that frees the lock, a force unlock, the discovery that the lock is no longer the
+ * owner's, or a whole lease without a renewal that succeeded: each renewal gives up after the
+ * command timeout, and the sweep reports a lease run out even while Redis stays silent. Stopping and sending are serialized on the renewal, and every command goes over
  * one connection, so a renewal stopped before a release is sent can never reach Redis after it:
  * a stopped renewal never refreshes the key again.
  * <p>
- * It also carries the client's {@link HandOvers}, the other per-client state of its locks.
+ * It also carries the client's {@link HandOvers} and {@link KnownHolds}, the other per-client
+ * state of its locks.
  */
 public final class LeaseRenewal implements AutoCloseable {
 
@@ -47,6 +50,8 @@ public final class LeaseRenewal implements AutoCloseable {
 	private final Map<HoldKey, Renewal> renewals = new ConcurrentHashMap<>();
 
 	private final HandOvers handOvers = new HandOvers();
+
+	private final KnownHolds holds;
 
 	private final ReplicaSync replicaSync;
 
@@ -82,6 +87,7 @@ public final class LeaseRenewal implements AutoCloseable {
 		this.leaseMillis = leaseMillis;
 		this.listener = listener;
 		this.renewAfterNanos = TimeUnit.MILLISECONDS.toNanos(leaseMillis) / 4;
+		this.holds = new KnownHolds(engine);
 	}
 
 	/** The client's fail-over check after acquisitions. */
@@ -92,6 +98,11 @@ public final class LeaseRenewal implements AutoCloseable {
 	/** The lease a watchdog-held lock is acquired with and renewed to. */
 	long leaseMillis() {
 		return leaseMillis;
+	}
+
+	/** The client's count of its owners' holds, for those whose reply was lost. */
+	KnownHolds holds() {
+		return holds;
 	}
 
 	/** The client's bookkeeping of hand-overs to its own waiters. */
@@ -118,11 +129,16 @@ public final class LeaseRenewal implements AutoCloseable {
 		long now = System.nanoTime();
 		for (Renewal renewal : renewals.values()) {
 			try {
+				if (renewal.expiredBy(now)) {
+					renewal.lost(new RedisUnavailableException("No renewal of the lease of '" + renewal.lockName
+							+ "' succeeded within " + leaseMillis + " ms"));
+					continue;
+				}
 				renewal.renewIfDue(now);
 			}
 			catch (RuntimeException ex) {
 				// Refused at once (a closed connection): like a failed renewal, tried again later.
-				renewal.renewed(null, ex);
+				renewal.renewed(now, null, ex);
 			}
 		}
 	}
@@ -132,11 +148,13 @@ public final class LeaseRenewal implements AutoCloseable {
 		Renewal renewal = renewals.remove(key(layout, ownerId));
 		if (renewal != null) {
 			renewal.cancel();
+			holds.renewalStopped(layout, ownerId, leaseMillis);
 		}
 	}
 
 	/** Stops the renewals of every owner of the lock (after a force unlock). */
 	void stopAll(String lockName) {
+		holds.forgetAll(lockName);
 		renewals.values().removeIf(renewal -> {
 			if (renewal.lockName.equals(lockName)) {
 				renewal.cancel();
@@ -225,7 +243,8 @@ public final class LeaseRenewal implements AutoCloseable {
 
 		private boolean inFlight;
 
-		private long lastRenewedNanos = System.nanoTime();
+		/** When the last successful renewal (or the acquisition) was sent: the lease runs from then. */
+		private volatile long lastRenewedNanos = System.nanoTime();
 
 		private volatile long dueNanos = lastRenewedNanos + renewAfterNanos;
 
@@ -249,12 +268,21 @@ public final class LeaseRenewal implements AutoCloseable {
 					return;
 				}
 				inFlight = true;
+				long sent = System.nanoTime();
 				// Sent while holding the monitor: once cancel() has returned, nothing more is sent.
-				layout.renew(engine, ownerId, leaseMillis).whenComplete(this::renewed);
+				// Bounded by the command timeout, so that a silent Redis fails it (and cancels it).
+				layout.renew(engine, ownerId, leaseMillis)
+					.orTimeout(engine.commandTimeout().toNanos(), TimeUnit.NANOSECONDS)
+					.whenComplete((reply, failure) -> renewed(sent, reply, failure));
 			}
 		}
 
-		private void renewed(@Nullable Long reply, @Nullable Throwable failure) {
+		/** Whether the lease has run out since the last renewal that succeeded. */
+		boolean expiredBy(long now) {
+			return now - lastRenewedNanos >= TimeUnit.MILLISECONDS.toNanos(leaseMillis);
+		}
+
+		private void renewed(long sent, @Nullable Long reply, @Nullable Throwable failure) {
 			long now = System.nanoTime();
 			synchronized (this) {
 				inFlight = false;
@@ -265,7 +293,7 @@ public final class LeaseRenewal implements AutoCloseable {
 				dueNanos = now + renewAfterNanos;
 			}
 			if (failure == null && reply != null && reply == 1L) {
-				lastRenewedNanos = now;
+				lastRenewedNanos = sent;
 				return;
 			}
 			if (failure == null) {
@@ -280,11 +308,12 @@ public final class LeaseRenewal implements AutoCloseable {
 			logger.debug("Renewing the lease of lock '{}' for {} failed; retrying", lockName, ownerId, failure);
 		}
 
-		private void lost(@Nullable Throwable failure) {
+		void lost(@Nullable Throwable failure) {
 			if (!renewals.remove(key, this)) {
 				return;
 			}
 			cancel();
+			holds.forget(layout, ownerId);
 			if (failure == null) {
 				logger.warn("Lock '{}' is no longer held by {}: its lease expired or it was force-unlocked; "
 						+ "renewal stopped", lockName, ownerId);

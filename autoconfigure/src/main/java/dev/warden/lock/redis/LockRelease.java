@@ -1,8 +1,11 @@
 package dev.warden.lock.redis;
 
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import dev.warden.redis.RedisEngine;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The release side of one lock: a release that frees the lock hands it, in the release script
@@ -11,6 +14,11 @@ import dev.warden.redis.RedisEngine;
  * lets the script wake the waiters. Either way the owner's renewal stops.
  */
 final class LockRelease {
+
+	private static final Logger logger = LoggerFactory.getLogger(LockRelease.class);
+
+	/** How soon a waiter whose hand-over failed tries again. */
+	private static final long RETRY_AFTER_FAILED_HAND_OVER_MILLIS = 20;
 
 	private final LockLayout layout;
 
@@ -22,6 +30,8 @@ final class LockRelease {
 
 	private final HandOvers handOvers;
 
+	private final KnownHolds holds;
+
 	private final String releaseAction;
 
 	LockRelease(LockLayout layout, RedisEngine engine, LeaseRenewal renewal) {
@@ -30,6 +40,7 @@ final class LockRelease {
 		this.engine = engine;
 		this.renewal = renewal;
 		this.handOvers = renewal.handOvers();
+		this.holds = renewal.holds();
 		this.releaseAction = "unlock of '" + name + "'";
 	}
 
@@ -46,6 +57,11 @@ final class LockRelease {
 	 * when the owner held nothing
 	 */
 	CompletableFuture<Void> release(String ownerId) {
+		int trimTo = holds.beforeRelease(layout, ownerId);
+		if (trimTo > 0) {
+			// Sent first on the same connection: the release below then ends the holds the owner knows of.
+			dropHiddenHolds(holds, layout, ownerId, trimTo, renewal.leaseMillis());
+		}
 		// A hand-over is not followed by a replica check: none when one is asked for.
 		LockWaiters localWaiters = renewal.replicaSync().enabled() ? null
 				: layout.handOverCandidates(engine, handOvers);
@@ -59,15 +75,18 @@ final class LockRelease {
 			.handle((released, failure) -> {
 				if (failure != null) {
 					releasedPlainly(ownerId);
+					holds.releaseUnknown(layout, ownerId);
 					throw RedisEngine.translate(failure, releaseAction);
 				}
 				if (released == null) {
+					holds.forget(layout, ownerId);
 					throw notHeld(ownerId);
 				}
 				if (released == 1L) {
 					// On the reply's own thread, before any later reply (a renewal's) is handled.
 					releasedPlainly(ownerId);
 				}
+				holds.released(layout, ownerId, released == 1L);
 				return null;
 			});
 	}
@@ -78,14 +97,25 @@ final class LockRelease {
 			.handle((reply, failure) -> {
 				if (failure != null) {
 					releasedPlainly(ownerId);
-					RuntimeException translated = RedisEngine.translate(failure, releaseAction);
-					// Whether the lock reached the successor is unknown: if it did, it expires with its lease.
-					successor.wakeUp.completeExceptionally(translated);
-					throw translated;
+					holds.releaseUnknown(layout, ownerId);
+					// Whether the lock reached the successor is unknown. The failure is the releaser's:
+					// the waiter tries again, and if the lock did reach it, its next hold re-enters
+					// that one, which is then dropped.
+					LockWaiters.Successor next = successor.successor;
+					if (next != null) {
+						holds.acquisitionUnknown(layout, next.ownerId(), next.leaseMillis());
+					}
+					// A moment later, not on the failing connection's own thread: a try sent from there
+					// can go down with that connection, one sent once the client saw it close waits
+					// for the reconnection.
+					engine.scheduler().schedule(() -> successor.wakeUp.complete(null), RETRY_AFTER_FAILED_HAND_OVER_MILLIS,
+							TimeUnit.MILLISECONDS);
+					throw RedisEngine.translate(failure, releaseAction);
 				}
 				long outcome = (reply != null) ? reply : LockLayout.NOT_HELD;
 				if (outcome > 0 || outcome == LockLayout.HANDED_OVER) {
 					// The waiter first: it holds the lock already, with this token (0: it took none).
+					holds.released(layout, ownerId, true);
 					successor.wakeUp.complete(Math.max(0, outcome));
 					renewal.stop(layout, ownerId);
 					layout.handedOver(handOvers);
@@ -94,6 +124,12 @@ final class LockRelease {
 				if (outcome == LockLayout.FREED) {
 					// Freed, and the first waiter (someone else) was told.
 					releasedPlainly(ownerId);
+				}
+				if (outcome == LockLayout.NOT_HELD) {
+					holds.forget(layout, ownerId);
+				}
+				else {
+					holds.released(layout, ownerId, outcome == LockLayout.FREED);
 				}
 				waiters.giveBack(successor);
 				if (outcome == LockLayout.NOT_HELD) {
@@ -110,6 +146,26 @@ final class LockRelease {
 	private void releasedPlainly(String ownerId) {
 		renewal.stop(layout, ownerId);
 		handOvers.releasedPlainly(name);
+	}
+
+	/**
+	 * Trims an owner's hold count in Redis to the count its client knows of, dropping the holds of
+	 * acquisitions whose reply was lost; sent at once, ahead of whatever the owner sends next on the
+	 * connection.
+	 * @return completes when Redis has answered, or failed to
+	 */
+	static CompletableFuture<?> dropHiddenHolds(KnownHolds holds, LockLayout layout, String ownerId, int knownCount,
+			long leaseMillis) {
+		return holds.trim(layout, ownerId, knownCount).whenComplete((dropped, failure) -> {
+			if (failure != null) {
+				// Still unknown: tried again at the owner's next acquisition or release.
+				holds.acquisitionUnknown(layout, ownerId, leaseMillis);
+			}
+			else if (dropped != null && dropped > 0) {
+				logger.warn("Dropped {} hold(s) of lock '{}' by {} taken by acquisitions whose reply was lost "
+						+ "(their callers saw a failure)", dropped, layout.name, ownerId);
+			}
+		});
 	}
 
 	private IllegalMonitorStateException notHeld(String ownerId) {

@@ -26,6 +26,8 @@ final class LockScripts {
 
 	static final LuaScript RENEW = LuaScript.load(LockScripts.class, "lock-renew.lua");
 
+	static final LuaScript TRIM = LuaScript.load(LockScripts.class, "hold-trim.lua");
+
 	static final LuaScript FORCE_RELEASE = LuaScript.load(LockScripts.class, "lock-force-release.lua");
 
 	static final LuaScript FAIR_ACQUIRE = LuaScript.load(LockScripts.class, "fair-acquire.lua", CLOCK, FAIR_QUEUE,

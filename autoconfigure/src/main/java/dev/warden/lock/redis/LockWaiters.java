@@ -64,8 +64,8 @@ final class LockWaiters implements ChannelListener {
 
 	/**
 	 * One waiter's sleep. Its wake-up completes with {@code null} when the waiter should retry (a
-	 * message, or a hand-over that did not happen), with the fencing token when the lock was handed
-	 * to it, or exceptionally when a hand-over to it failed without a known outcome.
+	 * message, a hand-over that did not happen, or one whose outcome is unknown), or with the
+	 * fencing token when the lock was handed to it.
 	 */
 	static final class Sleeper {
 

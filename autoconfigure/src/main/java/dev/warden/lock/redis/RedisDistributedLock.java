@@ -40,6 +40,8 @@ public final class RedisDistributedLock implements DistributedReentrantLock {
 
 	private final HandOvers handOvers;
 
+	private final KnownHolds holds;
+
 	private final LockRelease release;
 
 	private final Supplier<LockOwner> currentThreadOwner;
@@ -82,6 +84,7 @@ public final class RedisDistributedLock implements DistributedReentrantLock {
 		this.engine = engine;
 		this.renewal = renewal;
 		this.handOvers = renewal.handOvers();
+		this.holds = renewal.holds();
 		this.currentThreadOwner = currentThreadOwner;
 		this.acquireAction = "lock of '" + name + "'";
 		this.release = new LockRelease(layout, engine, renewal);
@@ -263,12 +266,30 @@ public final class RedisDistributedLock implements DistributedReentrantLock {
 			reply = reply.thenCompose(attempt -> attempt.succeeded() ? confirmReplicated(attempt, ownerId, sync)
 					: CompletableFuture.completedFuture(attempt));
 		}
-		return RedisEngine.map(reply, attempt -> {
-			if (attempt.succeeded()) {
-				watchdogIfAsked(ownerId, leaseMillis);
+		// A failure, a timeout or a cancellation leaves the outcome unknown: the hold may be in Redis.
+		reply.whenComplete((attempt, failure) -> {
+			if (failure != null) {
+				holds.acquisitionUnknown(layout, ownerId, lease);
 			}
-			return attempt;
 		});
+		return RedisEngine.flatMap(reply, attempt -> {
+			CompletableFuture<?> dropped = attempt.succeeded() ? held(ownerId, leaseMillis) : null;
+			return (dropped != null) ? dropped.handle((ignored, failure) -> attempt)
+					: CompletableFuture.completedFuture(attempt);
+		});
+	}
+
+	/**
+	 * A hold was just taken: it is counted, and the watchdog renews it when it has no lease of its
+	 * own. When a reply of this owner on this lock was lost since, the holds it may have left are
+	 * dropped first.
+	 * @return completes once those holds are dropped; {@code null} when there were none to drop
+	 */
+	private @Nullable CompletableFuture<?> held(String ownerId, long leaseMillis) {
+		long lease = (leaseMillis == WATCHDOG) ? renewal.leaseMillis() : leaseMillis;
+		int trimTo = holds.acquired(layout, ownerId, lease, leaseMillis == WATCHDOG);
+		watchdogIfAsked(ownerId, leaseMillis);
+		return (trimTo > 0) ? LockRelease.dropHiddenHolds(holds, layout, ownerId, trimTo, lease) : null;
 	}
 
 	/** Starts renewing a hold just taken when it was taken without a lease of its own. */
@@ -356,8 +377,9 @@ public final class RedisDistributedLock implements DistributedReentrantLock {
 
 		@Override
 		public Long handedOver(long token) {
-			// A release by this client passed the lock: this owner holds it already.
-			watchdogIfAsked(owner.id(), leaseMillis);
+			// A release by this client passed the lock: this owner holds it already (any hidden hold
+			// is dropped on the connection before the owner's next command).
+			held(owner.id(), leaseMillis);
 			return token;
 		}
 

@@ -1,0 +1,148 @@
+package dev.warden.lock.redis;
+
+import java.time.Duration;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import dev.warden.Eventually;
+import dev.warden.RedisUnavailableException;
+import dev.warden.Warden;
+import dev.warden.WardenClients;
+import dev.warden.lock.LockListener;
+import dev.warden.lock.LockOwner;
+import dev.warden.redis.LuaScript;
+import dev.warden.redis.RedisEngine;
+import dev.warden.test.redis.RedisServerExtension;
+import dev.warden.test.redis.TcpProxy;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * A reply lost on its way back (the command ran in Redis, the connection was reset before its
+ * reply arrived) leaves no hold nobody knows about: the caller sees {@link RedisUnavailableException},
+ * and the owner's next acquisition or release drops the hidden hold, so the lock is free once the
+ * owner has released what it knows it holds. The client talks to Redis through a proxy that loses
+ * the reply; a second client, connected directly, checks that the lock is free.
+ */
+class LostReplyTests {
+
+	@RegisterExtension
+	static final RedisServerExtension redis = new RedisServerExtension();
+
+	@RegisterExtension
+	final WardenClients clients = new WardenClients();
+
+	private final ExecutorService threads = Executors.newCachedThreadPool();
+
+	private final LockOwner owner = new LockOwner("lost-reply:1");
+
+	private final LockOwner waiter = new LockOwner("lost-reply:2");
+
+	private TcpProxy proxy;
+
+	private RedisEngine engine;
+
+	private LeaseRenewal renewal;
+
+	private Warden other;
+
+	@BeforeEach
+	void connectThroughAProxy() {
+		proxy = TcpProxy.start(redis.node());
+		engine = RedisEngine.connect(clients.redisClient(proxy.host(), proxy.port()), "lost-reply-test",
+				Duration.ofSeconds(5));
+		renewal = new LeaseRenewal(engine, 30_000, new LockListener() {
+		});
+		other = clients.open(redis.node());
+		// Cached, so that the reply lost is the script's own, not a NOSCRIPT that runs nothing.
+		for (LuaScript script : new LuaScript[] { LockScripts.ACQUIRE, LockScripts.RELEASE, LockScripts.TRIM }) {
+			redis.node().call("SCRIPT", "LOAD", script.source());
+		}
+	}
+
+	@AfterEach
+	void close() {
+		threads.shutdownNow();
+		renewal.close();
+		engine.close();
+		proxy.close();
+	}
+
+	@Test
+	void anAcquisitionWhoseReplyIsLostAndThatIsRetriedLeavesOneHold() throws Exception {
+		RedisDistributedLock lock = lock("retried");
+		proxy.loseNextReply();
+
+		assertThatExceptionOfType(RedisUnavailableException.class)
+			.isThrownBy(() -> lock.tryLock(owner, 0, TimeUnit.SECONDS))
+			.withMessageContaining("lock of 'retried'");
+		assertThat(holds("retried")).as("the lost acquisition ran in Redis").isEqualTo("1");
+
+		// The caller retries once the client has reconnected, then releases what it knows it holds.
+		assertThat(lock.tryLock(owner, 5, TimeUnit.SECONDS)).isTrue();
+		assertThat(holds("retried")).as("the hidden hold is dropped").isEqualTo("1");
+		lock.unlock(owner);
+
+		assertThat(other.getLock("retried").tryLock(other.newOwner(), 0, TimeUnit.SECONDS)).isTrue();
+		assertThat(renewal.activeRenewals()).isZero();
+	}
+
+	@Test
+	void aReentryWhoseReplyIsLostIsDroppedByTheRelease() throws Exception {
+		RedisDistributedLock lock = lock("reentered");
+		assertThat(lock.tryLock(owner, 0, TimeUnit.SECONDS)).isTrue();
+		proxy.loseNextReply();
+
+		assertThatExceptionOfType(RedisUnavailableException.class)
+			.isThrownBy(() -> lock.tryLock(owner, 0, TimeUnit.SECONDS));
+		assertThat(holds("reentered")).as("the lost re-entry ran in Redis").isEqualTo("2");
+
+		Eventually.await("reconnected", () -> proxy.openConnections() == 2);
+		lock.unlock(owner);
+
+		assertThat(holds("reentered")).as("released, hidden hold included").isNull();
+		assertThat(other.getLock("reentered").tryLock(other.newOwner(), 0, TimeUnit.SECONDS)).isTrue();
+		assertThat(renewal.activeRenewals()).isZero();
+	}
+
+	@Test
+	void aHandOverWhoseReplyIsLostGivesTheWaiterTheLockNotTheReleasersFailure() throws Exception {
+		RedisDistributedLock lock = lock("handed");
+		assertThat(lock.tryLock(owner, 0, TimeUnit.SECONDS)).isTrue();
+		Future<Boolean> waiting = threads.submit(() -> lock.tryLock(waiter, 20, TimeUnit.SECONDS));
+		Eventually.await("the waiter asleep", () -> {
+			LockWaiters waiters = engine.subscriptions()
+				.listener(RedisDistributedLock.CHANNEL_PREFIX + ":{handed}", LockWaiters.class);
+			return waiters != null && waiters.asleep() == 1;
+		});
+		proxy.loseNextReply();
+
+		assertThatExceptionOfType(RedisUnavailableException.class).isThrownBy(() -> lock.unlock(owner));
+
+		assertThat(waiting.get(20, TimeUnit.SECONDS)).as("the waiter holds the lock").isTrue();
+		assertThat(holds("handed")).as("one hold of the waiter").isEqualTo("1");
+		assertThat(redis.node().call("HGET", "handed", waiter.id())).isEqualTo("1");
+		lock.unlock(waiter);
+		assertThat(other.getLock("handed").tryLock(other.newOwner(), 0, TimeUnit.SECONDS)).isTrue();
+	}
+
+	/** The hold count of the lock's only owner field, as Redis has it; {@code null} when the lock is free. */
+	private static Object holds(String lock) {
+		Object fields = redis.node().call("HVALS", lock);
+		return (fields instanceof java.util.List<?> values && values.size() == 1) ? values.get(0) : null;
+	}
+
+	private RedisDistributedLock lock(String name) {
+		return new RedisDistributedLock(name, engine, renewal, () -> {
+			throw new UnsupportedOperationException("owner-bound calls only");
+		});
+	}
+
+}
