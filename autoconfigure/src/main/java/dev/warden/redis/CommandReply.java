@@ -15,10 +15,22 @@ import org.jspecify.annotations.Nullable;
  */
 final class CommandReply<T> extends CompletableFuture<T> {
 
-	private final Future<?> command;
+	private volatile Future<?> command;
 
 	CommandReply(Future<?> command) {
 		this.command = command;
+	}
+
+	/**
+	 * The reply now stands for {@code next}, a command sent again in place of the first one (a
+	 * script resent as text, or after a slot was busy); when the reply has ended already, that
+	 * command is cancelled at once.
+	 */
+	void follow(Future<?> next) {
+		command = next;
+		if (isDone() && !next.isDone()) {
+			next.cancel(false);
+		}
 	}
 
 	@Override
@@ -42,8 +54,9 @@ final class CommandReply<T> extends CompletableFuture<T> {
 	}
 
 	private boolean cancelCommandIf(boolean endedHere) {
-		if (endedHere && !command.isDone()) {
-			command.cancel(false);
+		Future<?> current = command;
+		if (endedHere && !current.isDone()) {
+			current.cancel(false);
 		}
 		return endedHere;
 	}

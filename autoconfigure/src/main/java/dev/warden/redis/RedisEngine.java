@@ -39,6 +39,9 @@ import org.jspecify.annotations.Nullable;
  */
 public final class RedisEngine implements AutoCloseable {
 
+	/** The longest wait before a script is sent again to a slot that was busy. */
+	static final long MAX_SLOT_BACKOFF_MILLIS = 50;
+
 	private final StatefulConnection<String, String> commandConnection;
 
 	private final RedisClusterAsyncCommands<String, String> commands;
@@ -207,7 +210,11 @@ public final class RedisEngine implements AutoCloseable {
 	/**
 	 * Runs a script with {@code EVALSHA}; when Redis answers {@code NOSCRIPT} (after
 	 * {@code SCRIPT FLUSH}, a restart or a fail-over) it runs it once with {@code EVAL}, which also
-	 * caches it again.
+	 * caches it again. When a Redis Cluster answers {@code TRYAGAIN} (the script's slot is being
+	 * migrated and only some of its keys have moved) or {@code CLUSTERDOWN}, the script did not run:
+	 * it is sent again after a short backoff (1 ms, doubling to {@value #MAX_SLOT_BACKOFF_MILLIS}
+	 * ms) for as long as the command timeout allows, so that a resharding or a fail-over never
+	 * reaches the caller as a failure.
 	 * @param script the script
 	 * @param type the reply type
 	 * @param keys the script's {@code KEYS}
@@ -218,15 +225,58 @@ public final class RedisEngine implements AutoCloseable {
 	public <T> CompletableFuture<T> eval(LuaScript script, ScriptOutputType type, String[] keys, String... args) {
 		CompletableFuture<T> bySha = commands.<T>evalsha(script.sha1(), type, keys, args).toCompletableFuture();
 		CommandReply<T> reply = new CommandReply<>(bySha);
-		bySha.whenComplete((value, failure) -> {
-			if (failure != null && unwrap(failure) instanceof RedisNoScriptException && !reply.isDone()) {
-				commands.<T>eval(script.source(), type, keys, args).whenComplete(reply::settle);
-			}
-			else {
-				reply.settle(value, failure);
-			}
-		});
+		bySha.whenComplete((value, failure) -> answered(new Evaluation<>(script, type, keys, args, reply), value, failure));
 		return reply;
+	}
+
+	/** One script call, and how often it was sent again to a busy slot. */
+	private record Evaluation<T>(LuaScript script, ScriptOutputType type, String[] keys, String[] args,
+			CommandReply<T> reply, int retries, long firstNanos) {
+
+		Evaluation(LuaScript script, ScriptOutputType type, String[] keys, String[] args, CommandReply<T> reply) {
+			this(script, type, keys, args, reply, 0, System.nanoTime());
+		}
+
+		Evaluation<T> again() {
+			return new Evaluation<>(script, type, keys, args, reply, retries + 1, firstNanos);
+		}
+
+	}
+
+	private <T> void answered(Evaluation<T> call, @Nullable T value, @Nullable Throwable failure) {
+		CommandReply<T> reply = call.reply();
+		if (failure == null || reply.isDone()) {
+			reply.settle(value, failure);
+			return;
+		}
+		Throwable cause = unwrap(failure);
+		if (cause instanceof RedisNoScriptException) {
+			CompletableFuture<T> byText = commands.<T>eval(call.script().source(), call.type(), call.keys(), call.args())
+				.toCompletableFuture();
+			reply.follow(byText);
+			byText.whenComplete((again, failed) -> answered(call, again, failed));
+			return;
+		}
+		long backoffMillis = Math.min(MAX_SLOT_BACKOFF_MILLIS, 1L << Math.min(call.retries(), 6));
+		long elapsed = System.nanoTime() - call.firstNanos();
+		if (slotBusy(cause) && elapsed + TimeUnit.MILLISECONDS.toNanos(backoffMillis) < commandTimeout.toNanos()) {
+			scheduler.schedule(() -> {
+				if (!reply.isDone()) {
+					CompletableFuture<T> resent = commands.<T>evalsha(call.script().sha1(), call.type(), call.keys(),
+							call.args()).toCompletableFuture();
+					reply.follow(resent);
+					resent.whenComplete((again, failed) -> answered(call.again(), again, failed));
+				}
+			}, backoffMillis, TimeUnit.MILLISECONDS);
+			return;
+		}
+		reply.settle(value, failure);
+	}
+
+	/** Whether Redis refused to run a command because its slot was busy: nothing ran, it can be sent again. */
+	private static boolean slotBusy(Throwable cause) {
+		String message = (cause instanceof RedisCommandExecutionException) ? cause.getMessage() : null;
+		return message != null && (message.startsWith("TRYAGAIN") || message.startsWith("CLUSTERDOWN"));
 	}
 
 	/**

@@ -78,6 +78,76 @@ public final class RedisCluster implements AutoCloseable {
 		return String.join(",", nodes.stream().map(node -> node.host() + ":" + node.port()).toList());
 	}
 
+	/**
+	 * The index in {@link #nodes()} of the master that serves {@code slot}, as that node's
+	 * {@code CLUSTER SLOTS} says.
+	 */
+	public int ownerOf(int slot) {
+		for (Object range : (List<?>) nodes.get(0).call("CLUSTER", "SLOTS")) {
+			List<?> fields = (List<?>) range;
+			if ((Long) fields.get(0) <= slot && slot <= (Long) fields.get(1)) {
+				int port = ((Long) ((List<?>) fields.get(2)).get(1)).intValue();
+				for (int i = 0; i < nodes.size(); i++) {
+					if (nodes.get(i).port() == port) {
+						return i;
+					}
+				}
+			}
+		}
+		throw new IllegalStateException("No master serves slot " + slot);
+	}
+
+	/**
+	 * Moves {@code slot} to another master while clients keep using it, the way a resharding tool
+	 * does: the target imports it, the source migrates it, its keys move one {@code MIGRATE} at a
+	 * time with a pause between them (clients meanwhile get {@code ASK} redirections, and
+	 * {@code TRYAGAIN} for commands whose keys are split), then every node learns the new owner.
+	 * @param slot the slot
+	 * @param to the index in {@link #nodes()} of the new owner
+	 * @param pauseMillis the pause after each key moved
+	 * @return how many keys were moved
+	 */
+	public int migrateSlot(int slot, int to, long pauseMillis) {
+		RedisNode source = nodes.get(ownerOf(slot));
+		RedisNode target = nodes.get(to);
+		if (source == target) {
+			throw new IllegalArgumentException("Slot " + slot + " is on node " + to + " already");
+		}
+		String sourceId = (String) source.call("CLUSTER", "MYID");
+		String targetId = (String) target.call("CLUSTER", "MYID");
+		String slotText = Integer.toString(slot);
+		target.call("CLUSTER", "SETSLOT", slotText, "IMPORTING", sourceId);
+		source.call("CLUSTER", "SETSLOT", slotText, "MIGRATING", targetId);
+		int moved = 0;
+		for (int round = 0; round < 10_000; round++) {
+			List<?> keys = (List<?>) source.call("CLUSTER", "GETKEYSINSLOT", slotText, "1");
+			if (keys.isEmpty()) {
+				target.call("CLUSTER", "SETSLOT", slotText, "NODE", targetId);
+				source.call("CLUSTER", "SETSLOT", slotText, "NODE", targetId);
+				for (RedisNode node : nodes) {
+					if (node != source && node != target) {
+						node.call("CLUSTER", "SETSLOT", slotText, "NODE", targetId);
+					}
+				}
+				return moved;
+			}
+			Object reply = source.call("MIGRATE", target.host(), Integer.toString(target.port()), (String) keys.get(0),
+					"0", "5000");
+			if (!"OK".equals(reply) && !"NOKEY".equals(reply)) {
+				throw new IllegalStateException("MIGRATE of " + keys.get(0) + " answered " + reply);
+			}
+			moved++;
+			try {
+				TimeUnit.MILLISECONDS.sleep(pauseMillis);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new IllegalStateException("Interrupted while migrating slot " + slot, ex);
+			}
+		}
+		throw new IllegalStateException("Slot " + slot + " still had keys after 10,000 moves");
+	}
+
 	@Override
 	public void close() {
 		nodes.forEach(RedisNode::stop);
