@@ -212,6 +212,19 @@ public final class RedisNode implements AutoCloseable {
 	private void launch() {
 		List<String> command = new ArrayList<>();
 		command.add(binary.toString());
+		if (config.sentinelConfig != null) {
+			// A Sentinel needs a configuration file it can rewrite; a restart keeps what it learnt.
+			Path file = directory.resolve("sentinel.conf");
+			try {
+				if (!Files.exists(file)) {
+					Files.writeString(file, config.sentinelConfig, StandardCharsets.UTF_8);
+				}
+			}
+			catch (IOException ex) {
+				throw new UncheckedIOException(ex);
+			}
+			command.addAll(List.of(file.toString(), "--sentinel"));
+		}
 		command.addAll(List.of("--port", Integer.toString(port), "--bind", HOST, "--protected-mode", "no",
 				"--daemonize", "no", "--dir", directory.toString(), "--logfile", logFile().toString(), "--save", "",
 				"--appendonly", config.appendOnly ? "yes" : "no"));
@@ -323,7 +336,22 @@ public final class RedisNode implements AutoCloseable {
 
 		private final List<String[]> options = new ArrayList<>();
 
+		private @Nullable String sentinelConfig;
+
 		private Config() {
+		}
+
+		/**
+		 * Runs the node as a Sentinel that monitors {@code master} under {@code masterName}, and
+		 * declares it down after a second without answers.
+		 * @param quorum how many Sentinels must agree that the master is down
+		 */
+		public Config sentinelOf(String masterName, RedisNode master, int quorum) {
+			this.sentinelConfig = "sentinel monitor " + masterName + " " + master.host() + " " + master.port() + " "
+					+ quorum + "\n" + "sentinel down-after-milliseconds " + masterName + " 1000\n"
+					+ "sentinel failover-timeout " + masterName + " 5000\n" + "sentinel parallel-syncs " + masterName
+					+ " 1\n";
+			return this;
 		}
 
 		/** A name for the node's directory and log, to tell nodes of one test apart. */

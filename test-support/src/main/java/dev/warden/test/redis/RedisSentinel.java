@@ -1,0 +1,147 @@
+package dev.warden.test.redis;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A Sentinel-managed Redis of real processes: one master, one replica and three Sentinels (quorum
+ * two), started and in agreement before {@link #start()} returns. Sentinels declare the master down
+ * after a second without answers.
+ *
+ * <pre>{@code
+ * try (RedisSentinel redis = RedisSentinel.start()) {
+ *     RedisURI uri = RedisURI.Builder.sentinel(host, port, RedisSentinel.MASTER_NAME)...;
+ * }
+ * }</pre>
+ */
+public final class RedisSentinel implements AutoCloseable {
+
+	/** The name the Sentinels know the master by. */
+	public static final String MASTER_NAME = "warden-master";
+
+	private static final int SENTINELS = 3;
+
+	private final List<RedisNode> dataNodes;
+
+	private final List<RedisNode> sentinels;
+
+	private RedisSentinel(List<RedisNode> dataNodes, List<RedisNode> sentinels) {
+		this.dataNodes = List.copyOf(dataNodes);
+		this.sentinels = List.copyOf(sentinels);
+	}
+
+	/** Starts the master, its replica and the Sentinels, and waits until they all agree. */
+	public static RedisSentinel start() {
+		List<RedisNode> data = new ArrayList<>();
+		List<RedisNode> sentinels = new ArrayList<>();
+		try {
+			RedisNode master = RedisNode.start(RedisNode.config().name("sentinel-master"));
+			data.add(master);
+			data.add(RedisNode.start(RedisNode.config()
+				.name("sentinel-replica")
+				.option("replicaof", master.host(), Integer.toString(master.port()))));
+			for (int i = 0; i < SENTINELS; i++) {
+				sentinels.add(RedisNode.start(RedisNode.config().name("sentinel-" + i).sentinelOf(MASTER_NAME, master, 2)));
+			}
+			RedisSentinel topology = new RedisSentinel(data, sentinels);
+			topology.awaitAgreement(master);
+			return topology;
+		}
+		catch (RuntimeException ex) {
+			sentinels.forEach(RedisNode::stop);
+			data.forEach(RedisNode::stop);
+			throw ex;
+		}
+	}
+
+	/** The Sentinels. */
+	public List<RedisNode> sentinels() {
+		return sentinels;
+	}
+
+	/** {@code host:port} of every Sentinel, as {@code spring.data.redis.sentinel.nodes} takes them. */
+	public String sentinelHostsAndPorts() {
+		return String.join(",", sentinels.stream().map(node -> node.host() + ":" + node.port()).toList());
+	}
+
+	/** The master, as the first Sentinel names it now. */
+	public RedisNode master() {
+		List<?> address = (List<?>) sentinels.get(0).call("SENTINEL", "GET-MASTER-ADDR-BY-NAME", MASTER_NAME);
+		int port = Integer.parseInt((String) address.get(1));
+		return dataNodes.stream()
+			.filter(node -> node.port() == port)
+			.findFirst()
+			.orElseThrow(() -> new IllegalStateException("Unknown master port " + port));
+	}
+
+	/** The data node that is not the master. */
+	public RedisNode replica() {
+		RedisNode master = master();
+		return dataNodes.stream().filter(node -> node != master).findFirst().orElseThrow();
+	}
+
+	/**
+	 * Fails the master over to its replica ({@code SENTINEL FAILOVER}) and returns once every
+	 * Sentinel names the replica as the master.
+	 * @return the new master
+	 */
+	public RedisNode failover() {
+		RedisNode replica = replica();
+		sentinels.get(0).call("SENTINEL", "FAILOVER", MASTER_NAME);
+		await("every Sentinel to name " + replica + " the master", () -> {
+			for (RedisNode sentinel : sentinels) {
+				List<?> address = (List<?>) sentinel.call("SENTINEL", "GET-MASTER-ADDR-BY-NAME", MASTER_NAME);
+				if (Integer.parseInt((String) address.get(1)) != replica.port()) {
+					return false;
+				}
+			}
+			return true;
+		});
+		return replica;
+	}
+
+	/** Waits until the replica of the current master has caught up with it. */
+	public void awaitReplicaInSync() {
+		RedisNode replica = replica();
+		await("the replica in sync", () -> ((String) replica.call("INFO", "replication"))
+			.contains("master_link_status:up"));
+	}
+
+	@Override
+	public void close() {
+		sentinels.forEach(RedisNode::stop);
+		dataNodes.forEach(RedisNode::stop);
+	}
+
+	private void awaitAgreement(RedisNode master) {
+		await("the Sentinels to agree on " + master + ", its replica and each other", () -> {
+			for (RedisNode sentinel : sentinels) {
+				String info = (String) sentinel.call("INFO", "sentinel");
+				if (!info.contains("status=ok,address=" + master.host() + ":" + master.port() + ",slaves=1,sentinels="
+						+ SENTINELS)) {
+					return false;
+				}
+			}
+			return true;
+		});
+		awaitReplicaInSync();
+	}
+
+	private static void await(String what, java.util.function.BooleanSupplier condition) {
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+		while (!condition.getAsBoolean()) {
+			if (System.nanoTime() > deadline) {
+				throw new IllegalStateException("Timed out waiting for " + what);
+			}
+			try {
+				TimeUnit.MILLISECONDS.sleep(50);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new IllegalStateException("Interrupted while waiting for " + what, ex);
+			}
+		}
+	}
+
+}
