@@ -59,7 +59,8 @@ public final class WardenClients implements AfterEachCallback {
 			.withAuthentication(user, password));
 	}
 
-	private synchronized RedisClient redisClient(RedisURI.Builder uri) {
+	/** A plain Lettuce client on {@code uri} (a Sentinel URI, say), shut down after the test. */
+	public synchronized RedisClient redisClient(RedisURI.Builder uri) {
 		RedisClient client = RedisClient.create(uri.withTimeout(Duration.ofSeconds(5)).build());
 		opened.add(() -> client.shutdown(Duration.ZERO, Duration.ofSeconds(2)));
 		return client;

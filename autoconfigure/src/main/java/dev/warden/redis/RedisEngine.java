@@ -54,10 +54,13 @@ public final class RedisEngine implements AutoCloseable {
 
 	private final Duration commandTimeout;
 
+	private final @Nullable MasterFollower follower;
+
 	private RedisEngine(StatefulConnection<String, String> commandConnection,
 			RedisClusterAsyncCommands<String, String> commands,
 			StatefulRedisPubSubConnection<String, String> pubSubConnection, String threadName,
-			Duration commandTimeout) {
+			Duration commandTimeout, @Nullable MasterFollower follower) {
+		this.follower = follower;
 		this.commandConnection = commandConnection;
 		this.commands = commands;
 		this.pubSubConnection = pubSubConnection;
@@ -129,12 +132,14 @@ public final class RedisEngine implements AutoCloseable {
 				StatefulRedisClusterConnection<String, String> connection = cluster.connect(StringCodec.UTF8);
 				commandConnection = connection;
 				return new RedisEngine(connection, connection.async(), cluster.connectPubSub(StringCodec.UTF8),
-						threadName, commandTimeout);
+						threadName, commandTimeout, null);
 			}
 			StatefulRedisConnection<String, String> connection = ((RedisClient) client).connect(StringCodec.UTF8);
 			commandConnection = connection;
-			return new RedisEngine(connection, connection.async(),
-					((RedisClient) client).connectPubSub(StringCodec.UTF8), threadName, commandTimeout);
+			StatefulRedisPubSubConnection<String, String> pubSub = ((RedisClient) client).connectPubSub(StringCodec.UTF8);
+			MasterFollower follower = new MasterFollower(connection, pubSub);
+			follower.start();
+			return new RedisEngine(connection, connection.async(), pubSub, threadName, commandTimeout, follower);
 		}
 		catch (RedisException ex) {
 			if (commandConnection != null) {
@@ -257,9 +262,13 @@ public final class RedisEngine implements AutoCloseable {
 			byText.whenComplete((again, failed) -> answered(call, again, failed));
 			return;
 		}
+		boolean readOnly = readOnly(cause);
+		if (readOnly && follower != null) {
+			follower.onReadOnly();
+		}
 		long backoffMillis = Math.min(MAX_SLOT_BACKOFF_MILLIS, 1L << Math.min(call.retries(), 6));
 		long elapsed = System.nanoTime() - call.firstNanos();
-		if (slotBusy(cause) && elapsed + TimeUnit.MILLISECONDS.toNanos(backoffMillis) < commandTimeout.toNanos()) {
+		if ((slotBusy(cause) || readOnly) && elapsed + TimeUnit.MILLISECONDS.toNanos(backoffMillis) < commandTimeout.toNanos()) {
 			scheduler.schedule(() -> {
 				if (!reply.isDone()) {
 					CompletableFuture<T> resent = commands.<T>evalsha(call.script().sha1(), call.type(), call.keys(),
@@ -271,6 +280,15 @@ public final class RedisEngine implements AutoCloseable {
 			return;
 		}
 		reply.settle(value, failure);
+	}
+
+	/**
+	 * Whether a script met a replica ({@code READONLY}, at its first write, so it wrote nothing): the
+	 * connection is on a deposed master, and the script can be sent again once it has moved.
+	 */
+	private static boolean readOnly(Throwable cause) {
+		String message = (cause instanceof RedisCommandExecutionException) ? cause.getMessage() : null;
+		return message != null && message.contains("READONLY");
 	}
 
 	/** Whether Redis refused to run a command because its slot was busy: nothing ran, it can be sent again. */

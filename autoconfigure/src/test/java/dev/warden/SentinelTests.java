@@ -1,0 +1,163 @@
+package dev.warden;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import dev.warden.lock.DistributedReentrantLock;
+import dev.warden.lock.LockListener;
+import dev.warden.lock.LockOwner;
+import dev.warden.task.DelayedQueue;
+import dev.warden.test.redis.RedisNode;
+import dev.warden.test.redis.RedisSentinel;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import org.jspecify.annotations.Nullable;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A Sentinel-managed Redis (a master, a replica, three Sentinels): the application connects through
+ * {@code spring.data.redis.sentinel.*} or a Sentinel {@code RedisURI}, every kind works, and after
+ * {@code SENTINEL FAILOVER} Warden's connections move to the new master within moments, a lock held
+ * across the fail-over stays held, a waiter still gets it, and tasks scheduled before it run.
+ */
+class SentinelTests {
+
+	private static RedisSentinel redis;
+
+	@RegisterExtension
+	final WardenClients clients = new WardenClients();
+
+	private final ExecutorService threads = Executors.newCachedThreadPool();
+
+	private final java.util.List<String> lost = new CopyOnWriteArrayList<>();
+
+	@BeforeAll
+	static void startSentinels() {
+		redis = RedisSentinel.start();
+	}
+
+	@AfterAll
+	static void stopSentinels() {
+		redis.close();
+	}
+
+	@AfterEach
+	void stopThreads() {
+		threads.shutdownNow();
+	}
+
+	@Test
+	void theApplicationConnectsThroughItsSentinelProperties() {
+		WardenApplications.runner()
+			.withPropertyValues("spring.data.redis.sentinel.master=" + RedisSentinel.MASTER_NAME,
+					"spring.data.redis.sentinel.nodes=" + redis.sentinelHostsAndPorts())
+			.run(context -> {
+				Warden warden = context.getBean(Warden.class);
+				LockOwner owner = warden.newOwner();
+				assertThat(warden.getLock("sentinel-auto").tryLock(owner, 0, TimeUnit.SECONDS)).isTrue();
+				assertThat(redis.master().call("EXISTS", "sentinel-auto")).isEqualTo(1L);
+				warden.getLock("sentinel-auto").unlock(owner);
+			});
+	}
+
+	@Test
+	void everyKindWorksThroughASentinelUri() throws Exception {
+		Warden warden = clients.open(sentinelClient());
+		LockOwner owner = warden.newOwner();
+		for (DistributedReentrantLock lock : new DistributedReentrantLock[] { warden.getLock("s-lock"),
+				warden.getFairLock("s-fair"), warden.getReadWriteLock("s-rw").writeLock(),
+				warden.getReadWriteLock("s-rw2").readLock() }) {
+			assertThat(lock.tryLock(owner, 0, TimeUnit.SECONDS)).as(lock.getName()).isTrue();
+			lock.unlock(owner);
+		}
+		assertThat(warden.getSemaphore("s-sem").trySetPermits(1)).isTrue();
+		assertThat(warden.getSemaphore("s-sem").tryAcquire()).isTrue();
+		assertThat(warden.getPermitExpirableSemaphore("s-permits").trySetPermits(1)).isTrue();
+		Optional<String> permit = warden.getPermitExpirableSemaphore("s-permits").tryAcquire(0, 10, TimeUnit.SECONDS);
+		warden.getPermitExpirableSemaphore("s-permits").release(permit.orElseThrow());
+		assertThat(warden.getCountDownLatch("s-latch").trySetCount(1)).isTrue();
+		warden.getCountDownLatch("s-latch").countDown();
+		assertThat(warden.getCountDownLatch("s-latch").await(1, TimeUnit.SECONDS)).isTrue();
+		DelayedQueue<String> queue = warden.getDelayedQueue("s-queue", String.class);
+		Set<String> ran = ConcurrentHashMap.newKeySet();
+		queue.consume(delivery -> ran.add(delivery.id()));
+		queue.schedule("t-1", "x", Duration.ofMillis(10));
+		Eventually.await("the task ran", () -> ran.contains("t-1"));
+	}
+
+	@Test
+	void afterAFailOverCommandsGoToTheNewMasterAndALockHeldAcrossItStaysHeld() throws Exception {
+		Warden holder = clients.open(sentinelClient(), options -> options.lockListener(new LockListener() {
+			@Override
+			public void onLeaseLost(String lockName, LockOwner owner, @Nullable Throwable cause) {
+				lost.add(lockName);
+			}
+		}));
+		Warden other = clients.open(sentinelClient());
+		LockOwner owner = holder.newOwner();
+		DistributedReentrantLock held = holder.getLock("across");
+		assertThat(held.tryLock(owner, 0, TimeUnit.SECONDS)).isTrue();
+		LockOwner waiter = other.newOwner();
+		Future<Boolean> waiting = threads.submit(() -> other.getLock("across").tryLock(waiter, 60, TimeUnit.SECONDS));
+		DelayedQueue<String> queue = holder.getDelayedQueue("s-failover", String.class);
+		for (int i = 0; i < 20; i++) {
+			queue.schedule("t-" + i, "x", Duration.ofMillis(500 + 100L * i));
+		}
+		redis.master().call("WAIT", "1", "5000");
+
+		long start = System.nanoTime();
+		RedisNode promoted = redis.failover();
+		Set<String> ran = ConcurrentHashMap.newKeySet();
+		other.getDelayedQueue("s-failover", String.class).consume(delivery -> ran.add(delivery.id()));
+
+		// Commands reach the new master once Warden has moved (a hold there proves it).
+		LockOwner prober = holder.newOwner();
+		Eventually.await("a lock taken on the new master", Duration.ofSeconds(15), () -> {
+			DistributedReentrantLock probe = holder.getLock("probe");
+			try {
+				boolean there = probe.tryLock(prober, 0, TimeUnit.SECONDS)
+						&& Long.valueOf(1).equals(promoted.call("EXISTS", "probe"));
+				probe.unlock(prober);
+				return there;
+			}
+			catch (RuntimeException ex) {
+				return false;
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				return false;
+			}
+		});
+		long movedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+		assertThat(movedMillis).as("moved to the new master within a few Sentinel announcements").isLessThan(10_000);
+
+		assertThat(held.isHeldBy(owner)).as("the lock held across the fail-over").isTrue();
+		held.unlock(owner);
+		assertThat(waiting.get(30, TimeUnit.SECONDS)).as("the waiter gets it").isTrue();
+		Eventually.await("every task scheduled before the fail-over ran", Duration.ofSeconds(30), () -> ran.size() == 20);
+		assertThat(lost).isEmpty();
+	}
+
+	private RedisClient sentinelClient() {
+		RedisURI.Builder uri = RedisURI.Builder.sentinel(redis.sentinels().get(0).host(), redis.sentinels().get(0).port(),
+				RedisSentinel.MASTER_NAME);
+		for (RedisNode sentinel : redis.sentinels().subList(1, redis.sentinels().size())) {
+			uri.withSentinel(sentinel.host(), sentinel.port());
+		}
+		return clients.redisClient(uri);
+	}
+
+}
