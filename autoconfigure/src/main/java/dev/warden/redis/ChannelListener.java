@@ -9,4 +9,11 @@ public interface ChannelListener {
 
 	void onMessage(String message);
 
+	/**
+	 * The subscription was renewed after the connection dropped (a reconnect, a fail-over): what
+	 * was published meanwhile is lost, so whoever waits for a message should look again.
+	 */
+	default void onResubscribed() {
+	}
+
 }

@@ -33,6 +33,15 @@ public final class ChannelSubscriptions {
 					subscribed.listener.onMessage(message);
 				}
 			}
+
+			@Override
+			public void subscribed(String channel, long count) {
+				Channel<?> subscribed = channels.get(channel);
+				// The first confirmation is the subscription's own; any later one follows a reconnect.
+				if (subscribed != null && subscribed.confirmations.getAndIncrement() > 0) {
+					subscribed.listener.onResubscribed();
+				}
+			}
 		});
 	}
 
@@ -99,6 +108,9 @@ public final class ChannelSubscriptions {
 		final L listener;
 
 		final CompletableFuture<Void> subscribed;
+
+		/** How often Redis confirmed the subscription: more than once after a reconnect. */
+		final java.util.concurrent.atomic.AtomicInteger confirmations = new java.util.concurrent.atomic.AtomicInteger();
 
 		// Guarded by the map's per-key compute.
 		int members = 1;

@@ -21,13 +21,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The pub/sub connections killed again and again ({@code CLIENT KILL TYPE pubsub}) while waiters
- * of another client contend for a lock: a release message may be lost, but no waiter waits past
- * the holder's lease for it, and once the kills stop the subscriptions are back and a release
- * wakes a waiter at once.
+ * of another client contend for a lock: a release message may be lost, but the waiters look again
+ * as soon as their channel is resubscribed, long before the holder's lease would have woken them,
+ * and once the kills stop a release wakes a waiter by its message.
  */
 class PubSubKillTests {
 
-	private static final long LEASE_MILLIS = 1_000;
+	private static final long LEASE_MILLIS = 3_000;
 
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();
@@ -69,8 +69,9 @@ class PubSubKillTests {
 			waits.add(waited.get(10, TimeUnit.SECONDS));
 		}
 
-		assertThat(waits).as("every waiter acquired within the holder's lease and a margin")
-			.allSatisfy(millis -> assertThat(millis).isBetween(0L, LEASE_MILLIS + 1_000));
+		// A release lost with the connection is made up for by the resubscription, not the lease.
+		assertThat(waits).as("every waiter acquired well before the holder's lease ran out")
+			.allSatisfy(millis -> assertThat(millis).isBetween(0L, LEASE_MILLIS - 1_000));
 
 		// The kills are over: a release with a long lease left wakes the waiter by its message.
 		assertThat(lock.tryLock(owner, 5, 60_000, TimeUnit.MILLISECONDS)).isTrue();

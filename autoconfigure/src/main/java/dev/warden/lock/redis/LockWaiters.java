@@ -158,6 +158,17 @@ final class LockWaiters implements ChannelListener {
 		wake(wakeCount.applyAsInt(message));
 	}
 
+	/** A release announced while the connection was down is lost: every sleeper looks again. */
+	@Override
+	public void onResubscribed() {
+		List<Sleeper> woken;
+		synchronized (this) {
+			woken = new ArrayList<>(sleeping);
+			sleeping.clear();
+		}
+		woken.forEach(sleeper -> sleeper.wakeUp.complete(null));
+	}
+
 	private void wake(int count) {
 		if (count <= 0) {
 			return;

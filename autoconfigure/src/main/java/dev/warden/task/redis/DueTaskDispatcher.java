@@ -174,6 +174,16 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 		}
 	}
 
+	/** A wake-up published while the connection was down is lost: the consumer looks at its queue now. */
+	@Override
+	public void onResubscribed() {
+		synchronized (this) {
+			if (running) {
+				timer.wakeBy(System.nanoTime(), claiming);
+			}
+		}
+	}
+
 	private void claim() {
 		int reserved;
 		List<String> finished;

@@ -1,0 +1,63 @@
+package dev.warden.fault;
+
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import dev.warden.Eventually;
+import dev.warden.Warden;
+import dev.warden.WardenClients;
+import dev.warden.task.DelayedQueue;
+import dev.warden.test.redis.RedisServerExtension;
+import dev.warden.test.redis.TcpProxy;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A consumer whose connections drop while a task is scheduled misses the wake-up published
+ * meanwhile; it looks at its queue as soon as its channel is resubscribed, not at its next sweep.
+ */
+class ConsumerReconnectTests {
+
+	@RegisterExtension
+	static final RedisServerExtension redis = new RedisServerExtension();
+
+	@RegisterExtension
+	final WardenClients clients = new WardenClients();
+
+	private TcpProxy proxy;
+
+	@BeforeEach
+	void startProxy() {
+		proxy = TcpProxy.start(redis.node());
+	}
+
+	@AfterEach
+	void stopProxy() {
+		proxy.close();
+	}
+
+	@Test
+	void aConsumerClaimsAtOnceAfterItsConnectionsComeBack() throws Exception {
+		Warden consumer = clients.open(clients.redisClient(proxy.host(), proxy.port()),
+				options -> options.taskSweepInterval(Duration.ofMinutes(10)));
+		CountDownLatch ran = new CountDownLatch(1);
+		consumer.getDelayedQueue("reconnected", String.class).consume(delivery -> ran.countDown());
+		Eventually.await("the consumer subscribed", () -> consumer.subscribedChannels() > 0);
+		DelayedQueue<String> producer = clients.open(redis.node()).getDelayedQueue("reconnected", String.class);
+
+		proxy.blackhole();
+		// Published while the consumer hears nothing: this wake-up is lost to it.
+		producer.schedule("t-1", "x", Duration.ZERO);
+		proxy.resetAll();
+		proxy.heal();
+
+		assertThat(ran.await(10, TimeUnit.SECONDS)).as("claimed once resubscribed, not at the 10-minute sweep")
+			.isTrue();
+	}
+
+}
