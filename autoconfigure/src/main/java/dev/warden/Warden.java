@@ -101,7 +101,7 @@ public final class Warden implements LockFactory, DelayedQueueFactory, AutoClose
 		this.consumers = new RedisDelayedQueue.Consumers(
 				new TaskWorkers(builder.taskConcurrency, "warden-task-" + shortId(clientId) + "-"), clientId,
 				builder.taskDefaults, builder.taskSweepInterval, builder.taskClaimAhead, builder.shutdownGrace,
-				builder.taskMaxPayloadBytes);
+				builder.taskMaxPayloadBytes, builder.taskReplicaSync);
 		builder.taskQueueDefaults.forEach(consumers::setQueueDefaults);
 	}
 
@@ -386,6 +386,8 @@ public final class Warden implements LockFactory, DelayedQueueFactory, AutoClose
 
 		private int taskMaxPayloadBytes = WardenDefaults.TASK_MAX_PAYLOAD_BYTES;
 
+		private ReplicaSync taskReplicaSync = ReplicaSync.OFF;
+
 		private Builder(AbstractRedisClient client) {
 			if (!(client instanceof RedisClient) && !(client instanceof RedisClusterClient)) {
 				throw new IllegalArgumentException("Expected a Lettuce RedisClient or RedisClusterClient, got " + client);
@@ -570,6 +572,21 @@ public final class Warden implements LockFactory, DelayedQueueFactory, AutoClose
 		 */
 		public Builder taskMaxPayloadBytes(long maxPayloadBytes) {
 			this.taskMaxPayloadBytes = WardenDefaults.requirePayloadLimit("The largest task payload", maxPayloadBytes);
+			return this;
+		}
+
+		/**
+		 * The durability check after each schedule (off by default): a schedule is acknowledged
+		 * only once {@code replicas} replicas have it ({@code WAIT}), so that an acknowledged
+		 * schedule survives a fail-over; when they do not within {@code timeout}, it fails with
+		 * {@link RedisUnavailableException} (the task may still be there; scheduling it again with
+		 * the same id is safe). Standalone and Sentinel deployments.
+		 * @param replicas how many replicas must acknowledge; 0 turns the check off
+		 * @param timeout how long to wait for them
+		 * @return this builder
+		 */
+		public Builder taskReplicaSync(int replicas, Duration timeout) {
+			this.taskReplicaSync = new ReplicaSync(replicas, timeout);
 			return this;
 		}
 

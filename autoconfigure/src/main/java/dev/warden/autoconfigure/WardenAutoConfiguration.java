@@ -56,6 +56,7 @@ public final class WardenAutoConfiguration {
 			.taskClaimAhead(tasks.getClaimAhead())
 			.shutdownGrace(tasks.getShutdownGrace())
 			.taskMaxPayloadBytes(tasks.getMaxPayloadSize().toBytes())
+			.taskReplicaSync(tasks.getReplicaSync().getReplicas(), tasks.getReplicaSync().getTimeout())
 			.replicaSync(properties.getLock().getReplicaSync().getReplicas(),
 					properties.getLock().getReplicaSync().getTimeout());
 		for (String queue : tasks.getQueues().keySet()) {

@@ -120,7 +120,7 @@ public class WardenProperties {
 		 */
 		private boolean failOnLostLease = true;
 
-		private final ReplicaSync replicaSync = new ReplicaSync();
+		private final ReplicaSync replicaSync = new ReplicaSync().named("warden.lock.replica-sync");
 
 		public ReplicaSync getReplicaSync() {
 			return replicaSync;
@@ -169,13 +169,16 @@ public class WardenProperties {
 	}
 
 	/**
-	 * The fail-over check after each lock acquisition.
+	 * The fail-over check after each write that must survive a fail-over.
 	 */
 	public static class ReplicaSync {
 
+		private String prefix = "replica-sync";
+
 		/**
-		 * How many replicas must acknowledge an acquisition (Redis WAIT) before it counts; 0 turns
-		 * the check off. If they do not within the timeout, the hold is given back.
+		 * How many replicas must acknowledge the write (Redis WAIT) before it counts; 0 turns the
+		 * check off. Unacknowledged within the timeout, a lock acquisition is given back and a
+		 * schedule fails with RedisUnavailableException (scheduling again with the same id is safe).
 		 */
 		private int replicas;
 
@@ -183,6 +186,12 @@ public class WardenProperties {
 		 * How long to wait for the replicas' acknowledgement.
 		 */
 		private Duration timeout = WardenDefaults.REPLICA_SYNC_TIMEOUT;
+
+		/** Names the properties in messages: {@code warden.lock.replica-sync}. */
+		ReplicaSync named(String prefix) {
+			this.prefix = prefix;
+			return this;
+		}
 
 		public int getReplicas() {
 			return replicas;
@@ -197,7 +206,7 @@ public class WardenProperties {
 		}
 
 		public void setTimeout(Duration timeout) {
-			this.timeout = WardenDefaults.requirePositive("warden.lock.replica-sync.timeout", timeout);
+			this.timeout = WardenDefaults.requirePositive(prefix + ".timeout", timeout);
 		}
 
 	}
@@ -258,6 +267,17 @@ public class WardenProperties {
 		 * before anything is written; at most 512MB.
 		 */
 		private DataSize maxPayloadSize = DataSize.ofBytes(WardenDefaults.TASK_MAX_PAYLOAD_BYTES);
+
+		private final ReplicaSync replicaSync = new ReplicaSync().named("warden.delayed-task.replica-sync");
+
+		/**
+		 * The durability check after each schedule: with replicas above 0, a schedule is
+		 * acknowledged only once that many replicas have it, so that it survives a fail-over.
+		 * @return the check
+		 */
+		public ReplicaSync getReplicaSync() {
+			return replicaSync;
+		}
 
 		/**
 		 * Options of single queues, by queue name: visibility timeout, max attempts, backoff and max

@@ -5,9 +5,10 @@ import java.time.Duration;
 import dev.warden.WardenDefaults;
 
 /**
- * The fail-over check made after each acquisition: {@code WAIT} until {@code replicas} replicas
- * acknowledged it, within {@code timeout}; otherwise the hold is given back. Off when
- * {@code replicas} is 0. Standalone and Sentinel deployments only.
+ * The fail-over check made after each write that must survive a fail-over (a lock acquisition, a
+ * schedule): {@code WAIT} until {@code replicas} replicas acknowledged it, within {@code timeout};
+ * otherwise an acquisition is given back and a schedule fails. Off when {@code replicas} is 0.
+ * Standalone and Sentinel deployments only.
  *
  * @param replicas how many replicas must acknowledge; 0 turns the check off
  * @param timeout how long to wait for them
@@ -24,7 +25,8 @@ public record ReplicaSync(int replicas, Duration timeout) {
 		WardenDefaults.requirePositive("The replica sync timeout", timeout);
 	}
 
-	boolean enabled() {
+	/** Whether writes wait for replicas. */
+	public boolean enabled() {
 		return replicas > 0;
 	}
 

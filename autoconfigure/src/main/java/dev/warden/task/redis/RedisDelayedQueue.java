@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
 
+import dev.warden.lock.redis.ReplicaSync;
 import dev.warden.redis.RedisEngine;
 import dev.warden.task.ConsumerOptions;
 import dev.warden.task.DeadLetter;
@@ -235,6 +236,8 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 
 		private final int maxPayloadBytes;
 
+		private final ReplicaSync replicaSync;
+
 		private final Map<String, ConsumerOptions> queueOptions = new java.util.concurrent.ConcurrentHashMap<>();
 
 		private final Map<String, DueTaskDispatcher<?>> running = new java.util.concurrent.ConcurrentHashMap<>();
@@ -249,9 +252,10 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 		 * @param claimAhead how long before its due time a consumer may claim a task
 		 * @param shutdownGrace how long closing waits for running handlers
 		 * @param maxPayloadBytes the largest payload a task may be scheduled with, in UTF-8 bytes
+		 * @param replicaSync the durability check after each schedule
 		 */
 		public Consumers(TaskWorkers workers, String consumerId, ConsumerOptions defaults, Duration sweepInterval,
-				Duration claimAhead, Duration shutdownGrace, int maxPayloadBytes) {
+				Duration claimAhead, Duration shutdownGrace, int maxPayloadBytes, ReplicaSync replicaSync) {
 			this.workers = workers;
 			this.consumerId = consumerId;
 			this.defaults = defaults;
@@ -259,6 +263,7 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 			this.claimAhead = claimAhead;
 			this.shutdownGrace = shutdownGrace;
 			this.maxPayloadBytes = maxPayloadBytes;
+			this.replicaSync = replicaSync;
 		}
 
 		int maxPayloadBytes() {
@@ -281,7 +286,7 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 
 		/** The client's schedules of one queue, sent together while a call is under way. */
 		ScheduleBatcher schedules(RedisEngine engine, QueueKeys keys) {
-			return schedules.computeIfAbsent(keys.due, due -> new ScheduleBatcher(engine, keys));
+			return schedules.computeIfAbsent(keys.due, due -> new ScheduleBatcher(engine, keys, replicaSync));
 		}
 
 		TaskWorkers workers() {

@@ -5,6 +5,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
+import dev.warden.RedisUnavailableException;
+import dev.warden.lock.redis.ReplicaSync;
 import dev.warden.redis.RedisEngine;
 import io.lettuce.core.ScriptOutputType;
 
@@ -22,14 +24,17 @@ final class ScheduleBatcher {
 
 	private final QueueKeys keys;
 
+	private final ReplicaSync replicaSync;
+
 	// Guarded by this.
 	private final ArrayDeque<Request> pending = new ArrayDeque<>();
 
 	private boolean sending;
 
-	ScheduleBatcher(RedisEngine engine, QueueKeys keys) {
+	ScheduleBatcher(RedisEngine engine, QueueKeys keys, ReplicaSync replicaSync) {
 		this.engine = engine;
 		this.keys = keys;
+		this.replicaSync = replicaSync;
 	}
 
 	/**
@@ -96,6 +101,9 @@ final class ScheduleBatcher {
 			// Lettuce refuses commands at once on a closed connection.
 			reply = CompletableFuture.failedFuture(ex);
 		}
+		if (replicaSync.enabled()) {
+			reply = replicated(reply, batch);
+		}
 		List<Request> sent = batch;
 		CompletableFuture<List<Long>> call = reply;
 		for (Request request : sent) {
@@ -117,6 +125,26 @@ final class ScheduleBatcher {
 			}
 			sendNext();
 		});
+	}
+
+	/**
+	 * The schedules' reply once enough replicas have them; failed with
+	 * {@link RedisUnavailableException} when they do not within the timeout.
+	 */
+	private CompletableFuture<List<Long>> replicated(CompletableFuture<List<Long>> reply, List<Request> batch) {
+		return reply.thenCompose(values -> engine.commands()
+			.waitForReplication(replicaSync.replicas(), replicaSync.timeout().toMillis())
+			.toCompletableFuture()
+			.thenApply(acknowledged -> {
+				if (acknowledged == null || acknowledged < replicaSync.replicas()) {
+					throw new RedisUnavailableException("The schedule of task '" + batch.get(0).taskId
+							+ (batch.size() > 1 ? "' and " + (batch.size() - 1) + " more" : "'") + " was not acknowledged "
+							+ "by " + replicaSync.replicas() + " replica(s) within " + replicaSync.timeout().toMillis()
+							+ " ms (" + acknowledged + " did): it may be lost if the master fails over now; scheduling "
+							+ "again with the same id is safe");
+				}
+				return values;
+			}));
 	}
 
 	private record Request(String taskId, String payload, String mode, long time, boolean replace,

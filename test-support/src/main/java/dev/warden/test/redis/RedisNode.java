@@ -139,6 +139,32 @@ public final class RedisNode implements AutoCloseable {
 		}
 	}
 
+	/** Stops the server's process ({@code SIGSTOP}): it keeps its connections and answers nothing. */
+	public void pause() {
+		signal("STOP");
+	}
+
+	/** Lets a paused server run again ({@code SIGCONT}). */
+	public void resume() {
+		signal("CONT");
+	}
+
+	private void signal(String signal) {
+		try {
+			Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid())).start();
+			if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+				throw new IllegalStateException("kill -" + signal + " " + pid() + " failed");
+			}
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while signalling " + name, ex);
+		}
+	}
+
 	/** Stops the server gracefully (SIGTERM), then forcibly if it does not exit in time. */
 	public void stop() {
 		terminate(false);

@@ -1,0 +1,82 @@
+package dev.warden.task;
+
+import java.time.Duration;
+
+import dev.warden.RedisUnavailableException;
+import dev.warden.Warden;
+import dev.warden.WardenClients;
+import dev.warden.test.redis.RedisNode;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * With {@code taskReplicaSync}, a schedule is acknowledged only once a replica has it: with the
+ * replica paused, scheduling fails within the timeout instead of acknowledging a task a fail-over
+ * would lose; without the check the same schedule is acknowledged unreplicated.
+ */
+class ScheduleReplicaSyncTests {
+
+	private static RedisNode master;
+
+	private static RedisNode replica;
+
+	@RegisterExtension
+	final WardenClients clients = new WardenClients();
+
+	@BeforeAll
+	static void startMasterAndReplica() {
+		master = RedisNode.start(RedisNode.config().name("durable-master"));
+		replica = RedisNode.start(RedisNode.config()
+			.name("durable-replica")
+			.option("replicaof", master.host(), Integer.toString(master.port())));
+	}
+
+	@AfterAll
+	static void stop() {
+		replica.close();
+		master.close();
+	}
+
+	@AfterEach
+	void resumeReplica() {
+		replica.resume();
+	}
+
+	@Test
+	void anAcknowledgedScheduleIsOnTheReplica() throws Exception {
+		DelayedQueue<String> queue = durable().getDelayedQueue("durable", String.class);
+
+		queue.schedule("t-1", "x", Duration.ofHours(1));
+
+		assertThat(replica.call("HEXISTS", "warden:task:{durable}:tasks", "t-1")).isEqualTo(1L);
+	}
+
+	@Test
+	void withTheReplicaPausedAScheduleFailsInsteadOfBeingAcknowledged() throws Exception {
+		DelayedQueue<String> queue = durable().getDelayedQueue("paused", String.class);
+		DelayedQueue<String> unchecked = clients.open(master).getDelayedQueue("paused", String.class);
+		replica.pause();
+
+		assertThatExceptionOfType(RedisUnavailableException.class)
+			.isThrownBy(() -> queue.schedule("t-1", "x", Duration.ofHours(1)))
+			.withMessageContaining("not acknowledged by 1 replica(s) within 300 ms");
+		assertThat(unchecked.schedule("t-2", "x", Duration.ofHours(1)).status())
+			.as("acknowledged without the check, though no replica has it")
+			.isEqualTo(ScheduleResult.Status.SCHEDULED);
+
+		replica.resume();
+		assertThat(queue.schedule("t-1", "x", Duration.ofHours(1)).status()).as("scheduled again: the same task")
+			.isEqualTo(ScheduleResult.Status.ALREADY_PENDING);
+	}
+
+	private Warden durable() {
+		return clients.open(master, options -> options.taskReplicaSync(1, Duration.ofMillis(300)));
+	}
+
+}
