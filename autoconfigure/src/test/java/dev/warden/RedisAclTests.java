@@ -8,6 +8,8 @@ import dev.warden.lock.DistributedReentrantLock;
 import dev.warden.lock.LockOwner;
 import dev.warden.task.DelayedQueue;
 import dev.warden.test.redis.RedisServerExtension;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -47,6 +49,44 @@ class RedisAclTests {
 		queue.consume(delivery -> ran.countDown());
 		queue.schedule("t", "x", Duration.ZERO);
 		assertThat(ran.await(10, TimeUnit.SECONDS)).isTrue();
+	}
+
+	@Test
+	void theApplicationsUsernameAndPasswordAreHonoured() {
+		redis.node().call(("ACL SETUSER orders >s3cret " + RULE).split(" "));
+		WardenApplications.runner(redis.node())
+			.withPropertyValues("spring.data.redis.username=orders", "spring.data.redis.password=s3cret")
+			.run(context -> {
+				Warden warden = context.getBean(Warden.class);
+				LockOwner owner = warden.newOwner();
+				assertThat(warden.getLock("acl-app").tryLock(owner, 0, TimeUnit.SECONDS)).isTrue();
+				assertThat(redis.node().call("EXISTS", "acl-app")).isEqualTo(1L);
+				warden.getLock("acl-app").unlock(owner);
+			});
+	}
+
+	@Test
+	void theDefaultUsersPasswordIsHonoured() {
+		redis.node().call("CONFIG", "SET", "requirepass", "hunter2");
+		try {
+			WardenApplications.runner(redis.node())
+				.withPropertyValues("spring.data.redis.password=hunter2")
+				.run(context -> {
+					Warden warden = context.getBean(Warden.class);
+					LockOwner owner = warden.newOwner();
+					assertThat(warden.getLock("requirepass").tryLock(owner, 0, TimeUnit.SECONDS)).isTrue();
+					warden.getLock("requirepass").unlock(owner);
+				});
+		}
+		finally {
+			// The harness talks to the node without a password: take it off again.
+			try (StatefulRedisConnection<String, String> connection = clients.redisClient(RedisURI.builder()
+				.withHost(redis.node().host())
+				.withPort(redis.node().port())
+				.withPassword("hunter2".toCharArray())).connect()) {
+				connection.sync().configSet("requirepass", "");
+			}
+		}
 	}
 
 }
