@@ -29,12 +29,23 @@ public final class RedisCluster implements AutoCloseable {
 	 * and waits until every node reports the cluster healthy.
 	 */
 	public static RedisCluster start(int masters) {
-		if (masters < 1) {
-			throw new IllegalArgumentException("A cluster needs at least one master");
+		return start(masters, 0);
+	}
+
+	/**
+	 * Starts {@code masters} masters with {@code replicasPerMaster} replicas each: the masters
+	 * first in {@link #nodes()}, then the replicas, those of master {@code i} at
+	 * {@code masters + i * replicasPerMaster}. Returns once the cluster is healthy and every replica
+	 * is in sync with its master.
+	 */
+	public static RedisCluster start(int masters, int replicasPerMaster) {
+		if (masters < 1 || replicasPerMaster < 0) {
+			throw new IllegalArgumentException("A cluster needs at least one master, and no negative count of replicas");
 		}
+		int total = masters * (1 + replicasPerMaster);
 		List<RedisNode> nodes = new ArrayList<>();
 		try {
-			for (int i = 0; i < masters; i++) {
+			for (int i = 0; i < total; i++) {
 				nodes.add(RedisNode.start(RedisNode.config()
 					.name("cluster-" + i)
 					.option("cluster-enabled", "yes")
@@ -50,11 +61,20 @@ public final class RedisCluster implements AutoCloseable {
 				}
 				nodes.get(i).call(command.toArray(String[]::new));
 			}
-			for (int i = 1; i < masters; i++) {
+			for (int i = 1; i < total; i++) {
 				nodes.get(0).call("CLUSTER", "MEET", nodes.get(i).host(), Integer.toString(nodes.get(i).port()));
 			}
 			RedisCluster cluster = new RedisCluster(nodes);
 			cluster.awaitHealthy();
+			for (int i = masters; i < total; i++) {
+				RedisNode master = nodes.get((i - masters) / Math.max(1, replicasPerMaster));
+				nodes.get(i).call("CLUSTER", "REPLICATE", (String) master.call("CLUSTER", "MYID"));
+			}
+			for (int i = masters; i < total; i++) {
+				RedisNode replica = nodes.get(i);
+				cluster.await("replica " + replica + " in sync",
+						() -> ((String) replica.call("INFO", "replication")).contains("master_link_status:up"));
+			}
 			return cluster;
 		}
 		catch (RuntimeException ex) {
@@ -146,6 +166,32 @@ public final class RedisCluster implements AutoCloseable {
 			}
 		}
 		throw new IllegalStateException("Slot " + slot + " still had keys after 10,000 moves");
+	}
+
+	/**
+	 * Promotes {@code replica} in place of its master ({@code CLUSTER FAILOVER}, the manual fail-over:
+	 * the master stops taking writes until the replica has caught up) and returns once the replica
+	 * reports itself a master.
+	 */
+	public void failover(RedisNode replica) {
+		replica.call("CLUSTER", "FAILOVER");
+		await("the fail-over to " + replica, () -> ((String) replica.call("INFO", "replication")).contains("role:master"));
+	}
+
+	private void await(String what, java.util.function.BooleanSupplier condition) {
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+		while (!condition.getAsBoolean()) {
+			if (System.nanoTime() > deadline) {
+				throw new IllegalStateException("Timed out waiting for " + what + ": " + nodes.get(0).call("CLUSTER", "NODES"));
+			}
+			try {
+				TimeUnit.MILLISECONDS.sleep(20);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new IllegalStateException("Interrupted while waiting for " + what, ex);
+			}
+		}
 	}
 
 	@Override

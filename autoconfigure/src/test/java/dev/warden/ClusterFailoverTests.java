@@ -1,0 +1,128 @@
+package dev.warden;
+
+import java.time.Duration;
+import java.util.Queue;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import dev.warden.lock.DistributedReentrantLock;
+import dev.warden.lock.LockOwner;
+import dev.warden.task.DelayedQueue;
+import dev.warden.test.redis.RedisCluster;
+import dev.warden.test.redis.RedisNode;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.SlotHash;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@code CLUSTER FAILOVER} on the replica of the master that holds a lock, its waiter's lock and a
+ * queue (three masters, each with a replica): callers see no failure, the held lock stays held and
+ * still wakes its waiter when released, and every task runs.
+ */
+class ClusterFailoverTests {
+
+	private static RedisCluster cluster;
+
+	private final ExecutorService threads = Executors.newCachedThreadPool();
+
+	private final java.util.List<RedisClusterClient> clients = new java.util.ArrayList<>();
+
+	private final java.util.List<Warden> wardens = new java.util.ArrayList<>();
+
+	@BeforeAll
+	static void startCluster() {
+		cluster = RedisCluster.start(3, 1);
+	}
+
+	@AfterAll
+	static void stopCluster() {
+		cluster.close();
+	}
+
+	@AfterEach
+	void close() {
+		threads.shutdownNow();
+		wardens.forEach(Warden::close);
+		clients.forEach(client -> client.shutdown(Duration.ZERO, Duration.ofSeconds(2)));
+	}
+
+	@Test
+	void aFailOverUnderAHeldLockAWaiterAndPendingTasksReachesNoCaller() throws Exception {
+		String lockName = onMaster(0, "held-");
+		String queueName = onMaster(0, "queue-");
+		Warden first = open();
+		Warden second = open();
+		LockOwner holder = first.newOwner();
+		DistributedReentrantLock held = first.getLock(lockName);
+		assertThat(held.tryLock(holder, 0, TimeUnit.SECONDS)).isTrue();
+		LockOwner waiter = second.newOwner();
+		Future<Boolean> waiting = threads.submit(() -> second.getLock(lockName).tryLock(waiter, 60, TimeUnit.SECONDS));
+		DelayedQueue<String> queue = first.getDelayedQueue(queueName, String.class);
+		for (int i = 0; i < 20; i++) {
+			queue.schedule("t-" + i, "x", Duration.ofMillis(200L * i));
+		}
+		Set<String> ran = ConcurrentHashMap.newKeySet();
+		second.getDelayedQueue(queueName, String.class).consume(delivery -> ran.add(delivery.id()));
+
+		AtomicBoolean failingOver = new AtomicBoolean(true);
+		Queue<Throwable> failures = new ConcurrentLinkedQueue<>();
+		Future<?> busy = threads.submit(() -> {
+			LockOwner owner = first.newOwner();
+			DistributedReentrantLock lock = first.getLock(onMaster(0, "busy-"));
+			for (int i = 0; failingOver.get() && i < 20_000; i++) {
+				try {
+					if (lock.tryLock(owner, 2, TimeUnit.SECONDS)) {
+						lock.unlock(owner);
+					}
+				}
+				catch (RuntimeException ex) {
+					failures.add(ex);
+				}
+			}
+			return null;
+		});
+
+		RedisNode replica = cluster.nodes().get(3);
+		cluster.failover(replica);
+		failingOver.set(false);
+		busy.get(30, TimeUnit.SECONDS);
+
+		assertThat(failures).as("failures seen by callers").isEmpty();
+		assertThat(held.isHeldBy(holder)).as("the held lock is still held").isTrue();
+		held.unlock(holder);
+		assertThat(waiting.get(30, TimeUnit.SECONDS)).as("the waiter gets it").isTrue();
+		Eventually.await("every task ran", Duration.ofSeconds(30), () -> ran.size() == 20);
+	}
+
+	/** A name whose slot is served by master {@code master}. */
+	private static String onMaster(int master, String prefix) {
+		for (int i = 0; i < 100_000; i++) {
+			String name = prefix + i;
+			if (SlotHash.getSlot(name) * 3 / SlotHash.SLOT_COUNT == master) {
+				return name;
+			}
+		}
+		throw new IllegalStateException("No name on master " + master);
+	}
+
+	private Warden open() {
+		RedisClusterClient client = RedisClusterClient.create(cluster.uris().stream().map(RedisURI::create).toList());
+		clients.add(client);
+		Warden warden = Warden.create(client);
+		wardens.add(warden);
+		return warden;
+	}
+
+}
