@@ -90,6 +90,13 @@ public final class ForkedJvm implements AutoCloseable {
 		}
 	}
 
+	/** The lines of output received so far and not yet taken, without waiting. */
+	public List<String> drainLines() {
+		List<String> lines = new ArrayList<>();
+		output.drainTo(lines);
+		return lines;
+	}
+
 	/** Sends the child one command line. */
 	public void send(String line) {
 		try {
