@@ -151,6 +151,51 @@ class SentinelTests {
 		assertThat(lost).isEmpty();
 	}
 
+	@Test
+	void underReplicaSyncAcknowledgedSchedulesSurviveAFailOver() throws Exception {
+		Warden warden = clients.open(sentinelClient(), options -> options.taskReplicaSync(1, Duration.ofSeconds(2)));
+		DelayedQueue<String> queue = warden.getDelayedQueue("s-durable", String.class);
+		for (int i = 0; i < 50; i++) {
+			queue.schedule("t-" + i, "x", Duration.ofHours(1));
+		}
+
+		RedisNode promoted = redis.failover();
+
+		assertThat(promoted.call("HLEN", "warden:task:{s-durable}:tasks")).as("every acknowledged schedule")
+			.isEqualTo(50L);
+	}
+
+	@Test
+	void aLockTakenOnTheDeposedMasterIsReportedLostOnceTheHolderHasMoved() throws Exception {
+		Warden holder = clients.open(sentinelClient(), options -> options.lockListener(new LockListener() {
+			@Override
+			public void onLeaseLost(String lockName, LockOwner owner, @Nullable Throwable cause) {
+				lost.add(lockName);
+			}
+		}));
+		RedisNode deposed = redis.master();
+		LockOwner owner = holder.newOwner();
+		assertThat(holder.getLock("warm-up").tryLock(owner, 0, TimeUnit.SECONDS)).isTrue();
+
+		RedisNode promoted = redis.failover();
+		// Taken at once: usually before Warden has heard of the promotion, on the deposed master.
+		DistributedReentrantLock window = holder.getLock("in-the-window");
+		assertThat(window.tryLock(owner, 0, TimeUnit.SECONDS)).isTrue();
+		boolean onDeposed = Long.valueOf(1).equals(deposed.call("EXISTS", "in-the-window"))
+				&& Long.valueOf(0).equals(promoted.call("EXISTS", "in-the-window"));
+
+		if (onDeposed) {
+			// Lost with the deposed master: its holder must not go on believing it holds it.
+			Eventually.await("the holder told", Duration.ofSeconds(30), () -> lost.contains("in-the-window"));
+		}
+		else {
+			assertThat(window.isHeldBy(owner)).isTrue();
+			assertThat(lost).doesNotContain("in-the-window");
+		}
+		System.out.println("Lock taken right after the fail-over landed on the "
+				+ (onDeposed ? "deposed master and was reported lost" : "new master"));
+	}
+
 	private RedisClient sentinelClient() {
 		RedisURI.Builder uri = RedisURI.Builder.sentinel(redis.sentinels().get(0).host(), redis.sentinels().get(0).port(),
 				RedisSentinel.MASTER_NAME);
