@@ -22,7 +22,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * A Redis that goes silent (the connection open, nothing coming back, through a proxy that holds
  * every byte): calls fail with {@link RedisUnavailableException} within the command timeout, a
  * holder is told it lost its lock while Redis is still silent, and the client works again once
- * the network heals.
+ * the network heals. Latency below the command timeout only slows calls down; a reply cut in the
+ * middle is a {@link RedisUnavailableException} too.
  */
 class SilentRedisTests {
 
@@ -87,6 +88,34 @@ class SilentRedisTests {
 		proxy.heal();
 		assertThat(holder.getLock("healed").tryLock(owner, 5, TimeUnit.SECONDS)).isTrue();
 		holder.getLock("healed").unlock(owner);
+	}
+
+	@Test
+	void latencyBelowTheCommandTimeoutOnlySlowsCallsDownAndAboveItFailsThem() throws Exception {
+		LockOwner owner = holder.newOwner();
+		proxy.latency(100);
+		assertThat(holder.getLock("slow").tryLock(owner, 0, TimeUnit.SECONDS)).isTrue();
+		holder.getLock("slow").unlock(owner);
+
+		proxy.latency(800);
+		assertThatExceptionOfType(RedisUnavailableException.class)
+			.isThrownBy(() -> holder.getLock("slower").tryLock(owner, 0, TimeUnit.SECONDS));
+		proxy.heal();
+	}
+
+	@Test
+	void aReplyCutInTheMiddleIsAnUnavailableRedisAndTheClientRecovers() throws Exception {
+		dev.warden.task.DelayedQueue<String> queue = holder.getDelayedQueue("cut", String.class);
+		// Cached first, so that the reply cut is the script's own, not a NOSCRIPT that runs nothing.
+		queue.schedule("t-0", "x", Duration.ofHours(1));
+		proxy.cutNextReply();
+
+		assertThatExceptionOfType(RedisUnavailableException.class)
+			.isThrownBy(() -> queue.schedule("t-1", "x", Duration.ofHours(1)));
+
+		dev.warden.Eventually.await("reconnected", () -> proxy.openConnections() == 2);
+		assertThat(queue.schedule("t-1", "x", Duration.ofHours(1)).status()).as("it had reached Redis")
+			.isEqualTo(dev.warden.task.ScheduleResult.Status.ALREADY_PENDING);
 	}
 
 }

@@ -39,6 +39,8 @@ public final class TcpProxy implements AutoCloseable {
 
 	private final AtomicBoolean loseNextReply = new AtomicBoolean();
 
+	private final AtomicBoolean cutNextReply = new AtomicBoolean();
+
 	private TcpProxy(InetSocketAddress upstream) throws IOException {
 		this.upstream = upstream;
 		this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
@@ -114,6 +116,14 @@ public final class TcpProxy implements AutoCloseable {
 		loseNextReply.set(true);
 	}
 
+	/**
+	 * Cuts the next reply in the middle: the next request any client sends reaches Redis, and of
+	 * Redis's reply only the first half goes back before the connection is reset.
+	 */
+	public void cutNextReply() {
+		cutNextReply.set(true);
+	}
+
 	/** Resets every open connection (RST, as a crashed peer or a middlebox would). */
 	public void resetAll() {
 		for (Link link : links) {
@@ -182,6 +192,8 @@ public final class TcpProxy implements AutoCloseable {
 
 		private final AtomicBoolean replyToLose = new AtomicBoolean();
 
+		private final AtomicBoolean replyToCut = new AtomicBoolean();
+
 		private volatile boolean closed;
 
 		Link(Socket client, Socket redis) {
@@ -212,6 +224,12 @@ public final class TcpProxy implements AutoCloseable {
 						reset();
 						return;
 					}
+					if (!towardsRedis && replyToCut.compareAndSet(true, false)) {
+						out.write(buffer, 0, Math.max(1, read / 2));
+						out.flush();
+						reset();
+						return;
+					}
 					if (!awaitOpen(this)) {
 						return;
 					}
@@ -221,6 +239,9 @@ public final class TcpProxy implements AutoCloseable {
 					}
 					if (towardsRedis && loseNextReply.compareAndSet(true, false)) {
 						replyToLose.set(true);
+					}
+					if (towardsRedis && cutNextReply.compareAndSet(true, false)) {
+						replyToCut.set(true);
 					}
 					out.write(buffer, 0, read);
 					out.flush();
