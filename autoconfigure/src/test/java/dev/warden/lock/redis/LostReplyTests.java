@@ -1,6 +1,8 @@
 package dev.warden.lock.redis;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -10,6 +12,7 @@ import dev.warden.Eventually;
 import dev.warden.RedisUnavailableException;
 import dev.warden.Warden;
 import dev.warden.WardenClients;
+import dev.warden.lock.DistributedReentrantLock;
 import dev.warden.lock.LockListener;
 import dev.warden.lock.LockOwner;
 import dev.warden.redis.LuaScript;
@@ -62,7 +65,9 @@ class LostReplyTests {
 		});
 		other = clients.open(redis.node());
 		// Cached, so that the reply lost is the script's own, not a NOSCRIPT that runs nothing.
-		for (LuaScript script : new LuaScript[] { LockScripts.ACQUIRE, LockScripts.RELEASE, LockScripts.TRIM }) {
+		for (LuaScript script : new LuaScript[] { LockScripts.ACQUIRE, LockScripts.RELEASE, LockScripts.TRIM,
+				LockScripts.FAIR_ACQUIRE, LockScripts.FAIR_RELEASE, LockScripts.READ_ACQUIRE, LockScripts.READ_RELEASE,
+				LockScripts.WRITE_ACQUIRE, LockScripts.WRITE_RELEASE }) {
 			redis.node().call("SCRIPT", "LOAD", script.source());
 		}
 	}
@@ -133,10 +138,36 @@ class LostReplyTests {
 		assertThat(other.getLock("handed").tryLock(other.newOwner(), 0, TimeUnit.SECONDS)).isTrue();
 	}
 
+	@Test
+	void everyReentrantKindDropsTheHoldOfALostAcquisitionReply() throws Exception {
+		RedisReadWriteLock readWrite = new RedisReadWriteLock("rw", engine, renewal, () -> {
+			throw new UnsupportedOperationException("owner-bound calls only");
+		});
+		RedisReadWriteLock readOnly = new RedisReadWriteLock("ro", engine, renewal, () -> {
+			throw new UnsupportedOperationException("owner-bound calls only");
+		});
+		Map<String, DistributedReentrantLock> kinds = Map.of("fair",
+				RedisDistributedLock.fair("fair", 5_000, engine, renewal, () -> {
+					throw new UnsupportedOperationException("owner-bound calls only");
+				}), "write", readWrite.writeLock(), "read", readOnly.readLock());
+		for (Map.Entry<String, DistributedReentrantLock> kind : kinds.entrySet()) {
+			DistributedReentrantLock lock = kind.getValue();
+			Eventually.await("connected", () -> proxy.openConnections() == 2);
+			proxy.loseNextReply();
+			assertThatExceptionOfType(RedisUnavailableException.class)
+				.as(kind.getKey()).isThrownBy(() -> lock.tryLock(owner, 0, TimeUnit.SECONDS));
+
+			assertThat(lock.tryLock(owner, 5, TimeUnit.SECONDS)).as(kind.getKey()).isTrue();
+			lock.unlock(owner);
+			assertThat(lock.isLocked()).as(kind.getKey() + " free after one unlock per lock").isFalse();
+		}
+		assertThat(renewal.activeRenewals()).isZero();
+	}
+
 	/** The hold count of the lock's only owner field, as Redis has it; {@code null} when the lock is free. */
 	private static Object holds(String lock) {
 		Object fields = redis.node().call("HVALS", lock);
-		return (fields instanceof java.util.List<?> values && values.size() == 1) ? values.get(0) : null;
+		return (fields instanceof List<?> values && values.size() == 1) ? values.get(0) : null;
 	}
 
 	private RedisDistributedLock lock(String name) {
