@@ -158,13 +158,15 @@ final class LockWaiters implements ChannelListener {
 		wake(wakeCount.applyAsInt(message));
 	}
 
-	/** A release announced while the connection was down is lost: every sleeper looks again. */
+	/** A release announced while the connection was down is lost: every waiter looks again. */
 	@Override
 	public void onResubscribed() {
 		List<Sleeper> woken;
 		synchronized (this) {
 			woken = new ArrayList<>(sleeping);
 			sleeping.clear();
+			// A waiter whose try is in flight may have missed the release too: it looks once more.
+			releaseMissed = true;
 		}
 		woken.forEach(sleeper -> sleeper.wakeUp.complete(null));
 	}

@@ -174,8 +174,32 @@ public final class RedisCluster implements AutoCloseable {
 	 * reports itself a master.
 	 */
 	public void failover(RedisNode replica) {
-		replica.call("CLUSTER", "FAILOVER");
-		await("the fail-over to " + replica, () -> ((String) replica.call("INFO", "replication")).contains("role:master"));
+		// A manual fail-over gives up when the replica does not catch up in time (a busy machine):
+		// asked again, up to five times.
+		for (int attempt = 1;; attempt++) {
+			replica.call("CLUSTER", "FAILOVER");
+			long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(12);
+			while (System.nanoTime() < deadline) {
+				if (((String) replica.call("INFO", "replication")).contains("role:master")) {
+					return;
+				}
+				sleep(20);
+			}
+			if (attempt == 5) {
+				throw new IllegalStateException("No fail-over to " + replica + " after 5 attempts: "
+						+ nodes.get(0).call("CLUSTER", "NODES"));
+			}
+		}
+	}
+
+	private static void sleep(long millis) {
+		try {
+			TimeUnit.MILLISECONDS.sleep(millis);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted", ex);
+		}
 	}
 
 	private void await(String what, java.util.function.BooleanSupplier condition) {
