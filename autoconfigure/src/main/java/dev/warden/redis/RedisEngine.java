@@ -11,6 +11,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 import dev.warden.RedisAuthenticationException;
@@ -230,7 +231,15 @@ public final class RedisEngine implements AutoCloseable {
 	public <T> CompletableFuture<T> eval(LuaScript script, ScriptOutputType type, String[] keys, String... args) {
 		CompletableFuture<T> bySha = commands.<T>evalsha(script.sha1(), type, keys, args).toCompletableFuture();
 		CommandReply<T> reply = new CommandReply<>(bySha);
-		bySha.whenComplete((value, failure) -> answered(new Evaluation<>(script, type, keys, args, reply), value, failure));
+		bySha.whenComplete((value, failure) -> {
+			if (failure == null) {
+				// The common case: nothing to keep for a second send.
+				reply.complete(value);
+			}
+			else {
+				answered(new Evaluation<>(script, type, keys, args, reply), value, failure);
+			}
+		});
 		return reply;
 	}
 
@@ -329,34 +338,43 @@ public final class RedisEngine implements AutoCloseable {
 	}
 
 	/**
-	 * Like {@link #map}, for a mapper that returns a stage of its own (another command, sent in
-	 * reaction to the reply): the mapped future completes with that stage. Cancelling or failing the
-	 * mapped future first cancels the command behind {@code reply}, as with {@link #map}.
+	 * Like {@link #map}, with a say on both outcomes in one stage: a failure (which includes a
+	 * cancellation) is passed to {@code onFailure} before the mapped future fails with it; a value is
+	 * passed to {@code onValue}, and the mapped future completes with it once the stage that
+	 * {@code onValue} returns (a command sent in reaction to the reply) is done, or at once when it
+	 * returns {@code null}.
 	 * @param reply a command's reply, as returned by Lettuce or {@link #eval}
-	 * @param mapper maps the reply to a stage; a mapper that throws fails the mapped future
+	 * @param onValue acts on the reply; returns what to wait for, or {@code null}
+	 * @param onFailure acts on a failure
 	 * @param <T> the reply type
-	 * @param <U> the mapped type
-	 * @return the mapped future
+	 * @return the reply, once acted on
 	 */
-	public static <T, U> CompletableFuture<U> flatMap(CompletableFuture<T> reply,
-			Function<? super T, ? extends CompletionStage<U>> mapper) {
-		CommandReply<U> mapped = new CommandReply<>(reply);
+	public static <T> CompletableFuture<T> whenSettled(CompletableFuture<T> reply,
+			Function<? super T, ? extends @Nullable CompletionStage<?>> onValue,
+			Consumer<Throwable> onFailure) {
+		CommandReply<T> settled = new CommandReply<>(reply);
 		reply.whenComplete((value, failure) -> {
 			if (failure != null) {
-				mapped.completeExceptionally(failure);
+				onFailure.accept(failure);
+				settled.completeExceptionally(failure);
 				return;
 			}
-			CompletionStage<U> next;
+			CompletionStage<?> after;
 			try {
-				next = mapper.apply(value);
+				after = onValue.apply(value);
 			}
 			catch (RuntimeException | Error ex) {
-				mapped.completeExceptionally(ex);
+				settled.completeExceptionally(ex);
 				return;
 			}
-			next.whenComplete(mapped::settle);
+			if (after == null) {
+				settled.complete(value);
+			}
+			else {
+				after.whenComplete((ignored, failed) -> settled.complete(value));
+			}
 		});
-		return mapped;
+		return settled;
 	}
 
 	/**

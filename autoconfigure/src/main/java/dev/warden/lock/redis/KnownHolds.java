@@ -55,7 +55,7 @@ final class KnownHolds {
 		long deadline;
 
 		/** Whether a reply of this owner on this lock was lost since the count was last trimmed. */
-		boolean unknown;
+		volatile boolean unknown;
 
 		boolean endedBy(long now) {
 			return deadline != RENEWED && now - deadline >= 0;
@@ -118,6 +118,11 @@ final class KnownHolds {
 	 * trim and the owner knows of holds; 0 otherwise.
 	 */
 	int beforeRelease(LockLayout layout, String ownerId) {
+		Entry known = entries.get(key(layout, ownerId));
+		if (known == null || !known.unknown) {
+			// The common case, without taking the entry's lock.
+			return 0;
+		}
 		int[] trimTo = new int[1];
 		entries.computeIfPresent(key(layout, ownerId), (key, entry) -> {
 			if (entry.unknown && entry.count > 0) {

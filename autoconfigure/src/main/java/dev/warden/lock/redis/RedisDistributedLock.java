@@ -267,16 +267,8 @@ public final class RedisDistributedLock implements DistributedReentrantLock {
 					: CompletableFuture.completedFuture(attempt));
 		}
 		// A failure, a timeout or a cancellation leaves the outcome unknown: the hold may be in Redis.
-		reply.whenComplete((attempt, failure) -> {
-			if (failure != null) {
-				holds.acquisitionUnknown(layout, ownerId, lease);
-			}
-		});
-		return RedisEngine.flatMap(reply, attempt -> {
-			CompletableFuture<?> dropped = attempt.succeeded() ? held(ownerId, leaseMillis) : null;
-			return (dropped != null) ? dropped.handle((ignored, failure) -> attempt)
-					: CompletableFuture.completedFuture(attempt);
-		});
+		return RedisEngine.whenSettled(reply, attempt -> attempt.succeeded() ? held(ownerId, leaseMillis) : null,
+				failure -> holds.acquisitionUnknown(layout, ownerId, lease));
 	}
 
 	/**
