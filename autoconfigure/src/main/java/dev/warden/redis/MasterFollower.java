@@ -1,5 +1,6 @@
 package dev.warden.redis;
 
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.lettuce.core.KillArgs;
@@ -29,16 +30,17 @@ final class MasterFollower extends RedisPubSubAdapter<String, String> {
 	/** Where Sentinels announce themselves and the master: {@code ip,port,runid,epoch,name,master-ip,master-port,epoch}. */
 	static final String HELLO_CHANNEL = "__sentinel__:hello";
 
+	/** The least time between two moves prompted by {@code READONLY} answers. */
+	private static final long READ_ONLY_PAUSE_NANOS = TimeUnit.SECONDS.toNanos(2);
+
 	private final StatefulRedisConnection<String, String> commands;
 
 	private final StatefulRedisPubSubConnection<String, String> pubSub;
 
 	private final AtomicBoolean moving = new AtomicBoolean();
 
-	/** When a READONLY answer last moved the connections: at most one such move in {@link #READ_ONLY_PAUSE_NANOS}. */
+	/** When a {@code READONLY} answer last moved the connections. */
 	private volatile long lastReadOnlyMove = System.nanoTime() - READ_ONLY_PAUSE_NANOS;
-
-	private static final long READ_ONLY_PAUSE_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(2);
 
 	/** The master address last acted on: each promotion moves the connections once. */
 	private volatile @Nullable String actedOn;
