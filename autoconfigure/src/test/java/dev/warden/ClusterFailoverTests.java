@@ -16,13 +16,12 @@ import dev.warden.lock.LockOwner;
 import dev.warden.task.DelayedQueue;
 import dev.warden.test.redis.RedisCluster;
 import dev.warden.test.redis.RedisNode;
-import io.lettuce.core.RedisURI;
-import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -37,9 +36,8 @@ class ClusterFailoverTests {
 
 	private final ExecutorService threads = Executors.newCachedThreadPool();
 
-	private final java.util.List<RedisClusterClient> clients = new java.util.ArrayList<>();
-
-	private final java.util.List<Warden> wardens = new java.util.ArrayList<>();
+	@RegisterExtension
+	final WardenClients clients = new WardenClients();
 
 	@BeforeAll
 	static void startCluster() {
@@ -52,18 +50,16 @@ class ClusterFailoverTests {
 	}
 
 	@AfterEach
-	void close() {
+	void stopThreads() {
 		threads.shutdownNow();
-		wardens.forEach(Warden::close);
-		clients.forEach(client -> client.shutdown(Duration.ZERO, Duration.ofSeconds(2)));
 	}
 
 	@Test
 	void aFailOverUnderAHeldLockAWaiterAndPendingTasksReachesNoCaller() throws Exception {
 		String lockName = onMaster(0, "held-");
 		String queueName = onMaster(0, "queue-");
-		Warden first = open();
-		Warden second = open();
+		Warden first = clients.open(cluster);
+		Warden second = clients.open(cluster);
 		LockOwner holder = first.newOwner();
 		DistributedReentrantLock held = first.getLock(lockName);
 		assertThat(held.tryLock(holder, 0, TimeUnit.SECONDS)).isTrue();
@@ -117,12 +113,5 @@ class ClusterFailoverTests {
 		throw new IllegalStateException("No name on master " + master);
 	}
 
-	private Warden open() {
-		RedisClusterClient client = RedisClusterClient.create(cluster.uris().stream().map(RedisURI::create).toList());
-		clients.add(client);
-		Warden warden = Warden.create(client);
-		wardens.add(warden);
-		return warden;
-	}
 
 }

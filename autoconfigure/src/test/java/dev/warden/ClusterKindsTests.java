@@ -22,14 +22,13 @@ import dev.warden.lock.LockOwner;
 import dev.warden.task.ConsumerOptions;
 import dev.warden.task.DelayedQueue;
 import dev.warden.test.redis.RedisCluster;
-import io.lettuce.core.RedisURI;
-import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -44,7 +43,8 @@ class ClusterKindsTests {
 
 	private final ExecutorService threads = Executors.newCachedThreadPool();
 
-	private final List<RedisClusterClient> clients = new ArrayList<>();
+	@RegisterExtension
+	final WardenClients clients = new WardenClients();
 
 	private Warden first;
 
@@ -62,16 +62,13 @@ class ClusterKindsTests {
 
 	@BeforeEach
 	void connect() {
-		first = Warden.create(clusterClient());
-		second = Warden.create(clusterClient());
+		first = clients.open(cluster);
+		second = clients.open(cluster);
 	}
 
 	@AfterEach
-	void close() {
+	void stopThreads() {
 		threads.shutdownNow();
-		first.close();
-		second.close();
-		clients.forEach(client -> client.shutdown(Duration.ZERO, Duration.ofSeconds(2)));
 	}
 
 	@Test
@@ -226,10 +223,5 @@ class ClusterKindsTests {
 		return false;
 	}
 
-	private RedisClusterClient clusterClient() {
-		RedisClusterClient client = RedisClusterClient.create(cluster.uris().stream().map(RedisURI::create).toList());
-		clients.add(client);
-		return client;
-	}
 
 }

@@ -17,13 +17,12 @@ import dev.warden.lock.DistributedReentrantLock;
 import dev.warden.lock.LockOwner;
 import dev.warden.task.DelayedQueue;
 import dev.warden.test.redis.RedisCluster;
-import io.lettuce.core.RedisURI;
-import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -41,9 +40,8 @@ class ClusterReshardingTests {
 
 	private final ExecutorService threads = Executors.newCachedThreadPool();
 
-	private final List<RedisClusterClient> clients = new ArrayList<>();
-
-	private final List<Warden> wardens = new ArrayList<>();
+	@RegisterExtension
+	final WardenClients clients = new WardenClients();
 
 	@BeforeAll
 	static void startCluster() {
@@ -56,18 +54,16 @@ class ClusterReshardingTests {
 	}
 
 	@AfterEach
-	void close() {
+	void stopThreads() {
 		threads.shutdownNow();
-		wardens.forEach(Warden::close);
-		clients.forEach(client -> client.shutdown(Duration.ZERO, Duration.ofSeconds(2)));
 	}
 
 	@Test
 	void aSlotMigratedWhileInUseReachesNoCallerAndLosesNoTask() throws Exception {
 		List<String> names = inOneSlot("reshard-", WORKERS + 2);
 		int slot = SlotHash.getSlot(names.get(0));
-		Warden first = open();
-		Warden second = open();
+		Warden first = clients.open(cluster);
+		Warden second = clients.open(cluster);
 		String queueName = names.get(WORKERS + 1);
 		Set<String> ran = ConcurrentHashMap.newKeySet();
 		second.getDelayedQueue(queueName, String.class).consume(delivery -> ran.add(delivery.id()));
@@ -143,12 +139,5 @@ class ClusterReshardingTests {
 		return names;
 	}
 
-	private Warden open() {
-		RedisClusterClient client = RedisClusterClient.create(cluster.uris().stream().map(RedisURI::create).toList());
-		clients.add(client);
-		Warden warden = Warden.create(client);
-		wardens.add(warden);
-		return warden;
-	}
 
 }

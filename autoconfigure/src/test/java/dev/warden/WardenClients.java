@@ -5,9 +5,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.UnaryOperator;
 
+import dev.warden.test.redis.RedisCluster;
 import dev.warden.test.redis.RedisNode;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.cluster.RedisClusterClient;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
@@ -37,6 +39,15 @@ public final class WardenClients implements AfterEachCallback {
 	/** A client on a Lettuce client of the test's own, its options adjusted by {@code options}. */
 	public synchronized Warden open(RedisClient client, UnaryOperator<Warden.Builder> options) {
 		Warden warden = options.apply(Warden.builder(client)).build();
+		opened.add(warden);
+		return warden;
+	}
+
+	/** A client on the cluster, through a Lettuce cluster client of its own, as a separate service would have. */
+	public synchronized Warden open(RedisCluster cluster) {
+		RedisClusterClient client = RedisClusterClient.create(cluster.uris().stream().map(RedisURI::create).toList());
+		opened.add(() -> client.shutdown(Duration.ZERO, Duration.ofSeconds(2)));
+		Warden warden = Warden.create(client);
 		opened.add(warden);
 		return warden;
 	}
