@@ -56,7 +56,8 @@ class ConsumerReconnectTests {
 				options -> options.taskSweepInterval(Duration.ofMinutes(10)));
 		CountDownLatch ran = new CountDownLatch(1);
 		consumer.getDelayedQueue("reconnected", String.class).consume(delivery -> ran.countDown());
-		Eventually.await("the consumer subscribed", () -> consumer.subscribedChannels() > 0);
+		// Confirmed by Redis: the reset then drops a subscription, not one still on its way.
+		Eventually.await("the consumer subscribed", () -> subscribers("warden:task:{reconnected}:wake") > 0);
 		DelayedQueue<String> producer = clients.open(redis.node()).getDelayedQueue("reconnected", String.class);
 
 		proxy.blackhole();

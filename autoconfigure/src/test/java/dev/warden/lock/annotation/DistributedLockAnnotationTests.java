@@ -219,10 +219,12 @@ class DistributedLockAnnotationTests {
 	void cancellationRacingTheAcquisitionNeverLeavesTheLockHeld() {
 		run(context -> {
 			OrderService orders = context.getBean(OrderService.class);
-			DistributedReentrantLock lock = context.getBean(Warden.class).getLock("test:reactive:race");
+			Warden warden = context.getBean(Warden.class);
+			// A key per round: a cancelled acquisition that lands late must not hold up the next round.
 			for (int i = 0; i < 50; i++) {
+				DistributedReentrantLock lock = warden.getLock("test:reactive:race-" + i);
 				Sinks.Many<Integer> sink = Sinks.many().unicast().onBackpressureBuffer();
-				Disposable subscription = orders.flux("race", sink.asFlux()).subscribe();
+				Disposable subscription = orders.flux("race-" + i, sink.asFlux()).subscribe();
 				if (i % 2 == 0) {
 					// Half the time cancel as soon as possible, half the time once acquisition is under way.
 					Thread.onSpinWait();
@@ -231,6 +233,9 @@ class DistributedLockAnnotationTests {
 					Eventually.await("lock taken", lock::isLocked);
 				}
 				subscription.dispose();
+			}
+			for (int i = 0; i < 50; i++) {
+				DistributedReentrantLock lock = warden.getLock("test:reactive:race-" + i);
 				Eventually.await("lock released after cancellation " + i, () -> !lock.isLocked());
 			}
 		});
