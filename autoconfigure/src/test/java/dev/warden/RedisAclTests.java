@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * The Redis ACL rule the README gives for Warden's user is enough: locks, fencing tokens,
@@ -49,6 +50,45 @@ class RedisAclTests {
 		queue.consume(delivery -> ran.countDown());
 		queue.schedule("t", "x", Duration.ZERO);
 		assertThat(ran.await(10, TimeUnit.SECONDS)).isTrue();
+	}
+
+	/**
+	 * The README's rule with the keys narrowed to Warden's own under one prefix: the names an
+	 * application locks (here {@code warden:lock:*}, the annotations' default prefix), the keys
+	 * derived from them, the fencing counters and the queues.
+	 */
+	static final String KEYS_RULE = "on ~warden:lock:* ~{warden:lock:* ~redisson_lock_queue:{warden:lock:* "
+			+ "~redisson_lock_timeout:{warden:lock:* ~warden_fencing:* ~warden:task:* resetchannels &redisson_* &warden* "
+			+ "&__sentinel__:hello +@connection +@scripting +@pubsub +@string +@hash +@list +@sortedset +@keyspace "
+			+ "+time +wait";
+
+	@Test
+	void aUserRestrictedToWardensKeysCanUseEveryKindThereAndNothingElse() throws Exception {
+		redis.node().call(("ACL SETUSER narrow >secret " + KEYS_RULE).split(" "));
+		Warden warden = clients.open(clients.redisClient(redis.node(), "narrow", "secret"));
+		LockOwner owner = warden.newOwner();
+		for (DistributedReentrantLock lock : new DistributedReentrantLock[] { warden.getLock("warden:lock:a"),
+				warden.getFairLock("warden:lock:fair"), warden.getReadWriteLock("warden:lock:rw").writeLock(),
+				warden.getReadWriteLock("warden:lock:rw2").readLock() }) {
+			assertThat(lock.tryLockWithToken(owner, 0, TimeUnit.SECONDS)).as(lock.getName()).isPresent();
+			lock.unlock(owner);
+		}
+		assertThat(warden.getSemaphore("warden:lock:sem").trySetPermits(1)).isTrue();
+		assertThat(warden.getSemaphore("warden:lock:sem").tryAcquire()).isTrue();
+		assertThat(warden.getPermitExpirableSemaphore("warden:lock:permits").trySetPermits(1)).isTrue();
+		warden.getPermitExpirableSemaphore("warden:lock:permits")
+			.release(warden.getPermitExpirableSemaphore("warden:lock:permits").tryAcquire(0, 10, TimeUnit.SECONDS)
+				.orElseThrow());
+		assertThat(warden.getCountDownLatch("warden:lock:latch").trySetCount(1)).isTrue();
+		DelayedQueue<String> queue = warden.getDelayedQueue("jobs", String.class);
+		CountDownLatch ran = new CountDownLatch(1);
+		queue.consume(delivery -> ran.countDown());
+		queue.schedule("t", "x", Duration.ZERO);
+		assertThat(ran.await(10, TimeUnit.SECONDS)).isTrue();
+
+		assertThatExceptionOfType(WardenException.class)
+			.isThrownBy(() -> warden.getLock("elsewhere").tryLock(owner, 0, TimeUnit.SECONDS))
+			.withMessageContaining("NOPERM");
 	}
 
 	@Test
