@@ -14,13 +14,25 @@ public final class Eventually {
 	}
 
 	public static void await(String what, Duration timeout, BooleanSupplier condition) throws InterruptedException {
+		if (!holdsWithin(timeout, condition)) {
+			throw new AssertionError("Not within " + timeout + ": " + what);
+		}
+	}
+
+	/**
+	 * Polls like {@link #await(String, Duration, BooleanSupplier)}, for a caller that reports the
+	 * outcome itself.
+	 * @return whether the condition held within the timeout
+	 */
+	public static boolean holdsWithin(Duration timeout, BooleanSupplier condition) throws InterruptedException {
 		long deadline = System.nanoTime() + timeout.toNanos();
 		while (!condition.getAsBoolean()) {
 			if (System.nanoTime() > deadline) {
-				throw new AssertionError("Not within " + timeout + ": " + what);
+				return false;
 			}
 			Thread.sleep(5);
 		}
+		return true;
 	}
 
 	/** Like {@link #await(String, BooleanSupplier)} for use inside a thread: gives up quietly. */

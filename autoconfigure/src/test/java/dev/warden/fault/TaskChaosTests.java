@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 
+import dev.warden.Eventually;
 import dev.warden.Warden;
 import dev.warden.WardenClients;
 import dev.warden.task.DelayedQueue;
@@ -23,7 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Tasks due over a few seconds, three consumer processes, one of them killed ({@code SIGKILL}) and
- * started again every second and a half, and Redis itself killed and restarted once (AOF, fsync on
+ * started again each time another eighth of the tasks has run, and Redis itself killed and restarted once (AOF, fsync on
  * every write): every task runs, none before its due time, and a task runs twice only when the
  * process running it was killed, or Redis was killed while its completion was on the way. The
  * counts are printed. {@code -Pchaos-soak} runs 20,000 tasks over 20 s.
@@ -72,8 +73,12 @@ class TaskChaosTests {
 			boolean redisKilled = false;
 			int round = 0;
 			while (System.currentTimeMillis() < end && round < 10_000) {
-				Thread.sleep(1_500);
-				collect(runs);
+				// The next kill once an eighth of the tasks more have run (or the last is due).
+				int target = runs.size() + Math.max(1, TASKS / 8);
+				Eventually.holdsWithin(Duration.ofSeconds(30), () -> {
+					collect(runs);
+					return runs.size() >= target || System.currentTimeMillis() >= end;
+				});
 				ForkedJvm victim = consumers.remove(round % consumers.size());
 				long killedAt = System.currentTimeMillis();
 				victim.kill();
@@ -90,11 +95,11 @@ class TaskChaosTests {
 				}
 				round++;
 			}
-			long deadline = System.currentTimeMillis() + 60_000;
-			while (runs.size() < TASKS && System.currentTimeMillis() < deadline) {
-				Thread.sleep(200);
+			// Whether all ran is asserted below, after the counts are printed.
+			Eventually.holdsWithin(Duration.ofSeconds(60), () -> {
 				collect(runs);
-			}
+				return runs.size() >= TASKS;
+			});
 
 			Set<String> early = new HashSet<>();
 			Map<String, Integer> duplicates = new TreeMap<>();
