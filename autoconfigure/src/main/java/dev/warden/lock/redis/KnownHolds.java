@@ -151,12 +151,17 @@ final class KnownHolds {
 
 	/**
 	 * The reply to a release was lost: the hold counts as released, and whatever Redis still has
-	 * beyond the rest is trimmed at the owner's next acquisition or release.
+	 * beyond the rest is trimmed at the owner's next acquisition or release. The watchdog has stopped
+	 * renewing the owner's holds, so they last one more lease at most.
+	 * @param leaseMillis the watchdog timeout
 	 */
-	void releaseUnknown(LockLayout layout, String ownerId) {
+	void releaseUnknown(LockLayout layout, String ownerId, long leaseMillis) {
 		entries.computeIfPresent(key(layout, ownerId), (key, entry) -> {
 			entry.count = Math.max(0, entry.count - 1);
 			entry.unknown = true;
+			if (entry.deadline == RENEWED) {
+				entry.deadline = deadline(leaseMillis, false);
+			}
 			return entry;
 		});
 	}
@@ -169,16 +174,6 @@ final class KnownHolds {
 	/** No owner holds the lock any more (a force unlock). */
 	void forgetAll(String lockName) {
 		entries.keySet().removeIf(key -> key.lockName().equals(lockName));
-	}
-
-	/** The watchdog stopped renewing these holds: they last one more lease at most. */
-	void renewalStopped(LockLayout layout, String ownerId, long leaseMillis) {
-		entries.computeIfPresent(key(layout, ownerId), (key, entry) -> {
-			if (entry.deadline == RENEWED) {
-				entry.deadline = deadline(leaseMillis, false);
-			}
-			return entry;
-		});
 	}
 
 	/**

@@ -148,7 +148,6 @@ public final class LeaseRenewal implements AutoCloseable {
 		Renewal renewal = renewals.remove(key(layout, ownerId));
 		if (renewal != null) {
 			renewal.cancel();
-			holds.renewalStopped(layout, ownerId, leaseMillis);
 		}
 	}
 

@@ -75,7 +75,7 @@ final class LockRelease {
 			.handle((released, failure) -> {
 				if (failure != null) {
 					releasedPlainly(ownerId);
-					holds.releaseUnknown(layout, ownerId);
+					holds.releaseUnknown(layout, ownerId, renewal.leaseMillis());
 					throw RedisEngine.translate(failure, releaseAction);
 				}
 				if (released == null) {
@@ -97,7 +97,7 @@ final class LockRelease {
 			.handle((reply, failure) -> {
 				if (failure != null) {
 					releasedPlainly(ownerId);
-					holds.releaseUnknown(layout, ownerId);
+					holds.releaseUnknown(layout, ownerId, renewal.leaseMillis());
 					// Whether the lock reached the successor is unknown. The failure is the releaser's:
 					// the waiter tries again, and if the lock did reach it, its next hold re-enters
 					// that one, which is then dropped.

@@ -127,19 +127,7 @@ public final class ForkedJvm implements AutoCloseable {
 	}
 
 	private void signal(String name) {
-		try {
-			Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(pid())).start();
-			if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
-				throw new IllegalStateException("kill -" + name + " " + pid() + " failed");
-			}
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException(ex);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException("Interrupted while signalling " + pid(), ex);
-		}
+		Processes.signal(pid(), name);
 	}
 
 	@Override

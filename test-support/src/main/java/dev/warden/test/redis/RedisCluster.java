@@ -1,5 +1,6 @@
 package dev.warden.test.redis;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -72,7 +73,7 @@ public final class RedisCluster implements AutoCloseable {
 			}
 			for (int i = masters; i < total; i++) {
 				RedisNode replica = nodes.get(i);
-				cluster.await("replica " + replica + " in sync",
+				Processes.await("replica " + replica + " in sync", Duration.ofSeconds(60),
 						() -> ((String) replica.call("INFO", "replication")).contains("master_link_status:up"));
 			}
 			return cluster;
@@ -178,42 +179,13 @@ public final class RedisCluster implements AutoCloseable {
 		// asked again, up to five times.
 		for (int attempt = 1;; attempt++) {
 			replica.call("CLUSTER", "FAILOVER");
-			long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(12);
-			while (System.nanoTime() < deadline) {
-				if (((String) replica.call("INFO", "replication")).contains("role:master")) {
-					return;
-				}
-				sleep(20);
+			if (Processes.holdsWithin(Duration.ofSeconds(12), Duration.ofMillis(20),
+					() -> ((String) replica.call("INFO", "replication")).contains("role:master"))) {
+				return;
 			}
 			if (attempt == 5) {
 				throw new IllegalStateException("No fail-over to " + replica + " after 5 attempts: "
 						+ nodes.get(0).call("CLUSTER", "NODES"));
-			}
-		}
-	}
-
-	private static void sleep(long millis) {
-		try {
-			TimeUnit.MILLISECONDS.sleep(millis);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException("Interrupted", ex);
-		}
-	}
-
-	private void await(String what, java.util.function.BooleanSupplier condition) {
-		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-		while (!condition.getAsBoolean()) {
-			if (System.nanoTime() > deadline) {
-				throw new IllegalStateException("Timed out waiting for " + what + ": " + nodes.get(0).call("CLUSTER", "NODES"));
-			}
-			try {
-				TimeUnit.MILLISECONDS.sleep(20);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				throw new IllegalStateException("Interrupted while waiting for " + what, ex);
 			}
 		}
 	}
@@ -224,27 +196,18 @@ public final class RedisCluster implements AutoCloseable {
 	}
 
 	private void awaitHealthy() {
-		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-		while (true) {
-			boolean healthy = true;
+		boolean healthy = Processes.holdsWithin(Duration.ofSeconds(30), Duration.ofMillis(20), () -> {
 			for (RedisNode node : nodes) {
 				String info = (String) node.call("CLUSTER", "INFO");
-				healthy &= info.contains("cluster_state:ok") && info.contains("cluster_known_nodes:" + nodes.size());
+				if (!info.contains("cluster_state:ok") || !info.contains("cluster_known_nodes:" + nodes.size())) {
+					return false;
+				}
 			}
-			if (healthy) {
-				return;
-			}
-			if (System.nanoTime() > deadline) {
-				throw new IllegalStateException("Cluster " + uris() + " not healthy within 30 s: "
-						+ nodes.get(0).call("CLUSTER", "INFO"));
-			}
-			try {
-				Thread.sleep(20);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				throw new IllegalStateException("Interrupted while the cluster formed", ex);
-			}
+			return true;
+		});
+		if (!healthy) {
+			throw new IllegalStateException("Cluster " + uris() + " not healthy within 30 s: "
+					+ nodes.get(0).call("CLUSTER", "INFO"));
 		}
 	}
 

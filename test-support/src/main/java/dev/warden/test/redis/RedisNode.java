@@ -150,19 +150,7 @@ public final class RedisNode implements AutoCloseable {
 	}
 
 	private void signal(String signal) {
-		try {
-			Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid())).start();
-			if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
-				throw new IllegalStateException("kill -" + signal + " " + pid() + " failed");
-			}
-		}
-		catch (IOException ex) {
-			throw new UncheckedIOException(ex);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException("Interrupted while signalling " + name, ex);
-		}
+		Processes.signal(pid(), signal);
 	}
 
 	/** Stops the server gracefully (SIGTERM), then forcibly if it does not exit in time. */

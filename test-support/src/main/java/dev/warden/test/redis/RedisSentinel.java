@@ -1,8 +1,8 @@
 package dev.warden.test.redis;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * A Sentinel-managed Redis of real processes: one master, one replica and three Sentinels (quorum
@@ -21,6 +21,9 @@ public final class RedisSentinel implements AutoCloseable {
 	public static final String MASTER_NAME = "warden-master";
 
 	private static final int SENTINELS = 3;
+
+	/** The longest wait for the Sentinels to agree, promote or see a replica in sync. */
+	private static final Duration WAIT = Duration.ofSeconds(60);
 
 	private final List<RedisNode> dataNodes;
 
@@ -89,7 +92,7 @@ public final class RedisSentinel implements AutoCloseable {
 	public RedisNode failover() {
 		RedisNode replica = replica();
 		sentinels.get(0).call("SENTINEL", "FAILOVER", MASTER_NAME);
-		await("every Sentinel to name " + replica + " the master", () -> {
+		Processes.await("every Sentinel to name " + replica + " the master", WAIT, () -> {
 			for (RedisNode sentinel : sentinels) {
 				List<?> address = (List<?>) sentinel.call("SENTINEL", "GET-MASTER-ADDR-BY-NAME", MASTER_NAME);
 				if (Integer.parseInt((String) address.get(1)) != replica.port()) {
@@ -104,7 +107,7 @@ public final class RedisSentinel implements AutoCloseable {
 	/** Waits until the replica of the current master has caught up with it. */
 	public void awaitReplicaInSync() {
 		RedisNode replica = replica();
-		await("the replica in sync", () -> ((String) replica.call("INFO", "replication"))
+		Processes.await("the replica in sync", WAIT, () -> ((String) replica.call("INFO", "replication"))
 			.contains("master_link_status:up"));
 	}
 
@@ -115,7 +118,7 @@ public final class RedisSentinel implements AutoCloseable {
 	}
 
 	private void awaitAgreement(RedisNode master) {
-		await("the Sentinels to agree on " + master + ", its replica and each other", () -> {
+		Processes.await("the Sentinels to agree on " + master + ", its replica and each other", WAIT, () -> {
 			for (RedisNode sentinel : sentinels) {
 				String info = (String) sentinel.call("INFO", "sentinel");
 				if (!info.contains("status=ok,address=" + master.host() + ":" + master.port() + ",slaves=1,sentinels="
@@ -126,22 +129,6 @@ public final class RedisSentinel implements AutoCloseable {
 			return true;
 		});
 		awaitReplicaInSync();
-	}
-
-	private static void await(String what, java.util.function.BooleanSupplier condition) {
-		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-		while (!condition.getAsBoolean()) {
-			if (System.nanoTime() > deadline) {
-				throw new IllegalStateException("Timed out waiting for " + what);
-			}
-			try {
-				TimeUnit.MILLISECONDS.sleep(50);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				throw new IllegalStateException("Interrupted while waiting for " + what, ex);
-			}
-		}
 	}
 
 }
