@@ -12,10 +12,12 @@ import java.util.concurrent.atomic.AtomicLong;
 import dev.warden.lock.DistributedCountDownLatch;
 import dev.warden.lock.DistributedReentrantLock;
 import dev.warden.lock.DistributedMultiLock;
+import dev.warden.lock.DistributedMutex;
 import dev.warden.lock.DistributedPermitExpirableSemaphore;
 import dev.warden.lock.DistributedReadWriteLock;
 import dev.warden.lock.DistributedRedLock;
 import dev.warden.lock.DistributedSemaphore;
+import dev.warden.lock.DistributedSimpleLock;
 import dev.warden.lock.LockFactory;
 import dev.warden.lock.LockListener;
 import dev.warden.lock.LockOwner;
@@ -28,6 +30,7 @@ import dev.warden.lock.redis.RedisPermitExpirableSemaphore;
 import dev.warden.lock.redis.RedisReadWriteLock;
 import dev.warden.lock.redis.ReplicaSync;
 import dev.warden.lock.redis.RedisSemaphore;
+import dev.warden.lock.redis.RedisSimpleLock;
 import dev.warden.redis.RedisEngine;
 import dev.warden.task.ConsumerOptions;
 import dev.warden.task.DelayedQueue;
@@ -184,7 +187,7 @@ public final class Warden implements LockFactory, DelayedQueueFactory, AutoClose
 	 * @param locks the locks (from this client); at least one, distinct
 	 * @return the multi-lock
 	 */
-	public DistributedMultiLock getMultiLock(DistributedReentrantLock... locks) {
+	public DistributedMultiLock getMultiLock(DistributedMutex... locks) {
 		return new MultiLock(java.util.Arrays.asList(locks), this::currentThreadOwner);
 	}
 
@@ -198,6 +201,19 @@ public final class Warden implements LockFactory, DelayedQueueFactory, AutoClose
 	public DistributedReentrantLock getFairLock(String name) {
 		return RedisDistributedLock.fair(name, fairLockWaiterTimeout.toMillis(), engine, leaseRenewal,
 				this::currentThreadOwner);
+	}
+
+	/**
+	 * Returns the simple lock of that name: the plain mutex of one Redis string holding the owner's
+	 * id, acquired with one script call and released with a compare-and-delete. It is not
+	 * reentrant: an owner that holds it and asks again fails with {@link IllegalStateException}.
+	 * The name is its Redis key.
+	 * @param name the lock name; must not be blank
+	 * @return a lightweight view of the lock
+	 */
+	@Override
+	public DistributedSimpleLock getSimpleLock(String name) {
+		return new RedisSimpleLock(name, engine, leaseRenewal, this::currentThreadOwner);
 	}
 
 	/**

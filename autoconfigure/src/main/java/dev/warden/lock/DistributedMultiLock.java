@@ -8,7 +8,7 @@ import java.util.concurrent.locks.Lock;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Several {@link DistributedReentrantLock}s taken as one: all or nothing. They are acquired in the
+ * Several {@link DistributedMutex}es taken as one: all or nothing. They are acquired in the
  * order of their names, so two multi-locks over overlapping sets can never deadlock each other;
  * when one cannot be had within the (shared) wait, those already taken are released.
  *
@@ -22,7 +22,7 @@ import org.jspecify.annotations.Nullable;
 public interface DistributedMultiLock extends Lock {
 
 	/** The locks, in acquisition order. */
-	List<DistributedReentrantLock> getLocks();
+	List<DistributedMutex> getLocks();
 
 	/**
 	 * Acquires all locks for the current thread within one wait, each with a fixed lease.

@@ -1,26 +1,11 @@
 package dev.warden.lock;
 
-import java.util.OptionalLong;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.Lock;
-
 /**
- * A reentrant lock shared by every client of one Redis, with a lease.
+ * A reentrant lock shared by every client of one Redis, with a lease: its owner may acquire it
+ * again, and holds it until it has released every hold.
  * <p>
- * A hold is counted per {@link LockOwner}. The {@link Lock} methods, and the ones named
- * {@code ...CurrentThread}, act for the calling thread; the methods that take a {@link LockOwner}
- * act for that owner from any thread.
- * <p>
- * Every hold has a lease: the key expires unless renewed, so a crashed client cannot keep a lock
- * forever. Acquired without a lease, a lock is held under the watchdog: its lease is the client's
- * watchdog timeout (30 seconds by default), renewed every third of that until the last unlock.
- * Acquired with a lease, the lock is released by Redis when the lease runs out, even if the owner
- * is still working: choose a lease longer than the work.
- * <p>
- * Waiting never spins: a waiter subscribes to the lock's release channel and retries when a
- * release is published, or when the holder's lease runs out, whichever comes first.
+ * Holds are counted per {@link LockOwner}; the last unlock frees the lock. Leases, the watchdog and
+ * waiting are as for every {@link DistributedMutex}.
  * <p>
  * The Redis layout is Redisson's {@code RLock}: a hash at the lock's name whose fields are
  * {@code <clientId>:<n>} with the hold count, and a message {@code 0} on
@@ -38,177 +23,12 @@ import java.util.concurrent.locks.Lock;
  * }
  * }</pre>
  */
-public interface DistributedReentrantLock extends Lock {
-
-	/** The lock's name, which is also its Redis key. */
-	String getName();
-
-	/**
-	 * Acquires the lock for the current thread, waiting as long as it takes, with a fixed lease
-	 * and no watchdog.
-	 * @param leaseTime how long the hold lasts unless released first; must be positive
-	 * @param unit the unit of {@code leaseTime}
-	 */
-	void lock(long leaseTime, TimeUnit unit);
-
-	/**
-	 * Acquires the lock for the current thread if it becomes free within the wait, with a fixed
-	 * lease and no watchdog.
-	 * @param waitTime how long to wait; {@code 0} tries once
-	 * @param leaseTime how long the hold lasts unless released first; must be positive
-	 * @param unit the unit of both times
-	 * @return whether the lock was acquired
-	 * @throws InterruptedException if the thread is interrupted while waiting
-	 */
-	boolean tryLock(long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException;
-
-	/**
-	 * Acquires the lock for {@code owner}, held under the watchdog.
-	 * @param owner the owner to acquire for
-	 * @param waitTime how long to wait; {@code 0} tries once
-	 * @param unit the unit of {@code waitTime}
-	 * @return whether the lock was acquired
-	 * @throws InterruptedException if the thread is interrupted while waiting
-	 */
-	boolean tryLock(LockOwner owner, long waitTime, TimeUnit unit) throws InterruptedException;
-
-	/**
-	 * Acquires the lock for {@code owner} with a fixed lease and no watchdog.
-	 * @param owner the owner to acquire for
-	 * @param waitTime how long to wait; {@code 0} tries once
-	 * @param leaseTime how long the hold lasts unless released first; must be positive
-	 * @param unit the unit of both times
-	 * @return whether the lock was acquired
-	 * @throws InterruptedException if the thread is interrupted while waiting
-	 */
-	boolean tryLock(LockOwner owner, long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException;
-
-	/**
-	 * Acquires the lock for the current thread, waiting as long as it takes, under the watchdog,
-	 * and returns its fencing token.
-	 * @return the fencing token of this acquisition
-	 * @see #tryLockWithToken(LockOwner, long, long, TimeUnit)
-	 */
-	long lockWithToken();
-
-	/**
-	 * Acquires the lock for the current thread under the watchdog, returning its fencing token.
-	 * @param waitTime how long to wait; {@code 0} tries once
-	 * @param unit the unit of {@code waitTime}
-	 * @return the fencing token, or empty when the lock was not acquired
-	 * @throws InterruptedException if the thread is interrupted while waiting
-	 * @see #tryLockWithToken(LockOwner, long, long, TimeUnit)
-	 */
-	OptionalLong tryLockWithToken(long waitTime, TimeUnit unit) throws InterruptedException;
-
-	/**
-	 * Acquires the lock for {@code owner} under the watchdog, returning its fencing token.
-	 * @param owner the owner to acquire for
-	 * @param waitTime how long to wait; {@code 0} tries once
-	 * @param unit the unit of {@code waitTime}
-	 * @return the fencing token, or empty when the lock was not acquired
-	 * @throws InterruptedException if the thread is interrupted while waiting
-	 * @see #tryLockWithToken(LockOwner, long, long, TimeUnit)
-	 */
-	OptionalLong tryLockWithToken(LockOwner owner, long waitTime, TimeUnit unit) throws InterruptedException;
-
-	/**
-	 * Acquires the lock for {@code owner} with a fixed lease, returning its fencing token.
-	 * <p>
-	 * An acquisition of a reentrant, fair or write lock made by a {@code ...WithToken} method returns
-	 * its hold's token: a new hold takes the next value of a counter kept in Redis (one per hash
-	 * slot, shared by the names in it, never reset by releases or expiry), and a re-entry returns the
-	 * token of the hold it re-enters. Tokens of one lock name strictly increase across holders and
-	 * clients. A holder passes its token to the storage it writes, and the storage refuses writes
-	 * with a token lower than the last one it saw
-	 * ({@code UPDATE ... SET fence = ? WHERE id = ? AND fence < ?}), so a holder that lost the lock
-	 * while paused cannot overwrite its successor's work. The other acquisitions ({@code lock()},
-	 * {@code tryLock(...)}), which return no token, write nothing for one. Read locks hand out no
-	 * token (0).
-	 * @param owner the owner to acquire for
-	 * @param waitTime how long to wait; {@code 0} tries once
-	 * @param leaseTime how long the hold lasts unless released first; must be positive
-	 * @param unit the unit of both times
-	 * @return the fencing token, or empty when the lock was not acquired
-	 * @throws InterruptedException if the thread is interrupted while waiting
-	 */
-	OptionalLong tryLockWithToken(LockOwner owner, long waitTime, long leaseTime, TimeUnit unit)
-			throws InterruptedException;
-
-	/**
-	 * Acquires the lock for {@code owner} without blocking a thread while waiting, held under the
-	 * watchdog.
-	 * @param owner the owner to acquire for
-	 * @param waitTime how long to wait; {@code 0} tries once
-	 * @param unit the unit of {@code waitTime}
-	 * @return completes with whether the lock was acquired, or fails with
-	 * {@link dev.warden.RedisUnavailableException}; cancelling it stops the wait (a hold acquired
-	 * in the meantime is released). It completes on a Redis I/O thread: continuations that block
-	 * (on Warden, or on anything else) belong on an executor of their own
-	 * ({@code thenApplyAsync(..., executor)})
-	 */
-	CompletableFuture<Boolean> tryLockAsync(LockOwner owner, long waitTime, TimeUnit unit);
-
-	/**
-	 * Acquires the lock for {@code owner} with a fixed lease, without blocking a thread while
-	 * waiting.
-	 * @param owner the owner to acquire for
-	 * @param waitTime how long to wait; {@code 0} tries once
-	 * @param leaseTime how long the hold lasts unless released first; must be positive
-	 * @param unit the unit of both times
-	 * @return completes with whether the lock was acquired; cancelling it stops the wait
-	 */
-	CompletableFuture<Boolean> tryLockAsync(LockOwner owner, long waitTime, long leaseTime, TimeUnit unit);
-
-	/**
-	 * Releases one hold of {@code owner}; the last one frees the lock and wakes waiters.
-	 * @param owner the owner releasing
-	 * @throws IllegalMonitorStateException if {@code owner} does not hold the lock
-	 */
-	void unlock(LockOwner owner);
-
-	/**
-	 * Releases one hold of {@code owner} without blocking.
-	 * @param owner the owner releasing
-	 * @return completes when Redis has applied the release; fails with
-	 * {@link IllegalMonitorStateException} if {@code owner} does not hold the lock
-	 */
-	CompletableFuture<Void> unlockAsync(LockOwner owner);
-
-	/**
-	 * Deletes the lock whoever holds it and wakes waiters. The former holder's next unlock fails.
-	 * @return whether the lock was held
-	 */
-	boolean forceUnlock();
-
-	/** Whether any owner, of any client, holds the lock. */
-	boolean isLocked();
-
-	/** Whether the current thread holds the lock. */
-	boolean isHeldByCurrentThread();
-
-	/** Whether {@code owner} holds the lock. */
-	boolean isHeldBy(LockOwner owner);
+public interface DistributedReentrantLock extends DistributedMutex {
 
 	/** How many holds the current thread has; {@code 0} when it does not hold the lock. */
 	int getHoldCount();
 
 	/** How many holds {@code owner} has; {@code 0} when it does not hold the lock. */
 	int getHoldCount(LockOwner owner);
-
-	/**
-	 * The lock's remaining lease in milliseconds: {@code -2} when the lock is free, {@code -1} when
-	 * the key has no expiry (set by something other than Warden or Redisson).
-	 */
-	long remainingTimeToLive();
-
-	/**
-	 * Not supported: a condition cannot be shared across processes.
-	 * @throws UnsupportedOperationException always
-	 */
-	@Override
-	default Condition newCondition() {
-		throw new UnsupportedOperationException("Distributed locks do not support conditions");
-	}
 
 }

@@ -22,6 +22,13 @@ public interface LockFactory {
 	DistributedReentrantLock getFairLock(String name);
 
 	/**
+	 * Returns the simple lock of that name: the plain mutex, not reentrant.
+	 * @param name the lock name, which is also its Redis key; must not be blank
+	 * @return a lightweight view of the lock
+	 */
+	DistributedSimpleLock getSimpleLock(String name);
+
+	/**
 	 * Returns the read-write lock of that name.
 	 * @param name the lock name, which is also its Redis key; must not be blank
 	 * @return a lightweight view of the lock

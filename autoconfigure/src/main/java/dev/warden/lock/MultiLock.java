@@ -14,13 +14,13 @@ import org.jspecify.annotations.Nullable;
 import static dev.warden.lock.LockArguments.waitNanos;
 
 /**
- * {@link DistributedMultiLock} over any {@link DistributedReentrantLock}s.
+ * {@link DistributedMultiLock} over any {@link DistributedMutex}s.
  */
 public final class MultiLock implements DistributedMultiLock {
 
 	private static final long WATCHDOG = -1;
 
-	private final List<DistributedReentrantLock> locks;
+	private final List<DistributedMutex> locks;
 
 	private final Supplier<LockOwner> currentThreadOwner;
 
@@ -28,22 +28,22 @@ public final class MultiLock implements DistributedMultiLock {
 	 * @param locks the locks; at least one, with distinct names
 	 * @param currentThreadOwner the owner of the calling thread
 	 */
-	public MultiLock(List<DistributedReentrantLock> locks, Supplier<LockOwner> currentThreadOwner) {
+	public MultiLock(List<? extends DistributedMutex> locks, Supplier<LockOwner> currentThreadOwner) {
 		if (locks == null || locks.isEmpty()) {
 			throw new IllegalArgumentException("A multi-lock needs at least one lock");
 		}
 		HashSet<String> names = new HashSet<>();
-		for (DistributedReentrantLock lock : locks) {
+		for (DistributedMutex lock : locks) {
 			if (lock == null || !names.add(lock.getName())) {
 				throw new IllegalArgumentException("A multi-lock's locks must be distinct and not null: " + locks);
 			}
 		}
-		this.locks = locks.stream().sorted(Comparator.comparing(DistributedReentrantLock::getName)).toList();
+		this.locks = List.copyOf(locks.stream().sorted(Comparator.comparing(DistributedMutex::getName)).toList());
 		this.currentThreadOwner = currentThreadOwner;
 	}
 
 	@Override
-	public List<DistributedReentrantLock> getLocks() {
+	public List<DistributedMutex> getLocks() {
 		return locks;
 	}
 
@@ -139,7 +139,7 @@ public final class MultiLock implements DistributedMultiLock {
 
 	@Override
 	public String toString() {
-		return "MultiLock" + locks.stream().map(DistributedReentrantLock::getName).toList();
+		return "MultiLock" + locks.stream().map(DistributedMutex::getName).toList();
 	}
 
 	/**
@@ -171,7 +171,7 @@ public final class MultiLock implements DistributedMultiLock {
 	}
 
 	/** One lock's acquisition: its token (0 when none is taken), or empty when not acquired. */
-	private static OptionalLong tryLock(DistributedReentrantLock lock, LockOwner owner, long waitNanos, long leaseMillis,
+	private static OptionalLong tryLock(DistributedMutex lock, LockOwner owner, long waitNanos, long leaseMillis,
 			boolean withToken) throws InterruptedException {
 		long leaseNanos = TimeUnit.MILLISECONDS.toNanos(leaseMillis);
 		if (withToken) {

@@ -1,6 +1,6 @@
 /**
- * Distributed locks: {@link dev.warden.lock.DistributedReentrantLock}, the owners that hold them, and the
- * listener told when a lease is lost.
+ * Distributed locks ({@link dev.warden.lock.DistributedMutex} and its kinds) and synchronizers, the owners
+ * that hold them, and the listener told when a lease is lost.
  */
 @NullMarked
 package dev.warden.lock;

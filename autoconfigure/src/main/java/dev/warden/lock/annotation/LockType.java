@@ -13,6 +13,13 @@ public enum LockType {
 	READ,
 
 	/** The write side of a read-write lock: exclusive. */
-	WRITE
+	WRITE,
+
+	/**
+	 * The plain mutex ({@code Warden.getSimpleLock}): one key, one round trip to acquire and one to
+	 * release, not reentrant, so a call that nests another call locking the same name fails with
+	 * {@link IllegalStateException}.
+	 */
+	SIMPLE
 
 }

@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-import dev.warden.lock.DistributedReentrantLock;
+import dev.warden.lock.DistributedMutex;
 import dev.warden.lock.LockAcquisitionException;
 import dev.warden.lock.LockFactory;
 import dev.warden.lock.LockListener;
@@ -57,9 +57,10 @@ public final class LockAspectSupport {
 		this.handlers = List.copyOf(handlers);
 	}
 
-	private DistributedReentrantLock lockOf(LockType type, String name) {
+	private DistributedMutex lockOf(LockType type, String name) {
 		return switch (type) {
 			case REENTRANT -> lockFactory.getLock(name);
+			case SIMPLE -> lockFactory.getSimpleLock(name);
 			case FAIR -> lockFactory.getFairLock(name);
 			case READ -> lockFactory.getReadWriteLock(name).readLock();
 			case WRITE -> lockFactory.getReadWriteLock(name).writeLock();

@@ -7,7 +7,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
-import dev.warden.lock.DistributedReentrantLock;
+import dev.warden.lock.DistributedMutex;
 import dev.warden.lock.LockAcquisitionException;
 import dev.warden.lock.LockOwner;
 import dev.warden.lock.MultiLock;
@@ -19,7 +19,7 @@ import org.jspecify.annotations.Nullable;
  */
 public final class LockSet {
 
-	private final List<DistributedReentrantLock> locks;
+	private final List<DistributedMutex> locks;
 
 	private final MultiLock multiLock;
 
@@ -31,7 +31,7 @@ public final class LockSet {
 
 	private final long leaseMillis;
 
-	LockSet(List<String> sortedNames, Function<String, DistributedReentrantLock> lockFactory, LockOwner owner,
+	LockSet(List<String> sortedNames, Function<String, DistributedMutex> lockFactory, LockOwner owner,
 			long waitMillis, long leaseMillis) {
 		this.names = sortedNames;
 		this.locks = sortedNames.stream().map(lockFactory).toList();
@@ -102,7 +102,7 @@ public final class LockSet {
 			return;
 		}
 		long remaining = Math.max(0, deadline - System.nanoTime());
-		DistributedReentrantLock lock = locks.get(index);
+		DistributedMutex lock = locks.get(index);
 		CompletableFuture<Boolean> attempt = (leaseMillis == LockOperation.WATCHDOG_LEASE)
 				? lock.tryLockAsync(owner, remaining, TimeUnit.NANOSECONDS)
 				: lock.tryLockAsync(owner, remaining, leaseMillis * 1_000_000L, TimeUnit.NANOSECONDS);

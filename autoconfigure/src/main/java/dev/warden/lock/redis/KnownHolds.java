@@ -6,7 +6,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 import dev.warden.redis.RedisEngine;
-import io.lettuce.core.ScriptOutputType;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -171,6 +170,15 @@ final class KnownHolds {
 		entries.remove(key(layout, ownerId));
 	}
 
+	/**
+	 * Whether a reply of an acquisition by {@code ownerId} of this lock was lost, so a hold of the
+	 * owner found in Redis may be that acquisition's.
+	 */
+	boolean replyLost(LockLayout layout, String ownerId) {
+		Entry known = entries.get(key(layout, ownerId));
+		return known != null && known.unknown;
+	}
+
 	/** No owner holds the lock any more (a force unlock). */
 	void forgetAll(String lockName) {
 		entries.keySet().removeIf(key -> key.lockName().equals(lockName));
@@ -181,8 +189,7 @@ final class KnownHolds {
 	 * @return completes when Redis has applied it, with how many hidden holds were dropped
 	 */
 	CompletableFuture<@Nullable Long> trim(LockLayout layout, String ownerId, int count) {
-		return engine.eval(LockScripts.TRIM, ScriptOutputType.INTEGER, new String[] { layout.name },
-				layout.holdField(ownerId), Integer.toString(count));
+		return layout.trimHolds(engine, ownerId, count);
 	}
 
 	/** How many entries are kept. */

@@ -13,8 +13,8 @@ import org.jspecify.annotations.Nullable;
  * its release channel, the hash field that counts an owner's holds, how its messages wake this
  * client's waiters, what a waiter does when it arrives and leaves (a fair waiter keeps a place in
  * a queue), and which of this client's waiters a release may hand it to. The kinds are
- * {@link ReentrantLayout}, {@link FairLayout}, {@link ReadLayout} and {@link WriteLayout};
- * {@link RedisDistributedLock} does the rest (the thread-bound and owner-bound API, the watchdog),
+ * {@link ReentrantLayout}, {@link FairLayout}, {@link ReadLayout}, {@link WriteLayout} and
+ * {@link SimpleLayout}; {@link ExclusiveLock} does the rest (the thread-bound and owner-bound API, the watchdog),
  * {@link Acquisition} the waiting and {@link LockRelease} the release, the same way for every kind.
  */
 abstract class LockLayout {
@@ -101,15 +101,20 @@ abstract class LockLayout {
 	 */
 	final CompletableFuture<Contender.Try<Long>> acquire(RedisEngine engine, String ownerId, long leaseMillis,
 			boolean willWait, boolean withToken) {
-		return RedisEngine.map(acquireScript(engine, ownerId, leaseMillis, willWait, flag(withToken)),
-				LockLayout::attempt);
+		return RedisEngine.map(acquireScript(engine, ownerId, leaseMillis, willWait, flag(withToken)), this::attempt);
 	}
+
+	/**
+	 * The retry time of a failed try whose owner already holds a lock that is not reentrant: the
+	 * acquisition ends at once with an error (a real time to live is never below -1).
+	 */
+	static final long HELD_BY_ASKER = -2;
 
 	/**
 	 * An acquire script's reply: the fencing token ({@code >= 0}) when acquired, otherwise
 	 * {@code -2 - ttl} ({@code < 0}).
 	 */
-	private static Contender.Try<Long> attempt(@Nullable Long reply) {
+	Contender.Try<Long> attempt(@Nullable Long reply) {
 		if (reply == null) {
 			throw new IllegalStateException("No acquire reply");
 		}
@@ -177,6 +182,23 @@ abstract class LockLayout {
 	CompletableFuture<@Nullable Long> renew(RedisEngine engine, String ownerId, long leaseMillis) {
 		return engine.eval(LockScripts.RENEW, ScriptOutputType.INTEGER, keys, Long.toString(leaseMillis),
 				holdField(ownerId));
+	}
+
+	/** How many holds {@code ownerId} has in Redis: the value of its hold field. */
+	CompletableFuture<Integer> holdCount(RedisEngine engine, String ownerId) {
+		return engine.commands()
+			.hget(name, holdField(ownerId))
+			.toCompletableFuture()
+			.thenApply(count -> (count != null) ? Integer.parseInt(count) : 0);
+	}
+
+	/**
+	 * Trims {@code ownerId}'s hold count in Redis to {@code knownCount}, dropping holds taken by
+	 * acquisitions whose reply was lost: how many were dropped.
+	 */
+	CompletableFuture<@Nullable Long> trimHolds(RedisEngine engine, String ownerId, int knownCount) {
+		return engine.eval(LockScripts.TRIM, ScriptOutputType.INTEGER, keys, holdField(ownerId),
+				Integer.toString(knownCount));
 	}
 
 	/** Deletes the lock whoever holds it: 1 when it was held. */

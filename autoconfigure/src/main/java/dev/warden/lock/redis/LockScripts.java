@@ -30,6 +30,12 @@ final class LockScripts {
 
 	static final LuaScript FORCE_RELEASE = LuaScript.load(LockScripts.class, "lock-force-release.lua");
 
+	static final LuaScript SIMPLE_ACQUIRE = LuaScript.load(LockScripts.class, "simple-acquire.lua");
+
+	static final LuaScript SIMPLE_RELEASE = LuaScript.load(LockScripts.class, "simple-release.lua");
+
+	static final LuaScript SIMPLE_RENEW = LuaScript.load(LockScripts.class, "simple-renew.lua");
+
 	static final LuaScript FAIR_ACQUIRE = LuaScript.load(LockScripts.class, "fair-acquire.lua", CLOCK, FAIR_QUEUE,
 			FENCING_TOKEN);
 

@@ -1,53 +1,22 @@
 package dev.warden.lock.redis;
 
-import java.util.OptionalLong;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 import dev.warden.lock.DistributedReentrantLock;
-import dev.warden.lock.LockArguments;
 import dev.warden.lock.LockOwner;
 import dev.warden.redis.RedisEngine;
-import org.jspecify.annotations.Nullable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
-import static dev.warden.lock.LockArguments.waitNanos;
 
 /**
- * {@link DistributedReentrantLock} on Redis, with Redisson's {@code RLock} layout.
+ * {@link DistributedReentrantLock} on Redis, with Redisson's {@code RLock} layout (and its fair lock's,
+ * and the sides of its read-write lock).
  * <p>
  * Instances are cheap views of one lock name; every state lives in Redis, in the client's
  * {@link LeaseRenewal} and in the client's channel subscriptions.
  */
-public final class RedisDistributedLock implements DistributedReentrantLock {
-
-	private static final Logger logger = LoggerFactory.getLogger(RedisDistributedLock.class);
+public final class RedisDistributedLock extends ExclusiveLock implements DistributedReentrantLock {
 
 	/** The prefix of every lock's release channel, Redisson's. */
 	public static final String CHANNEL_PREFIX = "redisson_lock__channel";
-
-	private static final long WATCHDOG = -1;
-
-	private final LockLayout layout;
-
-	private final String name;
-
-	private final RedisEngine engine;
-
-	private final LeaseRenewal renewal;
-
-	private final HandOvers handOvers;
-
-	private final KnownHolds holds;
-
-	private final LockRelease release;
-
-	private final Supplier<LockOwner> currentThreadOwner;
-
-	// Built once: it names the lock in exceptions, and calls are frequent.
-	private final String acquireAction;
 
 	/**
 	 * A reentrant lock, Redisson's {@code RLock}.
@@ -79,320 +48,17 @@ public final class RedisDistributedLock implements DistributedReentrantLock {
 
 	RedisDistributedLock(LockLayout layout, RedisEngine engine, LeaseRenewal renewal,
 			Supplier<LockOwner> currentThreadOwner) {
-		this.layout = layout;
-		this.name = layout.name;
-		this.engine = engine;
-		this.renewal = renewal;
-		this.handOvers = renewal.handOvers();
-		this.holds = renewal.holds();
-		this.currentThreadOwner = currentThreadOwner;
-		this.acquireAction = "lock of '" + name + "'";
-		this.release = new LockRelease(layout, engine, renewal);
-	}
-
-	@Override
-	public String getName() {
-		return name;
-	}
-
-	@Override
-	public void lock() {
-		acquireUninterruptibly(new Waiter(currentThreadOwner.get(), WATCHDOG, false));
-	}
-
-	@Override
-	public void lock(long leaseTime, TimeUnit unit) {
-		acquireUninterruptibly(new Waiter(currentThreadOwner.get(), leaseMillis(leaseTime, unit), false));
-	}
-
-	@Override
-	public void lockInterruptibly() throws InterruptedException {
-		acquire(currentThreadOwner.get(), Acquisition.FOREVER, WATCHDOG);
-	}
-
-	@Override
-	public boolean tryLock() {
-		Waiter waiter = new Waiter(currentThreadOwner.get(), WATCHDOG, false);
-		return BlockingAcquisition.awaitUninterruptibly(engine, waiter, 0) != null;
-	}
-
-	@Override
-	public boolean tryLock(long waitTime, TimeUnit unit) throws InterruptedException {
-		return acquire(currentThreadOwner.get(), waitNanos(waitTime, unit), WATCHDOG);
-	}
-
-	@Override
-	public boolean tryLock(long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException {
-		return acquire(currentThreadOwner.get(), waitNanos(waitTime, unit), leaseMillis(leaseTime, unit));
-	}
-
-	@Override
-	public boolean tryLock(LockOwner owner, long waitTime, TimeUnit unit) throws InterruptedException {
-		return acquire(requireOwner(owner), waitNanos(waitTime, unit), WATCHDOG);
-	}
-
-	@Override
-	public boolean tryLock(LockOwner owner, long waitTime, long leaseTime, TimeUnit unit)
-			throws InterruptedException {
-		return acquire(requireOwner(owner), waitNanos(waitTime, unit), leaseMillis(leaseTime, unit));
-	}
-
-	@Override
-	public long lockWithToken() {
-		return acquireUninterruptibly(new Waiter(currentThreadOwner.get(), WATCHDOG, true));
-	}
-
-	@Override
-	public OptionalLong tryLockWithToken(long waitTime, TimeUnit unit) throws InterruptedException {
-		return token(acquireToken(currentThreadOwner.get(), waitNanos(waitTime, unit), WATCHDOG));
-	}
-
-	@Override
-	public OptionalLong tryLockWithToken(LockOwner owner, long waitTime, TimeUnit unit) throws InterruptedException {
-		return token(acquireToken(requireOwner(owner), waitNanos(waitTime, unit), WATCHDOG));
-	}
-
-	@Override
-	public OptionalLong tryLockWithToken(LockOwner owner, long waitTime, long leaseTime, TimeUnit unit)
-			throws InterruptedException {
-		return token(acquireToken(requireOwner(owner), waitNanos(waitTime, unit), leaseMillis(leaseTime, unit)));
-	}
-
-	private static OptionalLong token(@Nullable Long token) {
-		return (token != null) ? OptionalLong.of(token) : OptionalLong.empty();
-	}
-
-	@Override
-	public CompletableFuture<Boolean> tryLockAsync(LockOwner owner, long waitTime, TimeUnit unit) {
-		return acquireAsync(requireOwner(owner), waitNanos(waitTime, unit), WATCHDOG);
-	}
-
-	@Override
-	public CompletableFuture<Boolean> tryLockAsync(LockOwner owner, long waitTime, long leaseTime, TimeUnit unit) {
-		return acquireAsync(requireOwner(owner), waitNanos(waitTime, unit), leaseMillis(leaseTime, unit));
-	}
-
-	private CompletableFuture<Boolean> acquireAsync(LockOwner owner, long waitNanos, long leaseMillis) {
-		return Acquisition.start(engine, new Waiter(owner, leaseMillis, false), waitNanos, token -> token != null);
-	}
-
-	@Override
-	public void unlock() {
-		unlock(currentThreadOwner.get());
-	}
-
-	@Override
-	public void unlock(LockOwner owner) {
-		engine.await(unlockAsync(owner), release.action());
-	}
-
-	@Override
-	public CompletableFuture<Void> unlockAsync(LockOwner owner) {
-		return release.release(requireOwner(owner).id());
-	}
-
-	@Override
-	public boolean forceUnlock() {
-		return engine.await(release.forceRelease(), "force unlock of '" + name + "'");
-	}
-
-	@Override
-	public boolean isLocked() {
-		return engine.await(layout.isLocked(engine), "lock state of '" + name + "'");
-	}
-
-	@Override
-	public boolean isHeldByCurrentThread() {
-		return isHeldBy(currentThreadOwner.get());
-	}
-
-	@Override
-	public boolean isHeldBy(LockOwner owner) {
-		return getHoldCount(owner) > 0;
+		super(layout, engine, renewal, currentThreadOwner);
 	}
 
 	@Override
 	public int getHoldCount() {
-		return getHoldCount(currentThreadOwner.get());
+		return holdCount(currentThreadOwner());
 	}
 
 	@Override
 	public int getHoldCount(LockOwner owner) {
-		String field = layout.holdField(requireOwner(owner).id());
-		String count = engine.await(engine.commands().hget(name, field), "hold count of '" + name + "'");
-		return (count != null) ? Integer.parseInt(count) : 0;
-	}
-
-	@Override
-	public long remainingTimeToLive() {
-		Long ttl = engine.await(engine.commands().pttl(name), "time to live of '" + name + "'");
-		return (ttl != null) ? ttl : -2;
-	}
-
-	@Override
-	public String toString() {
-		return getClass().getSimpleName() + "[" + layout.getClass().getSimpleName() + " " + name + "]";
-	}
-
-	/** Waits as long as it takes, keeping an interrupt for the caller; returns the fencing token. */
-	private long acquireUninterruptibly(Waiter waiter) {
-		Long token = BlockingAcquisition.awaitUninterruptibly(engine, waiter, Acquisition.FOREVER);
-		if (token == null) {
-			throw new IllegalStateException("A wait without end ended without the " + acquireAction);
-		}
-		return token;
-	}
-
-	/**
-	 * Tries, then waits for release messages (or the holder's lease running out) and tries again,
-	 * until acquired or the wait is over.
-	 */
-	private boolean acquire(LockOwner owner, long waitNanos, long leaseMillis) throws InterruptedException {
-		return BlockingAcquisition.await(engine, new Waiter(owner, leaseMillis, false), waitNanos) != null;
-	}
-
-	/** Like {@link #acquire}, returning the fencing token, or {@code null} when not acquired. */
-	private @Nullable Long acquireToken(LockOwner owner, long waitNanos, long leaseMillis) throws InterruptedException {
-		return BlockingAcquisition.await(engine, new Waiter(owner, leaseMillis, true), waitNanos);
-	}
-
-	private CompletableFuture<Contender.Try<Long>> attemptAsync(LockOwner owner, long leaseMillis, boolean willWait,
-			boolean withToken) {
-		String ownerId = owner.id();
-		long lease = (leaseMillis == WATCHDOG) ? renewal.leaseMillis() : leaseMillis;
-		CompletableFuture<Contender.Try<Long>> reply = layout.acquire(engine, ownerId, lease, willWait, withToken);
-		ReplicaSync sync = renewal.replicaSync();
-		if (sync.enabled()) {
-			reply = reply.thenCompose(attempt -> attempt.succeeded() ? confirmReplicated(attempt, ownerId, sync)
-					: CompletableFuture.completedFuture(attempt));
-		}
-		// A failure, a timeout or a cancellation leaves the outcome unknown: the hold may be in Redis.
-		return RedisEngine.whenSettled(reply, attempt -> attempt.succeeded() ? held(ownerId, leaseMillis) : null,
-				failure -> holds.acquisitionUnknown(layout, ownerId, lease));
-	}
-
-	/**
-	 * A hold was just taken: it is counted, and the watchdog renews it when it has no lease of its
-	 * own. When a reply of this owner on this lock was lost since, the holds it may have left are
-	 * dropped first.
-	 * @return completes once those holds are dropped; {@code null} when there were none to drop
-	 */
-	private @Nullable CompletableFuture<?> held(String ownerId, long leaseMillis) {
-		long lease = (leaseMillis == WATCHDOG) ? renewal.leaseMillis() : leaseMillis;
-		int trimTo = holds.acquired(layout, ownerId, lease, leaseMillis == WATCHDOG);
-		watchdogIfAsked(ownerId, leaseMillis);
-		return (trimTo > 0) ? LockRelease.dropHiddenHolds(holds, layout, ownerId, trimTo, lease) : null;
-	}
-
-	/** Starts renewing a hold just taken when it was taken without a lease of its own. */
-	private void watchdogIfAsked(String ownerId, long leaseMillis) {
-		if (leaseMillis == WATCHDOG) {
-			renewal.start(layout, ownerId);
-		}
-	}
-
-	/**
-	 * Waits until enough replicas have the acquisition; if they do not in time, gives the hold
-	 * back, so that a fail-over to a replica that never saw it cannot hand the lock to another.
-	 */
-	private CompletableFuture<Contender.Try<Long>> confirmReplicated(Contender.Try<Long> attempt, String ownerId,
-			ReplicaSync sync) {
-		return engine.commands()
-			.waitForReplication(sync.replicas(), sync.timeout().toMillis())
-			.toCompletableFuture()
-			.thenCompose(acknowledged -> {
-				if (acknowledged != null && acknowledged >= sync.replicas()) {
-					return CompletableFuture.completedFuture(attempt);
-				}
-				logger.warn("Lock '{}' was acquired but only {} of {} replica(s) acknowledged it within {} ms; released",
-						name, acknowledged, sync.replicas(), sync.timeout().toMillis());
-				// Not acquired: retry no sooner than another replication wait.
-				return layout.release(engine, ownerId)
-					.handle((released, failure) -> Contender.Try.failed(sync.timeout().toMillis()));
-			});
-	}
-
-	private static long leaseMillis(long leaseTime, TimeUnit unit) {
-		return LockArguments.leaseMillis(leaseTime, unit, "The lease time");
-	}
-
-	private static LockOwner requireOwner(@Nullable LockOwner owner) {
-		if (owner == null) {
-			throw new IllegalArgumentException("The lock owner must not be null");
-		}
-		return owner;
-	}
-
-	/** One owner waiting for the lock: what the {@link Acquisition} protocol does for a lock. */
-	private final class Waiter implements Contender<Long> {
-
-		private final LockOwner owner;
-
-		private final long leaseMillis;
-
-		private final boolean withToken;
-
-		Waiter(LockOwner owner, long leaseMillis, boolean withToken) {
-			this.owner = owner;
-			this.leaseMillis = leaseMillis;
-			this.withToken = withToken;
-		}
-
-		@Override
-		public CompletableFuture<Contender.Try<Long>> tryOnce(boolean willWait) {
-			return attemptAsync(owner, leaseMillis, willWait, withToken);
-		}
-
-		@Override
-		public String channel() {
-			return layout.waitChannel(owner.id());
-		}
-
-		@Override
-		public Supplier<LockWaiters> waiters() {
-			return layout.waiters();
-		}
-
-		@Override
-		public String description() {
-			return acquireAction;
-		}
-
-		@Override
-		public LockWaiters.@Nullable Successor successor() {
-			if (!layout.handsOver()) {
-				return null;
-			}
-			return new LockWaiters.Successor(owner.id(),
-					(leaseMillis == WATCHDOG) ? renewal.leaseMillis() : leaseMillis, withToken);
-		}
-
-		@Override
-		public Long handedOver(long token) {
-			// A release by this client passed the lock: this owner holds it already (any hidden hold
-			// is dropped on the connection before the owner's next command).
-			held(owner.id(), leaseMillis);
-			return token;
-		}
-
-		@Override
-		public void waitBegins() {
-			layout.waiterArrived(handOvers, owner.id());
-		}
-
-		@Override
-		public CompletableFuture<?> waitEnds(boolean acquired) {
-			layout.waiterLeft(handOvers, owner.id());
-			// A waiter that did not get the lock leaves its place (a fair lock's queue), which
-			// otherwise times out by itself.
-			return acquired ? Contender.DONE : layout.abandon(engine, owner.id());
-		}
-
-		@Override
-		public CompletableFuture<?> giveBack(Long token) {
-			return unlockAsync(owner);
-		}
-
+		return holdCount(owner);
 	}
 
 }

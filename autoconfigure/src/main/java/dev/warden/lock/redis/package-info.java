@@ -1,5 +1,5 @@
 /**
- * The Redis implementation of {@link dev.warden.lock.DistributedReentrantLock}: Lua scripts, the watchdog
+ * The Redis implementation of Warden's locks and synchronizers: Lua scripts, the watchdog
  * that renews leases, and the waiters woken by release messages.
  */
 @NullMarked

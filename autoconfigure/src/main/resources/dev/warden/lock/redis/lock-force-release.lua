@@ -1,6 +1,6 @@
--- Deletes a lock whoever holds it and wakes waiters.
+-- Deletes a reentrant or simple lock whoever holds it and wakes waiters.
 --
--- KEYS[1]  the lock hash
+-- KEYS[1]  the lock: a hash (reentrant) or a string (simple)
 -- ARGV[1]  the lock's release channel, redisson_lock__channel:{name}
 --
 -- Returns  1 when the lock was held and is now freed (message 0 published); 0 when it was free.

@@ -61,6 +61,21 @@ class LockTypeAndLostLeaseTests {
 	}
 
 	@Test
+	void aSimpleLockMethodHoldsThePlainMutexAndANestedCallOnTheSameNameFails() {
+		runner.run(context -> {
+			Documents documents = context.getBean(Documents.class);
+			assertThat(documents.simple("s")).isTrue();
+			assertThat(documents.simpleWithin("other", "s", documents)).as("another name nests").isTrue();
+			assertThatThrownBy(() -> documents.simpleWithin("s", "s", documents))
+				.isInstanceOf(IllegalStateException.class)
+				.hasMessageContaining("'report:s'")
+				.hasMessageContaining("not reentrant");
+			assertThat(context.getBean(Warden.class).getSimpleLock("report:s").isLocked())
+				.as("the outer call released its lock").isFalse();
+		});
+	}
+
+	@Test
 	void aLeaseLostWhileTheMethodRanFailsTheCallAfterItAndIsReported() {
 		runner.run(context -> {
 			Documents documents = context.getBean(Documents.class);
@@ -124,6 +139,16 @@ class LockTypeAndLostLeaseTests {
 		@DistributedLock(type = LockType.FAIR, key = "#id", name = "queue")
 		public boolean fair(String id) {
 			return warden.getFairLock("queue:" + id).isHeldByCurrentThread();
+		}
+
+		@DistributedLock(type = LockType.SIMPLE, key = "#id", name = "report")
+		public boolean simple(String id) {
+			return warden.getSimpleLock("report:" + id).isHeldByCurrentThread();
+		}
+
+		@DistributedLock(type = LockType.SIMPLE, key = "#outer", name = "report")
+		public boolean simpleWithin(String outer, String inner, Documents self) {
+			return self.simple(inner);
 		}
 
 		@DistributedLock(key = "#id", name = "job", leaseTime = 30_000)

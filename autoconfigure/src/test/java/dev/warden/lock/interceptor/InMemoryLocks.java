@@ -9,8 +9,10 @@ import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 
+import dev.warden.lock.DistributedMutex;
 import dev.warden.lock.DistributedReadWriteLock;
 import dev.warden.lock.DistributedReentrantLock;
+import dev.warden.lock.DistributedSimpleLock;
 import dev.warden.lock.LockFactory;
 import dev.warden.lock.LockOwner;
 import org.jspecify.annotations.Nullable;
@@ -55,12 +57,17 @@ final class InMemoryLocks implements LockFactory {
 
 	@Override
 	public DistributedReentrantLock getLock(String name) {
-		return lock(name, "reentrant");
+		return lock(name, "reentrant", DistributedReentrantLock.class);
 	}
 
 	@Override
 	public DistributedReentrantLock getFairLock(String name) {
-		return lock(name, "fair");
+		return lock(name, "fair", DistributedReentrantLock.class);
+	}
+
+	@Override
+	public DistributedSimpleLock getSimpleLock(String name) {
+		return lock(name, "simple", DistributedSimpleLock.class);
 	}
 
 	@Override
@@ -97,9 +104,9 @@ final class InMemoryLocks implements LockFactory {
 	}
 
 	/** Only the methods the annotation machinery calls are there; the others fail. */
-	private DistributedReentrantLock lock(String name, String kind) {
-		return (DistributedReentrantLock) Proxy.newProxyInstance(getClass().getClassLoader(),
-				new Class<?>[] { DistributedReentrantLock.class }, (proxy, method, args) -> {
+	private <L extends DistributedMutex> L lock(String name, String kind, Class<L> type) {
+		return type.cast(Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] { type },
+				(proxy, method, args) -> {
 					switch (method.getName()) {
 						case "getName", "toString" -> {
 							return name;
@@ -135,7 +142,7 @@ final class InMemoryLocks implements LockFactory {
 						}
 						default -> throw new UnsupportedOperationException(method.getName());
 					}
-				});
+				}));
 	}
 
 }

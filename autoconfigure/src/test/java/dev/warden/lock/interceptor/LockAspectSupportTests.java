@@ -63,6 +63,8 @@ class LockAspectSupportTests {
 		service.fair("q");
 
 		assertThat(locks.events()).first().isEqualTo("lock p:fair:q fair memory:thread");
+		service.simple("s");
+		assertThat(locks.events()).contains("lock p:simple:s simple memory:thread");
 	}
 
 	@Test
@@ -131,6 +133,10 @@ class LockAspectSupportTests {
 
 		@DistributedLock(name = "fair", key = "#id", type = LockType.FAIR)
 		public void fair(String id) {
+		}
+
+		@DistributedLock(name = "simple", key = "#id", type = LockType.SIMPLE)
+		public void simple(String id) {
 		}
 
 		@DistributedLock(name = "token", key = "#id", fencingToken = true)

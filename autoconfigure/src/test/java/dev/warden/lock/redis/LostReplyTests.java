@@ -3,6 +3,7 @@ package dev.warden.lock.redis;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -67,7 +68,8 @@ class LostReplyTests {
 		// Cached, so that the reply lost is the script's own, not a NOSCRIPT that runs nothing.
 		for (LuaScript script : new LuaScript[] { LockScripts.ACQUIRE, LockScripts.RELEASE, LockScripts.TRIM,
 				LockScripts.FAIR_ACQUIRE, LockScripts.FAIR_RELEASE, LockScripts.READ_ACQUIRE, LockScripts.READ_RELEASE,
-				LockScripts.WRITE_ACQUIRE, LockScripts.WRITE_RELEASE }) {
+				LockScripts.WRITE_ACQUIRE, LockScripts.WRITE_RELEASE, LockScripts.SIMPLE_ACQUIRE,
+				LockScripts.SIMPLE_RELEASE }) {
 			redis.node().call("SCRIPT", "LOAD", script.source());
 		}
 	}
@@ -97,6 +99,30 @@ class LostReplyTests {
 
 		assertThat(other.getLock("retried").tryLock(other.newOwner(), 0, TimeUnit.SECONDS)).isTrue();
 		assertThat(renewal.activeRenewals()).isZero();
+	}
+
+	@Test
+	void aSimpleLockWhoseAcquisitionReplyIsLostIsTakenOverByTheRetryNotRefusedAsAReentry() throws Exception {
+		RedisSimpleLock lock = new RedisSimpleLock("simple-retried", engine, renewal, LostReplyTests::noThreadOwner);
+		proxy.loseNextReply();
+
+		assertThatExceptionOfType(RedisUnavailableException.class)
+			.isThrownBy(() -> lock.tryLockWithToken(owner, 0, TimeUnit.SECONDS));
+		assertThat(redis.node().call("GET", "simple-retried")).as("the lost acquisition ran in Redis")
+			.isEqualTo(owner.id());
+
+		OptionalLong token = lock.tryLockWithToken(owner, 5, TimeUnit.SECONDS);
+		assertThat(token).as("the retry takes the hold over, with a token of its own").isPresent();
+		assertThatExceptionOfType(IllegalStateException.class).as("a hold known of is not re-entered")
+			.isThrownBy(() -> lock.tryLock(owner, 0, TimeUnit.SECONDS));
+		lock.unlock(owner);
+
+		assertThat(other.getSimpleLock("simple-retried").tryLock(other.newOwner(), 0, TimeUnit.SECONDS)).isTrue();
+		assertThat(renewal.activeRenewals()).isZero();
+	}
+
+	private static LockOwner noThreadOwner() {
+		throw new UnsupportedOperationException("owner-bound calls only");
 	}
 
 	@Test

@@ -17,7 +17,7 @@ import java.util.stream.Stream;
 
 import dev.warden.Eventually;
 import dev.warden.WardenClients;
-import dev.warden.lock.DistributedReentrantLock;
+import dev.warden.lock.DistributedMutex;
 import dev.warden.lock.LockListener;
 import dev.warden.lock.LockOwner;
 import dev.warden.redis.RedisEngine;
@@ -294,6 +294,19 @@ class WaitingContractTests {
 			}
 		},
 
+		SIMPLE(true) {
+			@Override
+			Runnable occupy(Client client, String name, long leaseMillis) throws InterruptedException {
+				return holdLock(client.simpleLock(name), client.newOwner(), leaseMillis);
+			}
+
+			@Override
+			Waiter waiter(Client client, String name) {
+				return lockWaiter(client.simpleLock(name), client.newOwner(),
+						RedisDistributedLock.CHANNEL_PREFIX + ":{" + name + "}");
+			}
+		},
+
 		FAIR(true) {
 			@Override
 			Runnable occupy(Client client, String name, long leaseMillis) throws InterruptedException {
@@ -416,7 +429,7 @@ class WaitingContractTests {
 		/** A new waiter of {@code client}. */
 		abstract Waiter waiter(Client client, String name);
 
-		private static Runnable holdLock(DistributedReentrantLock lock, LockOwner owner, long leaseMillis)
+		private static Runnable holdLock(DistributedMutex lock, LockOwner owner, long leaseMillis)
 				throws InterruptedException {
 			boolean held = (leaseMillis > 0) ? lock.tryLock(owner, 0, leaseMillis, TimeUnit.MILLISECONDS)
 					: lock.tryLock(owner, 0, TimeUnit.MILLISECONDS);
@@ -424,7 +437,7 @@ class WaitingContractTests {
 			return () -> lock.unlock(owner);
 		}
 
-		private static Waiter lockWaiter(DistributedReentrantLock lock, LockOwner owner, String channel) {
+		private static Waiter lockWaiter(DistributedMutex lock, LockOwner owner, String channel) {
 			return new Waiter(wait -> lock.tryLock(owner, wait, TimeUnit.MILLISECONDS),
 					wait -> lock.tryLockAsync(owner, wait, TimeUnit.MILLISECONDS), channel, () -> lock.isHeldBy(owner),
 					() -> !lock.isHeldBy(owner) && !lock.isLocked());
@@ -457,6 +470,10 @@ class WaitingContractTests {
 
 		RedisDistributedLock lock(String name) {
 			return new RedisDistributedLock(name, engine, renewal, Client::noThreadOwner);
+		}
+
+		RedisSimpleLock simpleLock(String name) {
+			return new RedisSimpleLock(name, engine, renewal, Client::noThreadOwner);
 		}
 
 		RedisDistributedLock fairLock(String name) {
