@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.function.Function;
 
+import dev.warden.benchmark.Scenarios.Kind;
 import dev.warden.test.redis.RedisNode;
 
 /**
@@ -74,11 +75,17 @@ public final class Benchmark {
 					try (LockClient client = factory.apply(redis.uri())) {
 						String label = client.label();
 						for (int threads : new int[] { 1, 8, 64 }) {
-							measure(label, "uncontended " + threads, () -> scenarios.uncontended(client, threads, report));
+							measure(label, "uncontended " + threads,
+									() -> scenarios.uncontended(client, threads, Kind.REENTRANT, report));
 						}
-						measure(label, "contended 8", () -> scenarios.contended(client, 8, false, report));
-						measure(label, "contended 64", () -> scenarios.contended(client, 64, false, report));
-						measure(label, "fair 8", () -> scenarios.contended(client, 8, true, report));
+						measure(label, "contended 8", () -> scenarios.contended(client, 8, Kind.REENTRANT, report));
+						measure(label, "contended 64", () -> scenarios.contended(client, 64, Kind.REENTRANT, report));
+						measure(label, "fair 8", () -> scenarios.contended(client, 8, Kind.FAIR, report));
+						for (int threads : new int[] { 1, 8, 64 }) {
+							measure(label, "simple uncontended " + threads,
+									() -> scenarios.uncontended(client, threads, Kind.SIMPLE, report));
+						}
+						measure(label, "simple contended 8", () -> scenarios.contended(client, 8, Kind.SIMPLE, report));
 						measure(label, "handoff", () -> scenarios.handoff(client, handoffRounds, report));
 						measure(label, "handoff between clients", () -> {
 							try (LockClient other = factory.apply(redis.uri())) {

@@ -23,6 +23,14 @@ interface LockClient extends AutoCloseable {
 
 	void unlockFair(String key);
 
+	/**
+	 * Takes the library's plain mutex for the calling thread: Warden's simple lock; Redisson has
+	 * no lock that is not reentrant, so its reentrant lock stands in.
+	 */
+	void lockSimple(String key);
+
+	void unlockSimple(String key);
+
 	@Override
 	void close();
 
@@ -53,6 +61,16 @@ interface LockClient extends AutoCloseable {
 			@Override
 			public void unlockFair(String key) {
 				warden.getFairLock(key).unlock();
+			}
+
+			@Override
+			public void lockSimple(String key) {
+				warden.getSimpleLock(key).lock();
+			}
+
+			@Override
+			public void unlockSimple(String key) {
+				warden.getSimpleLock(key).unlock();
 			}
 
 			@Override
@@ -91,6 +109,16 @@ interface LockClient extends AutoCloseable {
 			@Override
 			public void unlockFair(String key) {
 				redisson.getFairLock(key).unlock();
+			}
+
+			@Override
+			public void lockSimple(String key) {
+				lock(key);
+			}
+
+			@Override
+			public void unlockSimple(String key) {
+				unlock(key);
 			}
 
 			@Override

@@ -46,10 +46,10 @@ final class Scenarios {
 	 * ceiling itself moves by up to 2× between runs). A pair is two round trips, so the share is
 	 * pairs/s against half the no-op calls/s.
 	 */
-	void uncontended(LockClient client, int threads, Report report) throws Exception {
-		Function<Integer, String> key = thread -> "bench:own:" + thread;
+	void uncontended(LockClient client, int threads, Kind kind, Report report) throws Exception {
+		Function<Integer, String> key = thread -> "bench:own:" + kind + ":" + thread;
 		try (NoOpScript noOp = new NoOpScript(redis)) {
-			loop(client, threads, false, key, warmupNanos);
+			loop(client, threads, kind, key, warmupNanos);
 			noOp.run(threads, warmupNanos);
 			long sliceNanos = runNanos / CEILING_SLICES;
 			Run pairs = null;
@@ -58,7 +58,7 @@ final class Scenarios {
 			double cpuMicros = 0;
 			for (int slice = 0; slice < CEILING_SLICES; slice++) {
 				RedisCounters before = RedisCounters.read(redis);
-				Run run = loop(client, threads, false, key, sliceNanos);
+				Run run = loop(client, threads, kind, key, sliceNanos);
 				RedisCounters after = RedisCounters.read(redis);
 				commands += after.commands() - before.commands();
 				cpuMicros += (after.cpuSeconds() - before.cpuSeconds()) * 1e6;
@@ -66,7 +66,7 @@ final class Scenarios {
 				Run ceiling = noOp.run(threads, sliceNanos);
 				noOps = (noOps == null) ? ceiling : noOps.plus(ceiling);
 			}
-			String scenario = threads + (threads == 1 ? " thread" : " threads") + ", own keys";
+			String scenario = kind.prefix + threads + (threads == 1 ? " thread" : " threads") + ", own keys";
 			report.add(new Metric(scenario + ": pairs/s", true), client.label(), pairs.perSecond());
 			report.add(new Metric(scenario + ": share of the no-op ceiling (%)", true), client.label(),
 					100 * pairs.perSecond() / (noOps.perSecond() / 2));
@@ -83,13 +83,13 @@ final class Scenarios {
 	}
 
 	/** Every thread on one key: acquisitions per second, acquire latency and fairness. */
-	void contended(LockClient client, int threads, boolean fair, Report report) throws Exception {
-		String key = fair ? "bench:fair" : "bench:one";
-		loop(client, threads, fair, thread -> key, warmupNanos);
+	void contended(LockClient client, int threads, Kind kind, Report report) throws Exception {
+		String key = "bench:one:" + kind;
+		loop(client, threads, kind, thread -> key, warmupNanos);
 		RedisCounters before = RedisCounters.read(redis);
-		Run run = loop(client, threads, fair, thread -> key, runNanos);
+		Run run = loop(client, threads, kind, thread -> key, runNanos);
 		RedisCounters after = RedisCounters.read(redis);
-		String scenario = (fair ? "fair lock, " : "") + threads + " threads, one key";
+		String scenario = kind.prefix + threads + " threads, one key";
 		report.add(new Metric(scenario + ": acquisitions/s", true), client.label(), run.perSecond());
 		if (threads == 8) {
 			report.add(new Metric(scenario + ": Redis commands per acquisition", false), client.label(),
@@ -97,7 +97,7 @@ final class Scenarios {
 			report.add(new Metric(scenario + ": Redis CPU per acquisition (µs)", false), client.label(),
 					after.cpuMicrosPer(before, run.count()));
 		}
-		if (!fair) {
+		if (kind != Kind.FAIR) {
 			report.add(new Metric(scenario + ": acquire p50 (ms)", false), client.label(), run.percentileMillis(0.50));
 			report.add(new Metric(scenario + ": acquire p99 (ms)", false), client.label(), run.percentileMillis(0.99));
 			report.add(new Metric(scenario + ": fairness (min/max per thread)", true), client.label(), run.fairness());
@@ -231,25 +231,37 @@ final class Scenarios {
 		return -1;
 	}
 
-	private Run loop(LockClient client, int threads, boolean fair, Function<Integer, String> key, long nanos)
+	private Run loop(LockClient client, int threads, Kind kind, Function<Integer, String> key, long nanos)
 			throws Exception {
 		return timed(threads, nanos, (thread, samples) -> {
 			String name = key.apply(thread);
 			long start = System.nanoTime();
-			if (fair) {
-				client.lockFair(name);
-			}
-			else {
-				client.lock(name);
+			switch (kind) {
+				case REENTRANT -> client.lock(name);
+				case FAIR -> client.lockFair(name);
+				case SIMPLE -> client.lockSimple(name);
 			}
 			samples.add(System.nanoTime() - start);
-			if (fair) {
-				client.unlockFair(name);
-			}
-			else {
-				client.unlock(name);
+			switch (kind) {
+				case REENTRANT -> client.unlock(name);
+				case FAIR -> client.unlockFair(name);
+				case SIMPLE -> client.unlockSimple(name);
 			}
 		});
+	}
+
+	/** Which lock a scenario takes. */
+	enum Kind {
+
+		REENTRANT(""), FAIR("fair lock, "), SIMPLE("simple lock, ");
+
+		/** What the scenario's name starts with. */
+		final String prefix;
+
+		Kind(String prefix) {
+			this.prefix = prefix;
+		}
+
 	}
 
 	@FunctionalInterface

@@ -18,6 +18,7 @@ class BenchmarkSmokeTests {
 		assertThat(report.median("1 thread, own keys: pairs/s", "Warden")).isPositive();
 		assertThat(report.median("1 thread, own keys: pairs/s", "Redisson")).isPositive();
 		assertThat(report.median("fair lock, 8 threads, one key: acquisitions/s", "Warden")).isPositive();
+		assertThat(report.median("simple lock, 8 threads, own keys: pairs/s", "Warden")).isPositive();
 		assertThat(report.median("delayed, bytes per pending task (40-byte payload)", "Warden")).isPositive();
 		assertThat(report.median("delayed, bytes per pending task (40-byte payload)", "Redisson")).isPositive();
 	}
