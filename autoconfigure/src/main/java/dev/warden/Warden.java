@@ -92,6 +92,7 @@ public final class Warden implements LockFactory, DelayedQueueFactory, AutoClose
 	private final RedisDelayedQueue.Consumers consumers;
 
 	private Warden(Builder builder, RedisEngine engine) {
+		WardenClasses.preload();
 		this.clientId = builder.clientId;
 		this.threadOwners = ThreadLocal.withInitial(this::newThreadOwner);
 		this.engine = engine;
@@ -102,7 +103,9 @@ public final class Warden implements LockFactory, DelayedQueueFactory, AutoClose
 		this.lockListener = builder.lockListener;
 		this.redLockNodes = connectRedLockNodes(builder);
 		this.consumers = new RedisDelayedQueue.Consumers(
-				new TaskWorkers(builder.taskConcurrency, "warden-task-" + shortId(clientId) + "-"), clientId,
+				new TaskWorkers(builder.taskConcurrency, "warden-task-" + shortId(clientId) + "-",
+						builder.taskVirtualThreads),
+				clientId,
 				builder.taskDefaults, builder.taskSweepInterval, builder.taskClaimAhead, builder.shutdownGrace,
 				builder.taskMaxPayloadBytes, builder.taskReplicaSync);
 		builder.taskQueueDefaults.forEach(consumers::setQueueDefaults);
@@ -390,6 +393,8 @@ public final class Warden implements LockFactory, DelayedQueueFactory, AutoClose
 
 		private int taskConcurrency = WardenDefaults.TASK_CONCURRENCY;
 
+		private boolean taskVirtualThreads;
+
 		private ConsumerOptions taskDefaults = ConsumerOptions.DEFAULTS;
 
 		private final Map<String, ConsumerOptions> taskQueueDefaults = new LinkedHashMap<>();
@@ -521,6 +526,23 @@ public final class Warden implements LockFactory, DelayedQueueFactory, AutoClose
 		 */
 		public Builder taskConcurrency(int taskConcurrency) {
 			this.taskConcurrency = WardenDefaults.requireAtLeastOne("The task concurrency", taskConcurrency);
+			return this;
+		}
+
+		/**
+		 * Whether task handlers run on virtual threads, one per task, instead of a pool of platform
+		 * threads (off by default). The task concurrency still bounds how many run at once. Needs
+		 * Java 21 or later.
+		 * @param taskVirtualThreads whether handlers run on virtual threads
+		 * @return this builder
+		 * @throws IllegalArgumentException when turned on under a Java older than 21
+		 */
+		public Builder taskVirtualThreads(boolean taskVirtualThreads) {
+			if (taskVirtualThreads && Runtime.version().feature() < 21) {
+				throw new IllegalArgumentException("Task handlers on virtual threads need Java 21 or later; this is Java "
+						+ Runtime.version().feature());
+			}
+			this.taskVirtualThreads = taskVirtualThreads;
 			return this;
 		}
 

@@ -16,7 +16,9 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.thread.Threading;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import tools.jackson.databind.json.JsonMapper;
@@ -31,12 +33,30 @@ import tools.jackson.databind.json.JsonMapper;
 @EnableConfigurationProperties(WardenProperties.class)
 public final class WardenAutoConfiguration {
 
+	/**
+	 * Whether task handlers run on virtual threads: {@code warden.delayed-task.virtual-threads}
+	 * when set, else Spring's own {@code spring.threads.virtual.enabled} (on Java 21 and later).
+	 */
+	static boolean virtualThreads(WardenProperties.DelayedTask tasks, Environment environment) {
+		Boolean asked = tasks.getVirtualThreads();
+		if (asked == null) {
+			return Threading.VIRTUAL.isActive(environment);
+		}
+		if (asked && Runtime.version().feature() < 21) {
+			throw new WardenConfigurationException("warden.delayed-task.virtual-threads=true needs Java 21 or later, "
+					+ "and this application runs on Java " + Runtime.version().feature(),
+					"Run on Java 21 or later, or remove warden.delayed-task.virtual-threads (task handlers then run on "
+							+ "platform threads)");
+		}
+		return asked;
+	}
+
 	@Bean(destroyMethod = "close")
 	@ConditionalOnMissingBean
 	@ConditionalOnBean(RedisConnectionFactory.class)
 	Warden warden(RedisConnectionFactory connectionFactory, WardenProperties properties,
 			ObjectProvider<LockListener> lockListener, RedLockNodeClients redLockNodeClients,
-			ObjectProvider<JsonMapper> jsonMapper) {
+			ObjectProvider<JsonMapper> jsonMapper, Environment environment) {
 		if (!(connectionFactory instanceof LettuceConnectionFactory lettuce)) {
 			throw new WardenConfigurationException("Warden needs a Lettuce connection factory, but the application's "
 					+ "is a " + connectionFactory.getClass().getName(), "Set spring.data.redis.client-type=lettuce (and "
@@ -51,6 +71,7 @@ public final class WardenAutoConfiguration {
 			.commandTimeout(properties.getCommandTimeout())
 			.watchdogTimeout(properties.getLock().getWatchdogTimeout())
 			.taskConcurrency(tasks.getConcurrency())
+			.taskVirtualThreads(virtualThreads(tasks, environment))
 			.taskDefaults(tasks.toConsumerOptions())
 			.taskSweepInterval(tasks.getSweepInterval())
 			.taskClaimAhead(tasks.getClaimAhead())

@@ -268,6 +268,12 @@ public class WardenProperties {
 		 */
 		private DataSize maxPayloadSize = DataSize.ofBytes(WardenDefaults.TASK_MAX_PAYLOAD_BYTES);
 
+		/**
+		 * Whether task handlers run on virtual threads, one per task (Java 21 and later). Unset, it
+		 * follows spring.threads.virtual.enabled; true under an older Java fails startup.
+		 */
+		private @Nullable Boolean virtualThreads;
+
 		private final ReplicaSync replicaSync = new ReplicaSync().named("warden.delayed-task.replica-sync");
 
 		/**
@@ -288,6 +294,14 @@ public class WardenProperties {
 
 		public Map<String, Queue> getQueues() {
 			return queues;
+		}
+
+		public @Nullable Boolean getVirtualThreads() {
+			return virtualThreads;
+		}
+
+		public void setVirtualThreads(@Nullable Boolean virtualThreads) {
+			this.virtualThreads = virtualThreads;
 		}
 
 		public int getConcurrency() {

@@ -2,6 +2,7 @@ package dev.warden.task.redis;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadFactory;
@@ -26,19 +27,43 @@ public final class TaskWorkers implements AutoCloseable {
 
 	private final List<Runnable> waitingForSlot = new ArrayList<>();
 
-	private @Nullable ThreadPoolExecutor executor;
+	private final boolean virtualThreads;
+
+	private @Nullable ExecutorService executor;
 
 	/**
 	 * @param concurrency how many handlers run at once
 	 * @param threadPrefix prefix of the handler threads' names
 	 */
 	public TaskWorkers(int concurrency, String threadPrefix) {
+		this(concurrency, threadPrefix, false);
+	}
+
+	/**
+	 * @param concurrency how many handlers run at once (with virtual threads too: the slots bound
+	 * how many tasks a consumer claims)
+	 * @param threadPrefix prefix of the handler threads' names
+	 * @param virtualThreads whether each handler runs on a virtual thread of its own (Java 21 and
+	 * later) instead of a pooled platform thread
+	 * @throws IllegalArgumentException when virtual threads are asked for on a Java without them
+	 */
+	public TaskWorkers(int concurrency, String threadPrefix, boolean virtualThreads) {
 		if (concurrency < 1) {
 			throw new IllegalArgumentException("Task concurrency must be at least 1: " + concurrency);
 		}
+		if (virtualThreads && !VirtualThreads.available()) {
+			throw new IllegalArgumentException("Task handlers on virtual threads need Java 21 or later; this is Java "
+					+ Runtime.version().feature());
+		}
 		this.concurrency = concurrency;
 		this.threadPrefix = threadPrefix;
+		this.virtualThreads = virtualThreads;
 		this.slots = new Semaphore(concurrency);
+	}
+
+	/** Whether handlers run on virtual threads. */
+	public boolean virtualThreads() {
+		return virtualThreads;
 	}
 
 	/** Reserves up to {@code max} free slots; returns how many were reserved. */
@@ -83,6 +108,9 @@ public final class TaskWorkers implements AutoCloseable {
 
 	/** Runs a handler on a reserved slot; the task must release its slot when done. */
 	synchronized void execute(Runnable task) {
+		if (executor == null && virtualThreads) {
+			executor = VirtualThreads.perTaskExecutor(threadPrefix);
+		}
 		if (executor == null) {
 			AtomicInteger count = new AtomicInteger();
 			ThreadFactory factory = runnable -> {

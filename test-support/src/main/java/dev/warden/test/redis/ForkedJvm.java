@@ -47,8 +47,24 @@ public final class ForkedJvm implements AutoCloseable {
 	 * @return the running JVM
 	 */
 	public static ForkedJvm start(String name, Class<?> main, String... args) {
-		List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-				"-cp", System.getProperty("java.class.path"), "-Xmx128m", main.getName()));
+		return start(name, Path.of(System.getProperty("java.home")), List.of("-Xmx128m"), main, args);
+	}
+
+	/**
+	 * Starts {@code main} in a new JVM of the given Java installation, with the running JVM's class
+	 * path: for a test that needs a newer Java than the build's.
+	 * @param name names the log file of its standard error
+	 * @param javaHome the Java installation whose {@code bin/java} runs it
+	 * @param options the JVM's options
+	 * @param main the main class
+	 * @param args its arguments
+	 * @return the running JVM
+	 */
+	public static ForkedJvm start(String name, Path javaHome, List<String> options, Class<?> main, String... args) {
+		List<String> command = new ArrayList<>(List.of(javaHome.resolve("bin").resolve("java").toString(), "-cp",
+				System.getProperty("java.class.path")));
+		command.addAll(options);
+		command.add(main.getName());
 		command.addAll(List.of(args));
 		try {
 			Path logs = Files.createDirectories(Path.of("target", "forked-jvm"));
