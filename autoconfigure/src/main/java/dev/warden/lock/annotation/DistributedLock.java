@@ -6,6 +6,9 @@ import java.lang.annotation.Inherited;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
+
+import dev.warden.aot.WardenAnnotationsReflectiveProcessor;
+import org.springframework.aot.hint.annotation.Reflective;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -45,6 +48,7 @@ import java.util.concurrent.TimeUnit;
 @Retention(RetentionPolicy.RUNTIME)
 @Inherited
 @Documented
+@Reflective(WardenAnnotationsReflectiveProcessor.class)
 public @interface DistributedLock {
 
 	/**

@@ -6,6 +6,9 @@ import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
+import dev.warden.aot.WardenAnnotationsReflectiveProcessor;
+import org.springframework.aot.hint.annotation.Reflective;
+
 /**
  * Makes a {@code void} bean method the handler of a delayed queue: calling it through the bean
  * schedules it instead of running it. Its arguments are stored in Redis as JSON, and when the task
@@ -36,6 +39,7 @@ import java.lang.annotation.Target;
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
+@Reflective(WardenAnnotationsReflectiveProcessor.class)
 public @interface DelayedTask {
 
 	/** The queue's name; by default the declaring class's name and the method's name. */

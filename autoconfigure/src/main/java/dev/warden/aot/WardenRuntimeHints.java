@@ -1,0 +1,37 @@
+package dev.warden.aot;
+
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
+
+import org.jspecify.annotations.Nullable;
+import org.springframework.aot.hint.ExecutableMode;
+import org.springframework.aot.hint.MemberCategory;
+import org.springframework.aot.hint.RuntimeHints;
+import org.springframework.aot.hint.RuntimeHintsRegistrar;
+import org.springframework.aot.hint.TypeReference;
+
+/**
+ * What a native image of an application that uses Warden needs and cannot find by itself: the Lua
+ * scripts, read as resources, and the JDK methods that run task handlers on virtual threads,
+ * reached reflectively so that Warden's bytecode stays Java 17's. Registered through
+ * {@code META-INF/spring/aot.factories}. The annotated methods themselves and their argument types
+ * are registered by {@link WardenAnnotationsReflectiveProcessor}.
+ */
+public final class WardenRuntimeHints implements RuntimeHintsRegistrar {
+
+	/** Every script Warden loads, and the preludes they are put behind. */
+	public static final String SCRIPTS = "dev/warden/**/*.lua";
+
+	@Override
+	public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
+		hints.resources().registerPattern(SCRIPTS);
+		hints.reflection()
+			.registerType(Thread.class, type -> type.withMethod("ofVirtual", List.of(), ExecutableMode.INVOKE))
+			.registerType(TypeReference.of("java.lang.Thread$Builder"), MemberCategory.INVOKE_PUBLIC_METHODS)
+			.registerType(TypeReference.of("java.lang.Thread$Builder$OfVirtual"), MemberCategory.INVOKE_PUBLIC_METHODS)
+			.registerType(Executors.class, type -> type.withMethod("newThreadPerTaskExecutor",
+					List.of(TypeReference.of(ThreadFactory.class)), ExecutableMode.INVOKE));
+	}
+
+}
