@@ -35,8 +35,13 @@ import dev.warden.redis.RedisEngine;
 import dev.warden.task.ConsumerOptions;
 import dev.warden.task.DelayedQueue;
 import dev.warden.task.DelayedQueueFactory;
+import dev.warden.task.Misfire;
 import dev.warden.task.PayloadCodec;
+import dev.warden.task.RecurringJob;
+import dev.warden.task.RecurringJobRunner;
+import dev.warden.task.TaskConsumer;
 import dev.warden.task.redis.JsonPayloadCodec;
+import dev.warden.task.redis.RecurringJobs;
 import dev.warden.task.redis.RedisDelayedQueue;
 import dev.warden.task.redis.TaskWorkers;
 import io.lettuce.core.AbstractRedisClient;
@@ -66,7 +71,7 @@ import tools.jackson.databind.json.JsonMapper;
  * }
  * }</pre>
  */
-public final class Warden implements LockFactory, DelayedQueueFactory, AutoCloseable {
+public final class Warden implements LockFactory, DelayedQueueFactory, RecurringJobRunner, AutoCloseable {
 
 	private final String clientId;
 
@@ -287,6 +292,23 @@ public final class Warden implements LockFactory, DelayedQueueFactory, AutoClose
 	@Override
 	public <T> DelayedQueue<T> getDelayedQueue(String name, PayloadCodec<T> codec) {
 		return new RedisDelayedQueue<>(name, engine, codec, jsonMapper, consumers);
+	}
+
+	/**
+	 * Runs recurring jobs on this instance: each occurrence of a job runs once, on one of the
+	 * instances that run the same jobs on the same queue, at a time decided by Redis's clock. The
+	 * jobs are planned in Redis first (see {@link RecurringJobs}); the returned consumer runs the
+	 * occurrences this instance claims, and closing it (or this client) stops that.
+	 * @param queue the queue that holds the occurrences, one per application; not blank nor with braces
+	 * @param jobs the jobs, with distinct names
+	 * @param misfireThreshold how late an occurrence may start before its job's {@link Misfire}
+	 * policy applies
+	 * @return the running consumer
+	 */
+	@Override
+	public TaskConsumer runRecurring(String queue, List<RecurringJob> jobs, Duration misfireThreshold) {
+		DelayedQueue<RecurringJobs.Occurrence> occurrences = getDelayedQueue(queue, RecurringJobs.Occurrence.class);
+		return new RecurringJobs(occurrences, engine, jobs, misfireThreshold).start();
 	}
 
 	/** The JSON mapper that stores task payloads. */

@@ -58,6 +58,9 @@ public final class WardenDefaults {
 	/** How long before its due time a consumer may claim a task, with the tasks it claims anyway. */
 	public static final Duration TASK_CLAIM_AHEAD = Duration.ofMillis(5);
 
+	/** How late a recurring job's occurrence may start before its misfire policy applies. */
+	public static final Duration RECURRING_MISFIRE_THRESHOLD = Duration.ofSeconds(10);
+
 	/** The widest claim-ahead window. */
 	public static final Duration MAX_TASK_CLAIM_AHEAD = Duration.ofSeconds(1);
 

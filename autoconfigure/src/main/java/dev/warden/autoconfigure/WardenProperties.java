@@ -41,6 +41,8 @@ public class WardenProperties {
 
 	private final RedLock redlock = new RedLock();
 
+	private final Recurring recurring = new Recurring();
+
 	public boolean isEnabled() {
 		return enabled;
 	}
@@ -69,6 +71,10 @@ public class WardenProperties {
 		return lock;
 	}
 
+	public Recurring getRecurring() {
+		return recurring;
+	}
+
 	public DelayedTask getDelayedTask() {
 		return delayedTask;
 	}
@@ -80,6 +86,54 @@ public class WardenProperties {
 	/**
 	 * Lock properties.
 	 */
+	/**
+	 * Recurring task properties.
+	 */
+	public static class Recurring {
+
+		/**
+		 * The delayed queue that holds the application's recurring task occurrences, one per
+		 * application: recurring:<spring.application.name> by default (recurring without a name).
+		 */
+		private @Nullable String queue;
+
+		/**
+		 * How late an occurrence may start (no instance was up when it was due) before its misfire
+		 * policy applies: run it once, or skip it.
+		 */
+		private Duration misfireThreshold = WardenDefaults.RECURRING_MISFIRE_THRESHOLD;
+
+		public @Nullable String getQueue() {
+			return queue;
+		}
+
+		public void setQueue(@Nullable String queue) {
+			this.queue = queue;
+		}
+
+		/**
+		 * The queue, named after the application when none is set.
+		 * @param applicationName {@code spring.application.name}, or {@code null}
+		 * @return the queue's name
+		 */
+		public String queueFor(@Nullable String applicationName) {
+			if (queue != null) {
+				return queue;
+			}
+			return (applicationName == null || applicationName.isBlank()) ? "recurring" : "recurring:" + applicationName;
+		}
+
+		public Duration getMisfireThreshold() {
+			return misfireThreshold;
+		}
+
+		public void setMisfireThreshold(Duration misfireThreshold) {
+			this.misfireThreshold = WardenDefaults.requireNotNegative("warden.recurring.misfire-threshold",
+					misfireThreshold);
+		}
+
+	}
+
 	public static class Lock {
 
 		/**

@@ -8,6 +8,7 @@ import dev.warden.task.interceptor.DelayedTaskInterceptor;
 import dev.warden.task.interceptor.DelayedTaskOperationSource;
 import dev.warden.task.interceptor.DelayedTaskRegistrar;
 import dev.warden.task.interceptor.DelayedTaskSupport;
+import dev.warden.task.interceptor.RecurringTaskRegistrar;
 import org.springframework.aop.Advisor;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -27,7 +28,8 @@ import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Turns calls of {@link dev.warden.task.annotation.DelayedTask} methods into scheduled tasks and
- * consumes their queues on this instance.
+ * consumes their queues on this instance, and runs {@link dev.warden.task.annotation.RecurringTask}
+ * methods once per occurrence across the application's instances.
  * <p>
  * The advisor, the operation source and the registrar are infrastructure beans created before the
  * application's beans; they read {@code warden.delayed-task.*} straight from the environment and
@@ -69,6 +71,16 @@ public final class WardenTaskAutoConfiguration {
 			ObjectProvider<DelayedTaskSupport> delayedTaskSupport) {
 		return new DelayedTaskRegistrar(wardenDelayedTaskOperationSource,
 				SingletonSupplier.of(delayedTaskSupport::getObject));
+	}
+
+	@Bean
+	static RecurringTaskRegistrar wardenRecurringTaskRegistrar(Environment environment,
+			ObjectProvider<Warden> warden) {
+		WardenProperties.Recurring recurring = Binder.get(environment)
+			.bindOrCreate("warden", WardenProperties.class)
+			.getRecurring();
+		return new RecurringTaskRegistrar(environment, SingletonSupplier.of(warden::getObject),
+				recurring.queueFor(environment.getProperty("spring.application.name")), recurring.getMisfireThreshold());
 	}
 
 	@Bean

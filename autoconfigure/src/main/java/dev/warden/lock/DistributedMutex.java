@@ -175,6 +175,20 @@ public interface DistributedMutex extends Lock {
 	CompletableFuture<Void> unlockAsync(LockOwner owner);
 
 	/**
+	 * Ends {@code owner}'s hold, but leaves the lock held in Redis for {@code delay} more: its lease
+	 * becomes {@code delay}, nothing renews it, and it expires then; until it does, nobody (this
+	 * owner included) acquires it. For work that must not run again within a while, wherever it
+	 * runs: {@code @DistributedLock(holdAtLeast = ...)} uses it. A reentrant owner's holds all end
+	 * then. A zero delay releases at once, as {@link #unlockAsync(LockOwner)}.
+	 * @param owner the owner releasing
+	 * @param delay how long the lock stays held; zero or positive, at most 365 days
+	 * @param unit the unit of {@code delay}
+	 * @return completes when Redis has applied it; fails with {@link IllegalMonitorStateException}
+	 * if {@code owner} does not hold the lock
+	 */
+	CompletableFuture<Void> unlockAfterAsync(LockOwner owner, long delay, TimeUnit unit);
+
+	/**
 	 * Deletes the lock whoever holds it and wakes waiters. The former holder's next unlock fails.
 	 * @return whether the lock was held
 	 */

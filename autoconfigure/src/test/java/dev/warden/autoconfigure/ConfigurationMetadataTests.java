@@ -23,9 +23,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class ConfigurationMetadataTests {
 
-	/** Properties without a default: a random id, no RedLock nodes, no per-queue options. */
+	/**
+	 * Properties without a default: a random id, no RedLock nodes, no per-queue options, virtual
+	 * threads as Spring's own property says, the recurring queue named after the application.
+	 */
 	private static final Set<String> WITHOUT_DEFAULT = Set.of("warden.client-id", "warden.redlock.nodes",
-			"warden.delayed-task.queues");
+			"warden.delayed-task.queues", "warden.delayed-task.virtual-threads", "warden.recurring.queue");
 
 	@Test
 	void everyPropertyShowsTheDefaultItStartsWith() throws IOException {

@@ -77,7 +77,18 @@ public @interface DistributedLock {
 	 */
 	long leaseTime() default -1;
 
-	/** The unit of {@link #waitTime()} and {@link #leaseTime()}. */
+	/**
+	 * How long the lock stays held after it was acquired, at least, in {@link #timeUnit()}: when the
+	 * method returns sooner, the lock is left to expire then instead of being released. For a
+	 * {@code @Scheduled} method that must run once per period across instances whose clocks (or
+	 * triggers) differ by less than this: the instance that fires later finds the lock held and
+	 * skips (with {@code onFailure = SKIP}). {@code 0} (the default) releases when the method
+	 * returns. A call with a minimum hold holds its lock for a fresh owner, not its thread, so a
+	 * later call on the same thread within that time does not re-enter it.
+	 */
+	long holdAtLeast() default 0;
+
+	/** The unit of {@link #waitTime()}, {@link #leaseTime()} and {@link #holdAtLeast()}. */
 	TimeUnit timeUnit() default TimeUnit.MILLISECONDS;
 
 	/** What to do when the lock is not acquired within the wait. */

@@ -87,7 +87,9 @@ public final class LockAspectSupport {
 	}
 
 	private @Nullable Object executeOnThread(Call call) throws Throwable {
-		LockSet locks = call.lockSet(lockFactory.currentThreadOwner());
+		// A minimum hold outlives the call: it belongs to a fresh owner, which no later call re-enters.
+		LockSet locks = call.lockSet(
+				(call.operation.holdAtLeastMillis() > 0) ? lockFactory.newOwner() : lockFactory.currentThreadOwner());
 		Map<String, Long> tokens;
 		try {
 			// Only a call that asks for tokens writes to a fencing counter.
@@ -170,7 +172,7 @@ public final class LockAspectSupport {
 
 		LockSet lockSet(LockOwner owner) {
 			return new LockSet(names, name -> lockOf(operation.type(), name), owner, operation.waitMillis(),
-					operation.leaseMillis());
+					operation.leaseMillis(), operation.holdAtLeastMillis());
 		}
 
 		@Override

@@ -24,10 +24,12 @@ import org.springframework.expression.Expression;
  * @param onFailure what to do when the lock is not acquired
  * @param fallback the fallback method, with {@link OnLockFailure#FALLBACK}
  * @param fencingToken whether a call takes fencing tokens, for {@link dev.warden.lock.annotation.LockContext}
+ * @param holdAtLeastMillis how long the locks stay held after they were acquired, at least; 0 to
+ * release them when the method returns
  */
 public record LockOperation(Method method, LockType type, String name, List<String> keyExpressions, List<Expression> keys,
 		long waitMillis, long leaseMillis, OnLockFailure onFailure, @Nullable FallbackMethod fallback,
-		boolean fencingToken) {
+		boolean fencingToken, long holdAtLeastMillis) {
 
 	/** The lease value meaning "held under the watchdog". */
 	public static final long WATCHDOG_LEASE = -1;

@@ -183,7 +183,8 @@ public final class LockOperationSource {
 					+ "use THROW or FALLBACK");
 		}
 		return new LockOperation(specific, annotation.type(), keyPrefix + name, List.of(annotation.key()),
-				List.copyOf(keys), waitMillis, leaseMillis, onFailure, fallback, annotation.fencingToken());
+				List.copyOf(keys), waitMillis, leaseMillis, onFailure, fallback, annotation.fencingToken(),
+				holdAtLeastMillis(annotation, where));
 	}
 
 	private long waitMillis(DistributedLock annotation, String where) {
@@ -195,6 +196,16 @@ public final class LockOperationSource {
 					+ annotation.waitTime() + " (-1 uses warden.lock.default-wait-time)");
 		}
 		return annotation.timeUnit().toMillis(annotation.waitTime());
+	}
+
+	private long holdAtLeastMillis(DistributedLock annotation, String where) {
+		long millis = annotation.timeUnit().toMillis(annotation.holdAtLeast());
+		if (annotation.holdAtLeast() < 0 || millis > WardenDefaults.MAX_LEASE.toMillis()) {
+			throw new IllegalStateException("@DistributedLock on " + where + " has holdAtLeast "
+					+ annotation.holdAtLeast() + " " + annotation.timeUnit() + "; it must be zero or positive, and at most "
+					+ WardenDefaults.MAX_LEASE.toDays() + " days");
+		}
+		return millis;
 	}
 
 	private long leaseMillis(DistributedLock annotation, String where) {

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
@@ -31,14 +32,20 @@ public final class LockSet {
 
 	private final long leaseMillis;
 
+	private final long holdAtLeastMillis;
+
+	/** When the last acquisition succeeded, by this process's monotonic clock. */
+	private volatile long acquiredNanos;
+
 	LockSet(List<String> sortedNames, Function<String, DistributedMutex> lockFactory, LockOwner owner,
-			long waitMillis, long leaseMillis) {
+			long waitMillis, long leaseMillis, long holdAtLeastMillis) {
 		this.names = sortedNames;
 		this.locks = sortedNames.stream().map(lockFactory).toList();
 		this.multiLock = new MultiLock(locks, () -> owner);
 		this.owner = owner;
 		this.waitMillis = waitMillis;
 		this.leaseMillis = leaseMillis;
+		this.holdAtLeastMillis = holdAtLeastMillis;
 	}
 
 	/** The lock names, sorted. */
@@ -62,9 +69,11 @@ public final class LockSet {
 	 * @throws InterruptedException when interrupted while waiting
 	 */
 	public boolean acquire() throws InterruptedException {
-		return (leaseMillis == LockOperation.WATCHDOG_LEASE)
+		boolean acquired = (leaseMillis == LockOperation.WATCHDOG_LEASE)
 				? multiLock.tryLock(owner, waitMillis, TimeUnit.MILLISECONDS)
 				: multiLock.tryLock(owner, waitMillis, leaseMillis, TimeUnit.MILLISECONDS);
+		acquiredNanos = System.nanoTime();
+		return acquired;
 	}
 
 	/**
@@ -73,9 +82,11 @@ public final class LockSet {
 	 * @throws InterruptedException when interrupted while waiting
 	 */
 	public @Nullable Map<String, Long> acquireWithTokens() throws InterruptedException {
-		return (leaseMillis == LockOperation.WATCHDOG_LEASE)
+		Map<String, Long> tokens = (leaseMillis == LockOperation.WATCHDOG_LEASE)
 				? multiLock.tryLockWithTokens(owner, waitMillis, TimeUnit.MILLISECONDS)
 				: multiLock.tryLockWithTokens(owner, waitMillis, leaseMillis, TimeUnit.MILLISECONDS);
+		acquiredNanos = System.nanoTime();
+		return tokens;
 	}
 
 	/**
@@ -96,6 +107,7 @@ public final class LockSet {
 			return;
 		}
 		if (index == locks.size()) {
+			acquiredNanos = System.nanoTime();
 			if (!result.complete(true)) {
 				releaseFirstAsync(index);
 			}
@@ -129,16 +141,42 @@ public final class LockSet {
 	 * @throws IllegalMonitorStateException when a lock was no longer held (its lease ran out)
 	 */
 	public void release() {
-		multiLock.unlock(owner);
+		long keepMillis = keepMillis();
+		if (keepMillis <= 0) {
+			multiLock.unlock(owner);
+			return;
+		}
+		try {
+			releaseAsync().join();
+		}
+		catch (CompletionException ex) {
+			if (ex.getCause() instanceof RuntimeException failure) {
+				throw failure;
+			}
+			throw ex;
+		}
 	}
 
-	/** Releases every lock without blocking; fails like {@link #release()}. */
+	/**
+	 * Releases every lock without blocking; fails like {@link #release()}. With a minimum hold that
+	 * has not passed yet, each lock is left to expire when it has.
+	 */
 	public CompletableFuture<Void> releaseAsync() {
+		long keepMillis = keepMillis();
 		List<CompletableFuture<Void>> releases = new ArrayList<>(locks.size());
 		for (int i = locks.size() - 1; i >= 0; i--) {
-			releases.add(locks.get(i).unlockAsync(owner));
+			releases.add((keepMillis > 0) ? locks.get(i).unlockAfterAsync(owner, keepMillis, TimeUnit.MILLISECONDS)
+					: locks.get(i).unlockAsync(owner));
 		}
 		return CompletableFuture.allOf(releases.toArray(CompletableFuture[]::new));
+	}
+
+	/** How much longer the locks must stay held: what is left of the minimum hold. */
+	private long keepMillis() {
+		if (holdAtLeastMillis <= 0) {
+			return 0;
+		}
+		return holdAtLeastMillis - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - acquiredNanos);
 	}
 
 	private CompletableFuture<Void> releaseFirstAsync(int count) {

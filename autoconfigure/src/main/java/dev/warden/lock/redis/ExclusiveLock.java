@@ -164,6 +164,15 @@ abstract sealed class ExclusiveLock implements DistributedMutex permits RedisDis
 	}
 
 	@Override
+	public CompletableFuture<Void> unlockAfterAsync(LockOwner owner, long delay, TimeUnit unit) {
+		if (delay < 0 || unit == null) {
+			throw new IllegalArgumentException("The delay must be zero or positive, with a unit: " + delay + " " + unit);
+		}
+		long delayMillis = (delay == 0) ? 0 : LockArguments.leaseMillis(delay, unit, "The delay");
+		return release.releaseAfter(requireOwner(owner).id(), delayMillis);
+	}
+
+	@Override
 	public boolean forceUnlock() {
 		return engine.await(release.forceRelease(), "force unlock of '" + name + "'");
 	}

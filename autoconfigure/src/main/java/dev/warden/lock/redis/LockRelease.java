@@ -91,6 +91,31 @@ final class LockRelease {
 			});
 	}
 
+	/**
+	 * Ends the owner's hold, leaving the lock in Redis for {@code delayMillis} more: its lease is set
+	 * to that, its renewal stops, and it then expires; nobody acquires it meanwhile.
+	 * @param ownerId the releasing owner
+	 * @param delayMillis how long the lock stays; 0 or less releases at once
+	 * @return completes when Redis has applied it; fails with {@link IllegalMonitorStateException}
+	 * when the owner held nothing
+	 */
+	CompletableFuture<Void> releaseAfter(String ownerId, long delayMillis) {
+		if (delayMillis <= 0) {
+			return release(ownerId);
+		}
+		return layout.renew(engine, ownerId, delayMillis).handle((renewed, failure) -> {
+			renewal.stop(layout, ownerId);
+			holds.forget(layout, ownerId);
+			if (failure != null) {
+				throw RedisEngine.translate(failure, releaseAction);
+			}
+			if (renewed == null || renewed != 1L) {
+				throw notHeld(ownerId);
+			}
+			return null;
+		});
+	}
+
 	/** Releases one hold; if that frees the lock, it passes to {@code successor} in the same script. */
 	private CompletableFuture<Void> handOver(String ownerId, LockWaiters waiters, LockWaiters.Sleeper successor) {
 		return layout.handOver(engine, ownerId, successor.successor)

@@ -17,7 +17,6 @@ import dev.warden.task.TaskHandle;
 import dev.warden.task.annotation.DelayedTask;
 import org.jspecify.annotations.Nullable;
 import org.springframework.aop.support.AopUtils;
-import org.springframework.boot.convert.DurationStyle;
 import org.springframework.core.MethodClassKey;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.AnnotationUtils;
@@ -179,21 +178,7 @@ public final class DelayedTaskOperationSource {
 	}
 
 	private Duration duration(String where, String attribute, String text) {
-		String resolved;
-		try {
-			resolved = placeholders.resolveRequiredPlaceholders(text);
-		}
-		catch (IllegalArgumentException ex) {
-			throw new IllegalStateException(where + " has " + attribute + " '" + text + "': " + ex.getMessage(), ex);
-		}
-		try {
-			return DurationStyle.detectAndParse(resolved.trim());
-		}
-		catch (IllegalArgumentException ex) {
-			throw new IllegalStateException(where + " has " + attribute + " '" + text + "'"
-					+ (resolved.equals(text) ? "" : " (resolved to '" + resolved + "')")
-					+ " that is not a duration such as 30m, 500ms or PT30M", ex);
-		}
+		return AnnotationDurations.parse(placeholders, where, attribute, text);
 	}
 
 }

@@ -38,6 +38,8 @@ final class TaskScripts {
 
 	static final LuaScript START = LuaScript.load(TaskScripts.class, "task-start.lua");
 
+	static final LuaScript RECURRING_SWAP = LuaScript.load(TaskScripts.class, "recurring-swap.lua");
+
 	private TaskScripts() {
 	}
 

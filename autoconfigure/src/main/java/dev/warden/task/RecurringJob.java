@@ -1,0 +1,44 @@
+package dev.warden.task;
+
+import java.util.Objects;
+
+/**
+ * A job that runs on one instance at each of its occurrences.
+ *
+ * @param name the job's name, unique among the jobs of its queue: not blank, without braces or
+ * {@code @}
+ * @param schedule when its occurrences are due
+ * @param misfire what an occurrence that starts later than the misfire threshold does
+ * @param action what runs; an exception fails the occurrence, which is then retried and, after its
+ * last attempt, becomes a dead letter, while the job's next occurrence is planned as usual
+ */
+public record RecurringJob(String name, RecurringSchedule schedule, Misfire misfire, Action action) {
+
+	/** What a job runs. */
+	@FunctionalInterface
+	public interface Action {
+
+		/**
+		 * Runs the job once.
+		 * @throws Exception to fail this occurrence
+		 */
+		void run() throws Exception;
+
+	}
+
+	public RecurringJob {
+		if (name == null || name.isBlank() || name.contains("{") || name.contains("}") || name.contains("@")) {
+			throw new IllegalArgumentException("A recurring job's name must not be blank nor contain braces or '@': "
+					+ name);
+		}
+		Objects.requireNonNull(schedule, "schedule");
+		Objects.requireNonNull(misfire, "misfire");
+		Objects.requireNonNull(action, "action");
+	}
+
+	/** The id of its occurrence due at {@code due}: {@code <name>@<epoch millis>}. */
+	public String occurrenceId(long due) {
+		return name + "@" + due;
+	}
+
+}

@@ -1,0 +1,82 @@
+package dev.warden.task.annotation;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+import dev.warden.aot.WardenAnnotationsReflectiveProcessor;
+import dev.warden.task.Misfire;
+import org.springframework.aot.hint.annotation.Reflective;
+
+/**
+ * Runs a bean method with no parameters on a schedule, each occurrence on exactly one instance of
+ * the application: the replacement for {@code @Scheduled} plus a lock.
+ *
+ * <pre>{@code
+ * @RecurringTask(cron = "0 0 2 * * *", zone = "Europe/Paris")
+ * public void nightlyReport() {
+ *     // at 02:00 Paris time, on one instance
+ * }
+ * }</pre>
+ *
+ * <p>
+ * The schedule lives in Redis, not in any instance: the next occurrence is a delayed task of the
+ * application's recurring queue ({@code warden.recurring.queue}), with an id made of the job's name
+ * and its due time, planned when the one before it starts (for a fixed delay, when it ends). It
+ * survives restarts, and Redis's clock decides when it is due. A run that throws is retried and,
+ * after its last attempt, kept as a dead letter, like a delayed task; the occurrences after it are
+ * planned as usual.
+ * <p>
+ * When no instance was up at an occurrence's due time (it starts later than
+ * {@code warden.recurring.misfire-threshold}), {@link #misfire()} decides: run it once, or skip it;
+ * either way the job goes on from the next occurrence after now. Changing the schedule in the code
+ * and redeploying plans the job anew once an instance with the new code starts (while old and new
+ * instances run side by side, each plans by its own definition when it starts); removing the
+ * annotation removes the job and its planned occurrence when an instance without it starts.
+ * <p>
+ * Exactly one of {@link #cron()}, {@link #fixedRate()} and {@link #fixedDelay()}. Checked at
+ * startup: a method without parameters, one schedule that parses, a unique name; anything else fails
+ * startup naming the method. The method is called through the bean, so its other advice (such as
+ * {@code @Transactional}) applies.
+ */
+@Target(ElementType.METHOD)
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+@Reflective(WardenAnnotationsReflectiveProcessor.class)
+public @interface RecurringTask {
+
+	/**
+	 * The job's name, unique in the application; by default the declaring class's simple name and
+	 * the method's name ({@code ReportJobs.nightly}). Renaming a job plans a new one and removes the
+	 * old one.
+	 */
+	String name() default "";
+
+	/**
+	 * A cron expression, Spring's six fields (second, minute, hour, day of month, month, day of
+	 * week) or a macro such as {@code @hourly}; a placeholder such as {@code ${reports.cron}} is
+	 * resolved.
+	 */
+	String cron() default "";
+
+	/** The time zone of {@link #cron()}: {@code UTC} by default, never an instance's own zone. */
+	String zone() default "";
+
+	/** Runs every so often, the period kept by Redis's clock: {@code 30s}, {@code PT5M}, or a placeholder. */
+	String fixedRate() default "";
+
+	/** Runs this long after each run ends: {@code 30s}, {@code PT5M}, or a placeholder. */
+	String fixedDelay() default "";
+
+	/**
+	 * With {@link #fixedRate()} or {@link #fixedDelay()}: how long after the job is first planned
+	 * its first occurrence is due; {@code 0s} by default.
+	 */
+	String initialDelay() default "";
+
+	/** What an occurrence that starts later than the misfire threshold does. */
+	Misfire misfire() default Misfire.RUN_ONCE;
+
+}

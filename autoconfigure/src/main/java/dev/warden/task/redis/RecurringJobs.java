@@ -1,0 +1,244 @@
+package dev.warden.task.redis;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+
+import dev.warden.redis.RedisEngine;
+import dev.warden.task.DelayedQueue;
+import dev.warden.task.Delivery;
+import dev.warden.task.Misfire;
+import dev.warden.task.RecurringJob;
+import dev.warden.task.TaskConsumer;
+import io.lettuce.core.ScriptOutputType;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs recurring jobs once per occurrence across every instance, on a delayed queue of their own.
+ * <p>
+ * Each job has at most one planned occurrence: a task of the queue whose id is the job's name and
+ * its due time ({@code report@1767225600000}), so that instances that plan it at once plan it once.
+ * A hash next to the queue ({@code warden:task:{<queue>}:recurring}) keeps each job's plan, its
+ * next due time and the definition that planned it; it changes only by compare-and-set, so of the
+ * instances that start at once, or that are handed the same occurrence, one plans the next.
+ * <p>
+ * When an occurrence is due, the instance that claims it plans the next one (for a fixed delay:
+ * once the run has ended) and runs the job. Every time comes from Redis's clock: the due times,
+ * and the "now" that decides whether an occurrence is late. An occurrence that starts later than
+ * the misfire threshold (no instance was up) runs once or is skipped, by the job's
+ * {@link Misfire}; either way the next one is the first after now, so missed occurrences are not
+ * made up. A failed run is retried and dead-lettered as the queue's tasks are.
+ * <p>
+ * When an instance starts, it plans each of its jobs that has no plan yet, plans anew a job whose
+ * definition changed (cancelling the occurrence planned by the old one), plans again an occurrence
+ * that went missing (an instance died between planning and scheduling it), and removes the plan of
+ * a job it does not define (cancelling its occurrence): the application no longer has it. An
+ * occurrence of a job this instance does not define fails, so that it is retried on another.
+ */
+public final class RecurringJobs {
+
+	private static final Logger logger = LoggerFactory.getLogger(RecurringJobs.class);
+
+	private final DelayedQueue<Occurrence> queue;
+
+	private final RedisEngine engine;
+
+	private final String[] planKey;
+
+	private final Map<String, RecurringJob> jobs = new LinkedHashMap<>();
+
+	private final long misfireThresholdMillis;
+
+	/**
+	 * One occurrence of a job: the task's payload.
+	 *
+	 * @param job the job's name
+	 * @param definition the definition that planned it
+	 * @param due when it is due, in Redis's epoch milliseconds
+	 */
+	public record Occurrence(String job, String definition, long due) {
+	}
+
+	/**
+	 * @param queue the jobs' queue, which holds their occurrences
+	 * @param engine the client's engine
+	 * @param jobs the jobs this instance defines, with distinct names
+	 * @param misfireThreshold how late an occurrence may start before it is a misfire
+	 */
+	public RecurringJobs(DelayedQueue<Occurrence> queue, RedisEngine engine, List<RecurringJob> jobs,
+			Duration misfireThreshold) {
+		if (misfireThreshold == null || misfireThreshold.isNegative()) {
+			throw new IllegalArgumentException("The misfire threshold must be zero or positive: " + misfireThreshold);
+		}
+		this.queue = queue;
+		this.engine = engine;
+		this.planKey = new String[] { RedisDelayedQueue.KEY_PREFIX + "{" + queue.getName() + "}:recurring" };
+		for (RecurringJob job : jobs) {
+			if (this.jobs.putIfAbsent(job.name(), job) != null) {
+				throw new IllegalArgumentException("Two recurring jobs are named '" + job.name() + "' on queue '"
+						+ queue.getName() + "'");
+			}
+		}
+		this.misfireThresholdMillis = misfireThreshold.toMillis();
+	}
+
+	/**
+	 * Plans the jobs (see the class description) and starts consuming their queue on this client.
+	 * @return the consumer; closing it stops running occurrences here
+	 */
+	public TaskConsumer start() {
+		reconcile();
+		if (jobs.isEmpty()) {
+			// Nothing to run here: the plans of jobs the application no longer has are removed all the same.
+			return new Idle(queue.getName());
+		}
+		return queue.consume(this::run);
+	}
+
+	/** The consumer of an instance without jobs: it consumes nothing. */
+	private record Idle(String queue) implements TaskConsumer {
+
+		@Override
+		public boolean stop(Duration grace) {
+			return true;
+		}
+
+		@Override
+		public void close() {
+		}
+
+	}
+
+	/** Brings the plans in Redis in line with this instance's jobs. */
+	void reconcile() {
+		Map<String, String> plans = engine.await(engine.commands().hgetall(planKey[0]), "recurring plans of '"
+				+ queue.getName() + "'");
+		for (RecurringJob job : jobs.values()) {
+			plan(job, plans.get(job.name()));
+		}
+		plans.forEach((name, value) -> {
+			if (!jobs.containsKey(name) && swap(name, value, "")) {
+				Plan removed = Plan.parse(value);
+				queue.cancel(name + "@" + removed.due());
+				logger.info("Recurring job '{}' of queue '{}' is no longer defined: its plan is removed and its "
+						+ "occurrence due at {} cancelled", name, queue.getName(), Instant.ofEpochMilli(removed.due()));
+			}
+		});
+	}
+
+	private void plan(RecurringJob job, @Nullable String current) {
+		String definition = job.schedule().definition();
+		Plan plan = (current != null) ? Plan.parse(current) : null;
+		if (plan != null && plan.definition().equals(definition)) {
+			// Planned as defined here: make sure its occurrence exists (scheduling is idempotent by id).
+			schedule(job, plan.due());
+			return;
+		}
+		OptionalLong first = job.schedule().first(redisMillis());
+		if (first.isEmpty()) {
+			logger.warn("Recurring job '{}' ({}) has no future occurrence; it is not planned", job.name(), definition);
+			return;
+		}
+		if (swap(job.name(), (current != null) ? current : "", new Plan(first.getAsLong(), definition).value())) {
+			if (plan != null) {
+				queue.cancel(job.occurrenceId(plan.due()));
+				logger.info("Recurring job '{}' is planned anew ({}, was {}): first occurrence at {}", job.name(),
+						definition, plan.definition(), Instant.ofEpochMilli(first.getAsLong()));
+			}
+			schedule(job, first.getAsLong());
+		}
+	}
+
+	private void run(Delivery<Occurrence> delivery) throws Exception {
+		Occurrence occurrence = delivery.payload();
+		RecurringJob job = jobs.get(occurrence.job());
+		if (job == null) {
+			throw new IllegalStateException("No recurring job '" + occurrence.job() + "' is defined on this instance");
+		}
+		String definition = job.schedule().definition();
+		String current = engine.await(engine.commands().hget(planKey[0], job.name()), "recurring plan of '"
+				+ job.name() + "'");
+		Plan plan = (current != null) ? Plan.parse(current) : null;
+		if (!occurrence.definition().equals(definition) || plan == null
+				|| !plan.definition().equals(occurrence.definition())) {
+			logger.info("Occurrence {} of recurring job '{}' was planned by another definition ({}); not run",
+					delivery.id(), job.name(), occurrence.definition());
+			if (plan == null || !plan.definition().equals(definition)) {
+				plan(job, current);
+			}
+			return;
+		}
+		long now = redisMillis();
+		long late = now - occurrence.due();
+		if (!job.schedule().plannedAfterRun()) {
+			advance(job, plan, job.schedule().next(occurrence.due(), now));
+		}
+		try {
+			if (delivery.attempt() == 1 && late > misfireThresholdMillis) {
+				if (job.misfire() == Misfire.SKIP) {
+					logger.info("Recurring job '{}' skipped its occurrence due at {}: it started {} ms late", job.name(),
+							Instant.ofEpochMilli(occurrence.due()), late);
+					return;
+				}
+				logger.info("Recurring job '{}' runs its occurrence due at {} once, {} ms late", job.name(),
+						Instant.ofEpochMilli(occurrence.due()), late);
+			}
+			job.action().run();
+		}
+		finally {
+			if (job.schedule().plannedAfterRun()) {
+				advance(job, plan, job.schedule().next(occurrence.due(), redisMillis()));
+			}
+		}
+	}
+
+	/** Moves the job's plan from the occurrence under way to the next one, once, and schedules that. */
+	private void advance(RecurringJob job, Plan from, OptionalLong next) {
+		if (next.isEmpty()) {
+			if (swap(job.name(), from.value(), "")) {
+				logger.info("Recurring job '{}' has no further occurrence", job.name());
+			}
+			return;
+		}
+		if (swap(job.name(), from.value(), new Plan(next.getAsLong(), from.definition()).value())) {
+			schedule(job, next.getAsLong());
+		}
+	}
+
+	private void schedule(RecurringJob job, long due) {
+		queue.schedule(job.occurrenceId(due), new Occurrence(job.name(), job.schedule().definition(), due),
+				Instant.ofEpochMilli(due));
+	}
+
+	private boolean swap(String job, String expected, String value) {
+		Long swapped = engine.await(engine.eval(TaskScripts.RECURRING_SWAP, ScriptOutputType.INTEGER, planKey, job,
+				expected, value), "plan of recurring job '" + job + "'");
+		return swapped != null && swapped == 1L;
+	}
+
+	/** Redis's clock, in epoch milliseconds. */
+	private long redisMillis() {
+		List<String> time = engine.await(engine.commands().time(), "Redis TIME");
+		return Long.parseLong(time.get(0)) * 1000 + Long.parseLong(time.get(1)) / 1000;
+	}
+
+	/** A job's plan as stored: {@code <due millis> <definition>}. */
+	private record Plan(long due, String definition) {
+
+		static Plan parse(String value) {
+			int space = value.indexOf(' ');
+			return new Plan(Long.parseLong(value.substring(0, space)), value.substring(space + 1));
+		}
+
+		String value() {
+			return due + " " + definition;
+		}
+
+	}
+
+}

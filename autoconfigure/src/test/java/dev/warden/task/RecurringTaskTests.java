@@ -1,0 +1,411 @@
+package dev.warden.task;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import dev.warden.Eventually;
+import dev.warden.InvalidAnnotationException;
+import dev.warden.Warden;
+import dev.warden.WardenApplications;
+import dev.warden.task.annotation.RecurringTask;
+import dev.warden.test.redis.RedisServerExtension;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@code @RecurringTask} on real Redis, with one or two application instances (each its own
+ * context and Redis client): each occurrence runs once across them, the schedule survives every
+ * instance stopping, missed occurrences follow the misfire policy, and changed or removed jobs are
+ * planned anew or removed.
+ */
+class RecurringTaskTests {
+
+	private static final String QUEUE = "recurring-jobs-test";
+
+	private static final String PLANS = "warden:task:{" + QUEUE + "}:recurring";
+
+	@RegisterExtension
+	static final RedisServerExtension redis = new RedisServerExtension();
+
+	/** Every run, across instances: which instance ran it, and the job's planned next due time then. */
+	static final List<String> runs = new CopyOnWriteArrayList<>();
+
+	private final ApplicationContextRunner runner = WardenApplications.runner(redis.node())
+		.withPropertyValues("warden.recurring.queue=" + QUEUE, "warden.recurring.misfire-threshold=500ms");
+
+	@BeforeEach
+	void clear() {
+		runs.clear();
+		redis.node().call("FLUSHALL");
+	}
+
+	@Test
+	void eachOccurrenceRunsOnceAcrossTwoInstancesAtTheRate() {
+		ApplicationContextRunner pulse = runner.withUserConfiguration(Pulse.class)
+			.withPropertyValues("job.rate=200ms");
+		pulse.withPropertyValues("instance=a").run(a -> pulse.withPropertyValues("instance=b").run(b -> {
+			assertThat(a).hasNotFailed();
+			assertThat(b).hasNotFailed();
+			Eventually.await("ten runs", () -> runs.size() >= 10);
+		}));
+
+		List<Long> planned = new ArrayList<>();
+		for (String run : List.copyOf(runs)) {
+			planned.add(Long.parseLong(run.substring(run.indexOf(' ') + 1)));
+		}
+		assertThat(planned).as("each run planned the next occurrence once: none ran twice, none was skipped")
+			.doesNotHaveDuplicates();
+		for (int i = 1; i < planned.size(); i++) {
+			assertThat(planned.get(i) - planned.get(i - 1)).as("the rate, by Redis's clock").isEqualTo(200);
+		}
+		assertThat(runs).as("both instances take occurrences")
+			.anyMatch(run -> run.startsWith("a "))
+			.anyMatch(run -> run.startsWith("b "));
+	}
+
+	@Test
+	void anOccurrenceMissedWhileNoInstanceWasUpRunsOnceThenTheScheduleGoesOn() throws Exception {
+		ApplicationContextRunner hourly = runner.withUserConfiguration(Pulse.class)
+			.withPropertyValues("job.rate=1h", "job.initial-delay=1s", "instance=a");
+		long[] due = new long[1];
+		hourly.run(context -> due[0] = plannedDue("pulse"));
+		awaitRedisPast(due[0] + 1_000);
+
+		hourly.withPropertyValues("instance=b").run(context -> Eventually.await("the missed run", () -> runs.size() == 1));
+
+		assertThat(runs).containsExactly("b " + (due[0] + 3_600_000));
+		assertThat(plannedDue("pulse")).as("the next one, an hour after the missed one").isEqualTo(due[0] + 3_600_000);
+		assertThat(redis.node().call("ZCARD", "warden:task:{" + QUEUE + "}:due")).isEqualTo(1L);
+	}
+
+	@Test
+	void anOccurrenceMissedUnderTheSkipPolicyDoesNotRun() throws Exception {
+		ApplicationContextRunner hourly = runner.withUserConfiguration(SkippingPulse.class)
+			.withPropertyValues("job.rate=1h", "job.initial-delay=1s", "instance=a");
+		long[] due = new long[1];
+		hourly.run(context -> due[0] = plannedDue("skipping"));
+		awaitRedisPast(due[0] + 1_000);
+
+		hourly.withPropertyValues("instance=b")
+			.run(context -> Eventually.await("the next occurrence planned",
+					() -> plannedDue("skipping") == due[0] + 3_600_000));
+
+		assertThat(runs).isEmpty();
+	}
+
+	@Test
+	void anOccurrenceThatStartsOnTimeRunsEvenUnderTheSkipPolicy() {
+		runner.withUserConfiguration(SkippingPulse.class)
+			.withPropertyValues("job.rate=1h", "job.initial-delay=200ms", "instance=a")
+			.run(context -> Eventually.await("the run", () -> runs.size() == 1));
+	}
+
+	@Test
+	void changingTheScheduleAndRestartingPlansTheJobAnew() {
+		runner.withUserConfiguration(Pulse.class).withPropertyValues("job.rate=1h", "job.initial-delay=1h").run(context -> {
+		});
+		long oldDue = plannedDue("pulse");
+		assertThat(occurrencePending("pulse@" + oldDue)).isTrue();
+
+		runner.withUserConfiguration(Pulse.class).withPropertyValues("job.rate=2h", "job.initial-delay=2h").run(context -> {
+		});
+
+		assertThat(plan("pulse")).endsWith(" rate 7200000ms");
+		assertThat(occurrencePending("pulse@" + oldDue)).as("the old plan's occurrence is cancelled").isFalse();
+		assertThat(occurrencePending("pulse@" + plannedDue("pulse"))).isTrue();
+		assertThat(redis.node().call("ZCARD", "warden:task:{" + QUEUE + "}:due")).isEqualTo(1L);
+	}
+
+	@Test
+	void restartingWithTheSameScheduleKeepsThePlan() {
+		ApplicationContextRunner hourly = runner.withUserConfiguration(Pulse.class)
+			.withPropertyValues("job.rate=1h", "job.initial-delay=1h");
+		hourly.run(context -> {
+		});
+		String planned = plan("pulse");
+
+		hourly.run(context -> {
+		});
+
+		assertThat(plan("pulse")).isEqualTo(planned);
+		assertThat(redis.node().call("ZCARD", "warden:task:{" + QUEUE + "}:due")).isEqualTo(1L);
+	}
+
+	@Test
+	void aJobRemovedFromTheCodeIsRemovedWhenAnInstanceWithoutItStarts() {
+		runner.withUserConfiguration(Pulse.class).withPropertyValues("job.rate=1h", "job.initial-delay=1h").run(context -> {
+		});
+		long due = plannedDue("pulse");
+
+		runner.withUserConfiguration(Nightly.class).run(context -> assertThat(context).hasNotFailed());
+
+		assertThat(plan("pulse")).isNull();
+		assertThat(occurrencePending("pulse@" + due)).isFalse();
+		assertThat(plan("Nightly.report")).as("named after the class and method").endsWith(" cron 0 0 2 * * * Europe/Paris");
+	}
+
+	@Test
+	void aFailingRunBecomesADeadLetterWithItsErrorWhileLaterOccurrencesGoOn() {
+		runner.withUserConfiguration(Failing.class)
+			.withPropertyValues("warden.delayed-task.queues." + QUEUE + ".max-attempts=1")
+			.run(context -> {
+				DelayedQueue<Object> queue = context.getBean(Warden.class).getDelayedQueue(QUEUE);
+				Eventually.await("three dead letters", () -> queue.deadLetters().size() >= 3);
+				assertThat(queue.deadLetters()).allSatisfy(dead -> {
+					assertThat(dead.id()).startsWith("failing@");
+					assertThat(dead.error()).contains("the report server is down");
+				});
+				assertThat(queue.size()).as("the next occurrence is planned").isEqualTo(1);
+			});
+	}
+
+	@Test
+	void aCronJobRunsAtItsCronTimesByRedisClock() {
+		runner.withUserConfiguration(EverySecond.class).run(context -> {
+			Eventually.await("two runs", () -> runs.size() >= 2);
+		});
+		for (String run : List.copyOf(runs)) {
+			long next = Long.parseLong(run.substring(run.indexOf(' ') + 1));
+			assertThat(next % 1_000).as("a whole second").isZero();
+		}
+	}
+
+	@Test
+	void theQueueIsNamedAfterTheApplication() {
+		WardenApplications.runner(redis.node())
+			.withUserConfiguration(Nightly.class)
+			.withPropertyValues("spring.application.name=shop")
+			.run(context -> assertThat(context).hasNotFailed());
+
+		assertThat(redis.node().call("HGET", "warden:task:{recurring:shop}:recurring", "Nightly.report")).isNotNull();
+	}
+
+	@Test
+	void invalidJobsFailStartupNamingTheMethod() {
+		runner.withUserConfiguration(WithParameter.class)
+			.run(context -> assertThat(invalid(context.getStartupFailure()))
+				.hasMessageContaining("WithParameter.report(String)")
+				.hasMessageContaining("takes none"));
+		runner.withUserConfiguration(TwoSchedules.class)
+			.run(context -> assertThat(invalid(context.getStartupFailure()))
+				.hasMessageContaining("exactly one of cron, fixedRate and fixedDelay"));
+		runner.withUserConfiguration(BadCron.class)
+			.run(context -> assertThat(invalid(context.getStartupFailure()))
+				.hasMessageContaining("cron expression '0 0 25 * * *'"));
+		runner.withUserConfiguration(Pulse.class, SamePulseName.class)
+			.withPropertyValues("job.rate=1h")
+			.run(context -> assertThat(invalid(context.getStartupFailure()))
+				.hasMessageContaining("Two @RecurringTask jobs are named 'pulse'"));
+	}
+
+	/** The {@link InvalidAnnotationException} that failed startup. */
+	private static InvalidAnnotationException invalid(Throwable failure) {
+		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+			if (cause instanceof InvalidAnnotationException invalid) {
+				return invalid;
+			}
+		}
+		throw new AssertionError("Startup did not fail with InvalidAnnotationException", failure);
+	}
+
+	private static String plan(String job) {
+		return (String) redis.node().call("HGET", PLANS, job);
+	}
+
+	private static long plannedDue(String job) {
+		String plan = plan(job);
+		assertThat(plan).as("the plan of " + job).isNotNull();
+		return Long.parseLong(plan.substring(0, plan.indexOf(' ')));
+	}
+
+	private static boolean occurrencePending(String id) {
+		return redis.node().call("ZSCORE", "warden:task:{" + QUEUE + "}:due", id) != null;
+	}
+
+	private static long redisMillis() {
+		@SuppressWarnings("unchecked")
+		List<Object> time = (List<Object>) redis.node().call("TIME");
+		return Long.parseLong(time.get(0).toString()) * 1000 + Long.parseLong(time.get(1).toString()) / 1000;
+	}
+
+	private static void awaitRedisPast(long millis) throws InterruptedException {
+		Eventually.await("Redis's clock past " + millis, Duration.ofSeconds(10), () -> redisMillis() > millis);
+	}
+
+	/** Records a run: the instance and the job's planned next due time. */
+	static void record(String instance, String job) {
+		runs.add(instance + " " + plannedDue(job));
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class Pulse {
+
+		@Bean
+		PulseJob pulseJob(org.springframework.core.env.Environment environment) {
+			return new PulseJob(environment.getProperty("instance", "a"));
+		}
+
+	}
+
+	static class PulseJob {
+
+		private final String instance;
+
+		PulseJob(String instance) {
+			this.instance = instance;
+		}
+
+		@RecurringTask(name = "pulse", fixedRate = "${job.rate}", initialDelay = "${job.initial-delay:0s}")
+		public void pulse() {
+			record(instance, "pulse");
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class SkippingPulse {
+
+		@Bean
+		SkippingJob skippingJob(org.springframework.core.env.Environment environment) {
+			return new SkippingJob(environment.getProperty("instance", "a"));
+		}
+
+	}
+
+	static class SkippingJob {
+
+		private final String instance;
+
+		SkippingJob(String instance) {
+			this.instance = instance;
+		}
+
+		@RecurringTask(name = "skipping", fixedRate = "${job.rate}", initialDelay = "${job.initial-delay:0s}",
+				misfire = Misfire.SKIP)
+		public void pulse() {
+			record(instance, "skipping");
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class Nightly {
+
+		@Bean
+		Nightly.Jobs nightlyJobs() {
+			return new Jobs();
+		}
+
+		static class Jobs {
+
+			@RecurringTask(name = "Nightly.report", cron = "0 0 2 * * *", zone = "Europe/Paris")
+			public void report() {
+			}
+
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class Failing {
+
+		@Bean
+		Failing.Job failingJob() {
+			return new Job();
+		}
+
+		static class Job {
+
+			@RecurringTask(name = "failing", fixedRate = "300ms")
+			public void report() {
+				throw new IllegalStateException("the report server is down");
+			}
+
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class EverySecond {
+
+		@Bean
+		EverySecond.Job everySecondJob() {
+			return new Job();
+		}
+
+		static class Job {
+
+			@RecurringTask(name = "every-second", cron = "* * * * * *")
+			public void tick() {
+				record("a", "every-second");
+			}
+
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class WithParameter {
+
+		@Bean
+		WithParameter withParameterJob() {
+			return new WithParameter();
+		}
+
+		@RecurringTask(fixedRate = "1h")
+		public void report(String day) {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class TwoSchedules {
+
+		@Bean
+		TwoSchedules twoSchedulesJob() {
+			return new TwoSchedules();
+		}
+
+		@RecurringTask(fixedRate = "1h", cron = "0 0 * * * *")
+		public void report() {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class BadCron {
+
+		@Bean
+		BadCron badCronJob() {
+			return new BadCron();
+		}
+
+		@RecurringTask(cron = "0 0 25 * * *")
+		public void report() {
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class SamePulseName {
+
+		@Bean
+		SamePulseName samePulseNameJob() {
+			return new SamePulseName();
+		}
+
+		@RecurringTask(name = "pulse", fixedRate = "2h")
+		public void other() {
+		}
+
+	}
+
+}
