@@ -4,7 +4,6 @@ import java.lang.reflect.AnnotatedElement;
 import java.lang.reflect.Method;
 import java.lang.reflect.Type;
 
-import dev.warden.lock.annotation.DistributedLock;
 import org.springframework.aot.hint.BindingReflectionHintsRegistrar;
 import org.springframework.aot.hint.ExecutableMode;
 import org.springframework.aot.hint.MemberCategory;
@@ -21,6 +20,9 @@ import org.springframework.util.ReflectionUtils;
  * to and from JSON, and lets lock keys and task ids read the arguments' properties through SpEL.
  */
 public final class WardenAnnotationsReflectiveProcessor implements ReflectiveProcessor {
+
+	/** Named, not imported: the annotations name this class, and it should not name them back. */
+	private static final String DISTRIBUTED_LOCK = "dev.warden.lock.annotation.DistributedLock";
 
 	private final BindingReflectionHintsRegistrar bindings = new BindingReflectionHintsRegistrar();
 
@@ -47,7 +49,7 @@ public final class WardenAnnotationsReflectiveProcessor implements ReflectivePro
 			bindings.registerReflectionHints(hints, parameter);
 		}
 		MergedAnnotations.from(method, MergedAnnotations.SearchStrategy.TYPE_HIERARCHY)
-			.get(DistributedLock.class)
+			.get(DISTRIBUTED_LOCK)
 			.getValue("fallbackMethod", String.class)
 			.filter(name -> !name.isEmpty())
 			.ifPresent(name -> registerFallbacks(hints, declaring, name));

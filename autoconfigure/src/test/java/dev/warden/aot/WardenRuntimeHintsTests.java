@@ -10,6 +10,7 @@ import dev.warden.lock.LockAcquisitionException;
 import dev.warden.lock.annotation.DistributedLock;
 import dev.warden.lock.annotation.OnLockFailure;
 import dev.warden.task.annotation.DelayedTask;
+import dev.warden.task.annotation.RecurringTask;
 import org.junit.jupiter.api.Test;
 import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.aot.hint.TypeReference;
@@ -95,6 +96,14 @@ class WardenRuntimeHintsTests {
 	}
 
 	@Test
+	void aRecurringTaskMethodIsInvocable() throws Exception {
+		new ReflectiveRuntimeHintsRegistrar().registerRuntimeHints(hints, Orders.class);
+
+		assertThat(RuntimeHintsPredicates.reflection().onMethodInvocation(Orders.class.getMethod("nightly")))
+			.accepts(hints);
+	}
+
+	@Test
 	void aClassLevelLockCoversItsPublicMethods() throws Exception {
 		new ReflectiveRuntimeHintsRegistrar().registerRuntimeHints(hints, LockedEverywhere.class);
 
@@ -123,6 +132,10 @@ class WardenRuntimeHintsTests {
 
 		public CompletableFuture<String> payLater(Reminder reminder, LockAcquisitionException failure) {
 			return CompletableFuture.completedFuture("later");
+		}
+
+		@RecurringTask(cron = "0 0 2 * * *")
+		public void nightly() {
 		}
 
 		public void unrelated() {

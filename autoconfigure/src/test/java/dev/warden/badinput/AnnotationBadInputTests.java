@@ -8,6 +8,7 @@ import dev.warden.WardenApplications;
 import dev.warden.lock.annotation.DistributedLock;
 import dev.warden.lock.annotation.OnLockFailure;
 import dev.warden.task.annotation.DelayedTask;
+import dev.warden.task.annotation.RecurringTask;
 import dev.warden.test.redis.RedisServerExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -122,6 +123,31 @@ class AnnotationBadInputTests {
 	@Test
 	void twoDelayedTasksOnOneQueue() {
 		startupFails("A18", "tasks", SharedQueueTasks.class);
+	}
+
+	@Test
+	void aNegativeMinimumHold() {
+		startupFails("A19", "orders", NegativeHoldOrders.class);
+	}
+
+	@Test
+	void aRecurringTaskWithParameters() {
+		startupFails("A20", "jobs", ParameterJobs.class);
+	}
+
+	@Test
+	void aRecurringTaskWithACronThatCannotFire() {
+		startupFails("A21", "jobs", BadCronJobs.class);
+	}
+
+	@Test
+	void aRecurringTaskWithTwoSchedules() {
+		startupFails("A22", "jobs", TwoScheduleJobs.class);
+	}
+
+	@Test
+	void twoRecurringTasksWithOneName() {
+		startupFails("A23", "jobs", SameNameJobs.class);
 	}
 
 	@Test
@@ -324,6 +350,50 @@ class AnnotationBadInputTests {
 
 		@DelayedTask(delay = "1m", id = "#orderId +")
 		public void invalidId(String orderId) {
+		}
+
+	}
+
+	public static class NegativeHoldOrders {
+
+		@DistributedLock(name = "report", holdAtLeast = -1)
+		public void report() {
+		}
+
+	}
+
+	public static class ParameterJobs {
+
+		@RecurringTask(fixedRate = "1h")
+		public void report(String day) {
+		}
+
+	}
+
+	public static class BadCronJobs {
+
+		@RecurringTask(cron = "0 0 25 * * *")
+		public void report() {
+		}
+
+	}
+
+	public static class TwoScheduleJobs {
+
+		@RecurringTask(cron = "0 0 2 * * *", fixedRate = "1h")
+		public void report() {
+		}
+
+	}
+
+	public static class SameNameJobs {
+
+		@RecurringTask(name = "report", fixedRate = "1h")
+		public void first() {
+		}
+
+		@RecurringTask(name = "report", fixedRate = "2h")
+		public void second() {
 		}
 
 	}

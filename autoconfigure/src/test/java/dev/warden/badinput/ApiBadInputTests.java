@@ -202,6 +202,19 @@ class ApiBadInputTests {
 		expect("P26", node, () -> Warden.builder(clients.redisClient(node)).clientId("a:b"));
 	}
 
+	@Test
+	void aSimpleLockTakenAgainByItsHolder() {
+		warden.getSimpleLock("report").lock();
+		expect("P27", node, () -> warden.getSimpleLock("report").lock());
+	}
+
+	@Test
+	void aNegativeDelayBeforeAnUnlock() throws Exception {
+		LockOwner owner = warden.newOwner();
+		warden.getLock("held-on").tryLock(owner, 0, TimeUnit.SECONDS);
+		expect("P28", node, () -> warden.getLock("held-on").unlockAfterAsync(owner, -1, TimeUnit.SECONDS));
+	}
+
 	/** A payload type JSON writes but cannot read back: an interface. */
 	public interface Receipt {
 

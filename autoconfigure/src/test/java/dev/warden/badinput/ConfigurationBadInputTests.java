@@ -56,6 +56,11 @@ class ConfigurationBadInputTests {
 	}
 
 	@Test
+	void aNegativeMisfireThreshold() {
+		startupFails("S14", "warden.recurring.misfire-threshold=-1s");
+	}
+
+	@Test
 	void noAttempts() {
 		startupFails("S05", "warden.delayed-task.max-attempts=0");
 	}

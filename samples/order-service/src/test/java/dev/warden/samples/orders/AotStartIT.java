@@ -24,7 +24,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The packaged sample started in AOT mode, as a native image would start: {@code process-aot} ran
  * during the build, and {@code java -Dspring.aot.enabled=true -jar} starts from the generated
  * initializer (Spring refuses to start in that mode without it). An order placed over HTTP is sold
- * under {@code @DistributedLock} and closed by its {@code @DelayedTask} once unpaid.
+ * under {@code @DistributedLock} and closed by its {@code @DelayedTask} once unpaid, and the
+ * {@code @RecurringTask} low-stock report runs.
  */
 class AotStartIT {
 
@@ -44,7 +45,8 @@ class AotStartIT {
 		Process app = new ProcessBuilder(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
 				"-Dspring.aot.enabled=true", "-jar", jar.toString(), "--server.port=" + port,
 				"--spring.data.redis.host=" + redis.node().host(), "--spring.data.redis.port=" + redis.node().port(),
-				"--orders.payment-timeout=1s"))
+				"--orders.payment-timeout=1s", "--orders.low-stock-report-rate=200ms",
+				"--orders.low-stock-threshold=1000"))
 			.redirectErrorStream(true)
 			.redirectOutput(log.toFile())
 			.start();
@@ -67,6 +69,7 @@ class AotStartIT {
 				order = get(port, "/orders/" + id.group(1)).body();
 			}
 			assertThat(get(port, "/products/apple").body()).as("stock returned").contains("\"stock\":100");
+			assertThat(Files.readString(log)).as("the recurring low-stock report ran").contains("Running out: apple");
 		}
 		finally {
 			app.destroy();
