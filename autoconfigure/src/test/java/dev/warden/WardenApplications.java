@@ -6,7 +6,6 @@ import dev.warden.autoconfigure.WardenTaskAutoConfiguration;
 import dev.warden.test.redis.RedisNode;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /**
@@ -15,12 +14,20 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
  */
 public final class WardenApplications {
 
+	/**
+	 * Spring Boot's Redis auto-configuration, of the Boot line on the class path: the same tests
+	 * also run on Boot 3.5, in the {@code boot3} module.
+	 */
+	public static final Class<?> REDIS_AUTO_CONFIGURATION = firstPresent(
+			"org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
+			"org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration");
+
 	private WardenApplications() {
 	}
 
 	/** A context runner with those auto-configurations, and no Redis address of its own. */
 	public static ApplicationContextRunner runner() {
-		return new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class,
+		return new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(REDIS_AUTO_CONFIGURATION,
 				AopAutoConfiguration.class, WardenAutoConfiguration.class, WardenLockAutoConfiguration.class,
 				WardenTaskAutoConfiguration.class));
 	}
@@ -29,6 +36,18 @@ public final class WardenApplications {
 	public static ApplicationContextRunner runner(RedisNode node) {
 		return runner().withPropertyValues("spring.data.redis.host=" + node.host(),
 				"spring.data.redis.port=" + node.port());
+	}
+
+	private static Class<?> firstPresent(String... names) {
+		for (String name : names) {
+			try {
+				return Class.forName(name, false, WardenApplications.class.getClassLoader());
+			}
+			catch (ClassNotFoundException ex) {
+				// The other Boot line's.
+			}
+		}
+		throw new IllegalStateException("None of " + String.join(", ", names) + " is on the class path");
 	}
 
 }

@@ -15,8 +15,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
-import org.springframework.boot.thread.Threading;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -27,7 +25,9 @@ import tools.jackson.databind.json.JsonMapper;
  * A {@link Warden} client on the application's own Lettuce client, so host, credentials, TLS,
  * Sentinel and Cluster settings are those of {@code spring.data.redis.*}.
  */
-@AutoConfiguration(after = DataRedisAutoConfiguration.class)
+// After Spring Boot's Redis auto-configuration, named for both lines: Boot 4's, and Boot 3.5's.
+@AutoConfiguration(afterName = { "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
+		"org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration" })
 @ConditionalOnClass({ RedisClient.class, LettuceConnectionFactory.class })
 @ConditionalOnBooleanProperty(name = "warden.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(WardenProperties.class)
@@ -40,7 +40,9 @@ public final class WardenAutoConfiguration {
 	static boolean virtualThreads(WardenProperties.DelayedTask tasks, Environment environment) {
 		Boolean asked = tasks.getVirtualThreads();
 		if (asked == null) {
-			return Threading.VIRTUAL.isActive(environment);
+			// Spring Boot's own rule (its Threading class, in another package on each Boot line).
+			return Runtime.version().feature() >= 21
+					&& environment.getProperty("spring.threads.virtual.enabled", Boolean.class, false);
 		}
 		if (asked && Runtime.version().feature() < 21) {
 			throw new WardenConfigurationException("warden.delayed-task.virtual-threads=true needs Java 21 or later, "

@@ -3,6 +3,7 @@ package dev.warden.autoconfigure;
 import java.util.ArrayList;
 import java.util.List;
 
+import dev.warden.WardenApplications;
 import dev.warden.lock.annotation.DistributedLock;
 import dev.warden.task.annotation.DelayedTask;
 import dev.warden.test.redis.RedisServerExtension;
@@ -11,7 +12,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
@@ -33,7 +33,7 @@ class WardenAbsentTests {
 	static final RedisServerExtension redis = new RedisServerExtension();
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, AopAutoConfiguration.class,
+		.withConfiguration(AutoConfigurations.of(WardenApplications.REDIS_AUTO_CONFIGURATION, AopAutoConfiguration.class,
 				WardenAutoConfiguration.class, WardenLockAutoConfiguration.class, WardenTaskAutoConfiguration.class,
 				WardenAbsentAutoConfiguration.class))
 		.withPropertyValues("spring.data.redis.host=" + redis.node().host(),

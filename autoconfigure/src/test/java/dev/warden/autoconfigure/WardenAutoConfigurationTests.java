@@ -20,7 +20,6 @@ import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
@@ -222,7 +221,7 @@ class WardenAutoConfigurationTests {
 	@Test
 	void redisDownFailsStartupWithTypedException() {
 		new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, WardenAutoConfiguration.class))
+			.withConfiguration(AutoConfigurations.of(WardenApplications.REDIS_AUTO_CONFIGURATION, WardenAutoConfiguration.class))
 			.withPropertyValues("spring.data.redis.port=1", "spring.data.redis.timeout=500ms",
 					"spring.data.redis.connect-timeout=500ms")
 			.run(context -> {

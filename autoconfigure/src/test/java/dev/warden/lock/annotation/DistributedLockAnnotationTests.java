@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 import dev.warden.Eventually;
 import dev.warden.RedisChannels;
 import dev.warden.Warden;
+import dev.warden.WardenApplications;
 import dev.warden.WardenClients;
 import dev.warden.autoconfigure.WardenAutoConfiguration;
 import dev.warden.autoconfigure.WardenLockAutoConfiguration;
@@ -26,7 +27,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
@@ -50,7 +50,7 @@ class DistributedLockAnnotationTests {
 	private final ExecutorService threads = Executors.newCachedThreadPool();
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, AopAutoConfiguration.class,
+		.withConfiguration(AutoConfigurations.of(WardenApplications.REDIS_AUTO_CONFIGURATION, AopAutoConfiguration.class,
 				WardenAutoConfiguration.class, WardenLockAutoConfiguration.class))
 		.withPropertyValues("spring.data.redis.host=" + redis.node().host(),
 				"spring.data.redis.port=" + redis.node().port(), "warden.lock.key-prefix=test:");

@@ -9,6 +9,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import dev.warden.Warden;
+import dev.warden.WardenApplications;
 import dev.warden.autoconfigure.WardenAutoConfiguration;
 import dev.warden.autoconfigure.WardenLockAutoConfiguration;
 import dev.warden.lock.LockListener;
@@ -20,7 +21,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -34,7 +34,7 @@ class LockTypeAndLostLeaseTests {
 	static final RedisServerExtension redis = new RedisServerExtension();
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, AopAutoConfiguration.class,
+		.withConfiguration(AutoConfigurations.of(WardenApplications.REDIS_AUTO_CONFIGURATION, AopAutoConfiguration.class,
 				WardenAutoConfiguration.class, WardenLockAutoConfiguration.class))
 		.withPropertyValues("spring.data.redis.host=" + redis.node().host(),
 				"spring.data.redis.port=" + redis.node().port(), "warden.lock.key-prefix=")

@@ -3,6 +3,7 @@ package dev.warden.task.annotation;
 import java.util.List;
 
 import dev.warden.Warden;
+import dev.warden.WardenApplications;
 import dev.warden.autoconfigure.WardenAutoConfiguration;
 import dev.warden.autoconfigure.WardenLockAutoConfiguration;
 import dev.warden.autoconfigure.WardenTaskAutoConfiguration;
@@ -11,7 +12,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -29,7 +29,7 @@ class TaskPayloadMapperTests {
 	@Test
 	void theApplicationsJsonMapperWritesTaskArgumentsAndQueuePayloads() {
 		new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, AopAutoConfiguration.class,
+			.withConfiguration(AutoConfigurations.of(WardenApplications.REDIS_AUTO_CONFIGURATION, AopAutoConfiguration.class,
 					WardenAutoConfiguration.class, WardenLockAutoConfiguration.class, WardenTaskAutoConfiguration.class))
 			.withPropertyValues("spring.data.redis.host=" + redis.node().host(),
 					"spring.data.redis.port=" + redis.node().port())
