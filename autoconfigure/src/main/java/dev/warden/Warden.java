@@ -104,6 +104,7 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 		this.leaseRenewal = new LeaseRenewal(engine, builder.watchdogTimeout.toMillis(), builder.lockListener,
 				builder.replicaSync);
 		this.jsonMapper = builder.jsonMapper;
+		WardenClasses.warmUp(jsonMapper);
 		this.fairLockWaiterTimeout = builder.fairLockWaiterTimeout;
 		this.lockListener = builder.lockListener;
 		this.redLockNodes = connectRedLockNodes(builder);

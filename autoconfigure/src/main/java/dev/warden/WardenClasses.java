@@ -9,6 +9,7 @@ import java.security.CodeSource;
 import java.util.ArrayList;
 import java.util.Enumeration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
@@ -16,6 +17,7 @@ import java.util.stream.Stream;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Loads and initializes the classes of Warden's engine once per class loader, when the first
@@ -55,6 +57,20 @@ final class WardenClasses {
 				// Loaded on first use instead, as without this.
 				logger.debug("Could not preload {}", name, ex);
 			}
+		}
+	}
+
+	/**
+	 * Writes and reads a payload with the client's JSON mapper once, so that the JSON library's
+	 * own classes for writing and reading text are loaded before the first task is scheduled (on a
+	 * virtual thread, perhaps, among thousands). Failures are left to the first real payload.
+	 */
+	static void warmUp(JsonMapper mapper) {
+		try {
+			mapper.readValue(mapper.writeValueAsString(Map.of("warden", List.of(1, "payload", true))), Object.class);
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Could not warm up the JSON mapper", ex);
 		}
 	}
 

@@ -28,7 +28,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /**
  * What {@link VirtualThreadsTests} runs on Java 21 or later, in a JVM of its own: thousands of
- * virtual threads contending for locks, task handlers on virtual threads (set on the builder, and
+ * virtual threads contending for locks and scheduling tasks, task handlers on virtual threads (set on the builder, and
  * through Spring's {@code spring.threads.virtual.enabled}), all under a JFR recording of
  * {@code jdk.VirtualThreadPinned}. Compiled for Java 17 like the rest, so it reaches the Java 21
  * API reflectively. Prints one line per result, {@code DONE} last.
@@ -45,13 +45,19 @@ public final class VirtualThreadsProbe {
 		int port = Integer.parseInt(args[1]);
 		Path recordingFile = Path.of(args[2]);
 		try (Recording recording = new Recording()) {
-			recording.enable("jdk.VirtualThreadPinned").withThreshold(Duration.ZERO).withStackTrace();
-			recording.start();
 			RedisClient redis = RedisClient.create("redis://" + host + ":" + port);
 			try (Warden warden = Warden.builder(redis).taskVirtualThreads(true).build()) {
+				// One call of each kind first, on this platform thread, as an application has made by
+				// the time it is busy: what is measured is the steady state, not the lazy loading of
+				// Lettuce's and the JDK's classes on a cold JVM (Warden loads its own, and warms its
+				// JSON mapper, when the client is built).
+				warmUp(warden);
+				recording.enable("jdk.VirtualThreadPinned").withThreshold(Duration.ZERO).withStackTrace();
+				recording.start();
 				contend("ONE_LOCK", 2_000, thread -> warden.getLock("vt:one"));
 				contend("MANY_LOCKS", 5_000, thread -> warden.getLock("vt:many:" + (thread % 100)));
 				contend("SIMPLE_LOCKS", 5_000, thread -> warden.getSimpleLock("vt:simple:" + (thread % 100)));
+				schedule("SCHEDULED", 2_000, warden.getDelayedQueue("vt-schedules", String.class));
 				handlers("BUILDER_HANDLERS", warden, "vt-builder");
 			}
 			finally {
@@ -69,6 +75,17 @@ public final class VirtualThreadsProbe {
 		pinned(recordingFile);
 		System.out.println("DONE");
 		System.out.flush();
+	}
+
+	private static void warmUp(Warden warden) throws Exception {
+		for (DistributedMutex lock : List.of(warden.getLock("vt:warm-up"), warden.getSimpleLock("vt:warm-up-simple"))) {
+			if (lock.tryLock(1, TimeUnit.SECONDS)) {
+				lock.unlock();
+			}
+		}
+		DelayedQueue<String> queue = warden.getDelayedQueue("vt-warm-up", String.class);
+		queue.schedule("warm-up", "payload", Duration.ofHours(1));
+		queue.cancel("warm-up");
 	}
 
 	/**
@@ -112,6 +129,25 @@ public final class VirtualThreadsProbe {
 			virtual.shutdownNow();
 		}
 		System.out.println(label + " threads=" + threads + " acquired=" + acquired.get() + " overlaps=" + overlaps.get());
+	}
+
+	/** Each of {@code threads} virtual threads schedules a task; reports how many the queue holds. */
+	private static void schedule(String label, int threads, DelayedQueue<String> queue) throws Exception {
+		List<Future<?>> done = new ArrayList<>();
+		ExecutorService virtual = virtualThreadPerTask();
+		try {
+			for (int t = 0; t < threads; t++) {
+				String id = "task-" + t;
+				done.add(virtual.submit(() -> queue.schedule(id, "payload", Duration.ofHours(1))));
+			}
+			for (Future<?> future : done) {
+				future.get(2, TimeUnit.MINUTES);
+			}
+		}
+		finally {
+			virtual.shutdownNow();
+		}
+		System.out.println(label + " threads=" + threads + " pending=" + queue.size());
 	}
 
 	/** Runs 20 tasks due at once and reports how many ran on virtual threads. */

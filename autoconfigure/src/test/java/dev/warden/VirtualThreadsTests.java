@@ -47,6 +47,7 @@ class VirtualThreadsTests {
 				.isEqualTo("MANY_LOCKS threads=5000 acquired=5000 overlaps=0");
 			assertThat(probe.awaitLine("SIMPLE_LOCKS", bound))
 				.isEqualTo("SIMPLE_LOCKS threads=5000 acquired=5000 overlaps=0");
+			assertThat(probe.awaitLine("SCHEDULED", bound)).isEqualTo("SCHEDULED threads=2000 pending=2000");
 			assertThat(probe.awaitLine("BUILDER_HANDLERS", bound)).isEqualTo("BUILDER_HANDLERS ran=20 virtual=20 all=true");
 			assertThat(probe.awaitLine("SPRING_HANDLERS", bound)).isEqualTo("SPRING_HANDLERS ran=20 virtual=20 all=true");
 			assertThat(probe.awaitLine("PINNED", bound)).as("see target/forked-jvm/virtual-threads.log")

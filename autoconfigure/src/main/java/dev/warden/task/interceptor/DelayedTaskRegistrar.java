@@ -102,9 +102,15 @@ public final class DelayedTaskRegistrar implements BeanPostProcessor, SmartIniti
 	@Override
 	public void start() {
 		DelayedTaskSupport tasks = support.get();
+		List<Handler> starting;
 		synchronized (handlers) {
-			for (Handler handler : handlers.values()) {
-				consumers.add(tasks.consume(handler.bean, handler.operation));
+			starting = List.copyOf(handlers.values());
+		}
+		// Outside the monitor: each start waits for Redis to confirm a subscription.
+		for (Handler handler : starting) {
+			TaskConsumer consumer = tasks.consume(handler.bean, handler.operation);
+			synchronized (handlers) {
+				consumers.add(consumer);
 			}
 		}
 		running = true;

@@ -8,6 +8,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 
 import dev.warden.lock.redis.ReplicaSync;
@@ -242,6 +243,8 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 
 		private final Map<String, DueTaskDispatcher<?>> running = new java.util.concurrent.ConcurrentHashMap<>();
 
+		private final ReentrantLock starting = new ReentrantLock();
+
 		private final Map<String, ScheduleBatcher> schedules = new java.util.concurrent.ConcurrentHashMap<>();
 
 		/**
@@ -309,14 +312,22 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 			return shutdownGrace;
 		}
 
-		synchronized <T> TaskConsumer start(String queue, Function<Runnable, DueTaskDispatcher<T>> factory) {
-			if (running.containsKey(queue)) {
-				throw new IllegalStateException("Queue '" + queue + "' already has a consumer on this client");
+		<T> TaskConsumer start(String queue, Function<Runnable, DueTaskDispatcher<T>> factory) {
+			// A lock, not a monitor: starting waits for Redis to confirm the subscription, and a
+			// virtual thread that waits inside a monitor pins its carrier on Java 21 to 23.
+			starting.lock();
+			try {
+				if (running.containsKey(queue)) {
+					throw new IllegalStateException("Queue '" + queue + "' already has a consumer on this client");
+				}
+				DueTaskDispatcher<T> dispatcher = factory.apply(() -> running.remove(queue));
+				dispatcher.start();
+				running.put(queue, dispatcher);
+				return dispatcher;
 			}
-			DueTaskDispatcher<T> dispatcher = factory.apply(() -> running.remove(queue));
-			dispatcher.start();
-			running.put(queue, dispatcher);
-			return dispatcher;
+			finally {
+				starting.unlock();
+			}
 		}
 
 		/** The queues consumed on this client. */

@@ -54,9 +54,10 @@ class HoldAtLeastTests {
 	void aScheduledJobHeldAtLeastLongerThanTheSkewRunsOncePerSecondAcrossTwoInstances() {
 		Map<Long, List<String>> bySecond = runBothFor("guarded");
 
+		// Whichever instance ran first keeps it: its hold outlasts the other's firing in the same
+		// second (a: 0 to 800 ms, b fires at 300) or reaches into the next (b: 300 to 1,100 ms, a
+		// fires at 1,000).
 		assertThat(bySecond.values()).as("runs per second: " + bySecond).allSatisfy(ran -> assertThat(ran).hasSize(1));
-		assertThat(bySecond.values()).as("the instance that fires first runs it").allSatisfy(ran -> assertThat(ran)
-			.containsExactly("a"));
 	}
 
 	@Test
