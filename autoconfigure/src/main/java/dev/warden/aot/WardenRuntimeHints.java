@@ -13,7 +13,8 @@ import org.springframework.aot.hint.TypeReference;
 
 /**
  * What a native image of an application that uses Warden needs and cannot find by itself: the Lua
- * scripts, read as resources, and the JDK methods that run task handlers on virtual threads,
+ * scripts, read as resources, the attributes of its annotations, read reflectively, and the JDK
+ * methods that run task handlers on virtual threads,
  * reached reflectively so that Warden's bytecode stays Java 17's. Registered through
  * {@code META-INF/spring/aot.factories}. The annotated methods themselves and their argument types
  * are registered by {@link WardenAnnotationsReflectiveProcessor}.
@@ -23,9 +24,17 @@ public final class WardenRuntimeHints implements RuntimeHintsRegistrar {
 	/** Every script Warden loads, and the preludes they are put behind. */
 	public static final String SCRIPTS = "dev/warden/**/*.lua";
 
+	/** Warden's annotations, by name: they name this package's processor, which should not name them back. */
+	static final String[] ANNOTATIONS = { "dev.warden.lock.annotation.DistributedLock",
+			"dev.warden.task.annotation.DelayedTask", "dev.warden.task.annotation.RecurringTask" };
+
 	@Override
 	public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
 		hints.resources().registerPattern(SCRIPTS);
+		// Their attributes are read reflectively (MergedAnnotations), on every annotated bean.
+		for (String annotation : ANNOTATIONS) {
+			hints.reflection().registerType(TypeReference.of(annotation), MemberCategory.INVOKE_DECLARED_METHODS);
+		}
 		hints.reflection()
 			.registerType(Thread.class, type -> type.withMethod("ofVirtual", List.of(), ExecutableMode.INVOKE))
 			.registerType(TypeReference.of("java.lang.Thread$Builder"), MemberCategory.INVOKE_PUBLIC_METHODS)

@@ -12,6 +12,7 @@ import dev.warden.lock.annotation.OnLockFailure;
 import dev.warden.task.annotation.DelayedTask;
 import dev.warden.task.annotation.RecurringTask;
 import org.junit.jupiter.api.Test;
+import org.springframework.aot.hint.MemberCategory;
 import org.springframework.aot.hint.RuntimeHints;
 import org.springframework.aot.hint.TypeReference;
 import org.springframework.aot.hint.annotation.ReflectiveRuntimeHintsRegistrar;
@@ -63,6 +64,17 @@ class WardenRuntimeHintsTests {
 			assertThat(method.getParameterTypes()).containsExactly(TypeReference.of(ThreadFactory.class));
 		});
 		assertThat(hints.reflection().getTypeHint(TypeReference.of("java.lang.Thread$Builder"))).isNotNull();
+	}
+
+	@Test
+	void theAnnotationsAttributesAreReadable() {
+		new WardenRuntimeHints().registerHints(hints, getClass().getClassLoader());
+
+		for (Class<?> annotation : List.of(DistributedLock.class, DelayedTask.class, RecurringTask.class)) {
+			assertThat(RuntimeHintsPredicates.reflection()
+				.onType(annotation)
+				.withMemberCategory(MemberCategory.INVOKE_DECLARED_METHODS)).as(annotation.getName()).accepts(hints);
+		}
 	}
 
 	@Test

@@ -46,11 +46,18 @@ class ConsumerReconnectTests {
 	void aConsumerClaimsAtOnceAfterItsConnectionsComeBack() throws Exception {
 		Warden consumer = clients.open(clients.redisClient(proxy.host(), proxy.port()),
 				options -> options.taskSweepInterval(Duration.ofMinutes(10)));
+		CountDownLatch warmedUp = new CountDownLatch(1);
 		CountDownLatch ran = new CountDownLatch(1);
-		consumer.getDelayedQueue("reconnected", String.class).consume(delivery -> ran.countDown());
+		consumer.getDelayedQueue("reconnected", String.class)
+			.consume(delivery -> (delivery.id().equals("t-0") ? warmedUp : ran).countDown());
 		// Confirmed by Redis: the reset then drops a subscription, not one still on its way.
 		Eventually.await("the consumer subscribed", () -> subscribers("warden:task:{reconnected}:wake") > 0);
 		DelayedQueue<String> producer = clients.open(redis.node()).getDelayedQueue("reconnected", String.class);
+		// A first task run end to end: no claim of the consumer is under way when the network goes
+		// silent (a claim caught by the blackhole and the reset may take up to the command timeout).
+		producer.schedule("t-0", "x", Duration.ZERO);
+		assertThat(warmedUp.await(10, TimeUnit.SECONDS)).as("the first task ran").isTrue();
+		Eventually.await("the first task acknowledged", () -> producer.size() == 0);
 
 		proxy.blackhole();
 		// Published while the consumer hears nothing: this wake-up is lost to it.
