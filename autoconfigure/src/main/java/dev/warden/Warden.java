@@ -47,6 +47,7 @@ import dev.warden.task.redis.TaskWorkers;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.cluster.RedisClusterClient;
+import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -115,6 +116,7 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 				builder.taskDefaults, builder.taskSweepInterval, builder.taskClaimAhead, builder.shutdownGrace,
 				builder.taskMaxPayloadBytes, builder.taskReplicaSync);
 		builder.taskQueueDefaults.forEach(consumers::setQueueDefaults);
+		consumers.setDeadLetterRetention(builder.taskDeadLetterRetention);
 	}
 
 	/**
@@ -418,6 +420,8 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 
 		private boolean taskVirtualThreads;
 
+		private @Nullable Duration taskDeadLetterRetention;
+
 		private ConsumerOptions taskDefaults = ConsumerOptions.DEFAULTS;
 
 		private final Map<String, ConsumerOptions> taskQueueDefaults = new LinkedHashMap<>();
@@ -549,6 +553,22 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 		 */
 		public Builder taskConcurrency(int taskConcurrency) {
 			this.taskConcurrency = WardenDefaults.requireAtLeastOne("The task concurrency", taskConcurrency);
+			return this;
+		}
+
+		/**
+		 * How long dead letters are kept after they failed: older ones are removed when another task
+		 * of their queue becomes a dead letter, or by {@link DelayedQueue#purgeDeadLetters}. By default
+		 * they are kept until requeued or deleted.
+		 * @param retention how long; positive, at most 100 years; {@code null} to keep them
+		 * @return this builder
+		 */
+		public Builder taskDeadLetterRetention(@Nullable Duration retention) {
+			if (retention != null && (retention.isNegative() || retention.isZero() || retention.toDays() > 36_500)) {
+				throw new IllegalArgumentException("The dead-letter retention must be positive and at most 100 years: "
+						+ retention);
+			}
+			this.taskDeadLetterRetention = retention;
 			return this;
 		}
 

@@ -74,6 +74,7 @@ public final class WardenAutoConfiguration {
 			.watchdogTimeout(properties.getLock().getWatchdogTimeout())
 			.taskConcurrency(tasks.getConcurrency())
 			.taskVirtualThreads(virtualThreads(tasks, environment))
+			.taskDeadLetterRetention(tasks.getDeadLetterRetention())
 			.taskDefaults(tasks.toConsumerOptions())
 			.taskSweepInterval(tasks.getSweepInterval())
 			.taskClaimAhead(tasks.getClaimAhead())

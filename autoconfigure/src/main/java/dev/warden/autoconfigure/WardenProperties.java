@@ -323,6 +323,12 @@ public class WardenProperties {
 		private DataSize maxPayloadSize = DataSize.ofBytes(WardenDefaults.TASK_MAX_PAYLOAD_BYTES);
 
 		/**
+		 * How long dead letters are kept after they failed; older ones are removed when another task
+		 * of their queue becomes a dead letter. Unset, they are kept until requeued or deleted.
+		 */
+		private @Nullable Duration deadLetterRetention;
+
+		/**
 		 * Whether task handlers run on virtual threads, one per task (Java 21 and later). Unset, it
 		 * follows spring.threads.virtual.enabled; true under an older Java fails startup.
 		 */
@@ -348,6 +354,17 @@ public class WardenProperties {
 
 		public Map<String, Queue> getQueues() {
 			return queues;
+		}
+
+		public @Nullable Duration getDeadLetterRetention() {
+			return deadLetterRetention;
+		}
+
+		public void setDeadLetterRetention(@Nullable Duration deadLetterRetention) {
+			if (deadLetterRetention != null) {
+				WardenDefaults.requirePositive("warden.delayed-task.dead-letter-retention", deadLetterRetention);
+			}
+			this.deadLetterRetention = deadLetterRetention;
 		}
 
 		public @Nullable Boolean getVirtualThreads() {

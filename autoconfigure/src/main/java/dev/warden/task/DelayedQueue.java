@@ -95,8 +95,38 @@ public interface DelayedQueue<T> {
 	 */
 	List<PendingTask<T>> list(int offset, int count);
 
-	/** The dead letters. */
+	/**
+	 * Every dead letter, the oldest failure first: one read of all of them. A queue that may hold
+	 * many reads them a page at a time with {@link #deadLetters(int, int)}.
+	 */
 	List<DeadLetter> deadLetters();
+
+	/**
+	 * One page of the dead letters, the most recent failure first.
+	 * @param offset how many to skip; not negative
+	 * @param limit how many at most; from 1 to 1,000
+	 * @return the page
+	 */
+	List<DeadLetter> deadLetters(int offset, int limit);
+
+	/** How many dead letters the queue holds. */
+	long deadLetterCount();
+
+	/**
+	 * Puts back in the queue, due now with their attempts reset, every dead letter that failed
+	 * within the range; one whose id is pending again is left where it is.
+	 * @param failedFrom the start of the range, inclusive
+	 * @param failedTo the end of the range, exclusive
+	 * @return how many were put back
+	 */
+	long requeueDeadLetters(Instant failedFrom, Instant failedTo);
+
+	/**
+	 * Deletes every dead letter that failed before {@code failedBefore}.
+	 * @param failedBefore the time, exclusive; {@link Instant#MAX} for all of them
+	 * @return how many were deleted
+	 */
+	long purgeDeadLetters(Instant failedBefore);
 
 	/**
 	 * Puts a dead letter back in the queue, due now, with its attempts reset.

@@ -25,10 +25,12 @@ class ConfigurationMetadataTests {
 
 	/**
 	 * Properties without a default: a random id, no RedLock nodes, no per-queue options, virtual
-	 * threads as Spring's own property says, the recurring queue named after the application.
+	 * threads as Spring's own property says, the recurring queue named after the application, dead
+	 * letters kept for good.
 	 */
 	private static final Set<String> WITHOUT_DEFAULT = Set.of("warden.client-id", "warden.redlock.nodes",
-			"warden.delayed-task.queues", "warden.delayed-task.virtual-threads", "warden.recurring.queue");
+			"warden.delayed-task.queues", "warden.delayed-task.virtual-threads", "warden.recurring.queue",
+			"warden.delayed-task.dead-letter-retention");
 
 	@Test
 	void everyPropertyShowsTheDefaultItStartsWith() throws IOException {

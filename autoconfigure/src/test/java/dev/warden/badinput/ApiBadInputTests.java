@@ -215,6 +215,16 @@ class ApiBadInputTests {
 		expect("P28", node, () -> warden.getLock("held-on").unlockAfterAsync(owner, -1, TimeUnit.SECONDS));
 	}
 
+	@Test
+	void aNegativeDeadLetterOffset() {
+		expect("P29", node, () -> warden.getDelayedQueue("close").deadLetters(-1, 10));
+	}
+
+	@Test
+	void aDeadLetterRangeWithoutAStart() {
+		expect("P30", node, () -> warden.getDelayedQueue("close").requeueDeadLetters(null, Instant.now()));
+	}
+
 	/** A payload type JSON writes but cannot read back: an interface. */
 	public interface Receipt {
 

@@ -61,6 +61,11 @@ class ConfigurationBadInputTests {
 	}
 
 	@Test
+	void aDeadLetterRetentionOfZero() {
+		startupFails("S15", "warden.delayed-task.dead-letter-retention=0s");
+	}
+
+	@Test
 	void noAttempts() {
 		startupFails("S05", "warden.delayed-task.max-attempts=0");
 	}

@@ -387,8 +387,9 @@ class DelayedQueueTests {
 		assertThat(letter.error()).isEqualTo("gave up after 1 deliveries; last: no acknowledgement");
 		assertThat(handled).hasValue(0);
 		assertThat(queue.size()).isZero();
-		// Nothing of the task is left but its dead letter.
-		assertThat(redis.node().call("KEYS", "*{doomed-crash}*")).asList().hasSize(1);
+		// Nothing of the task is left but its dead letter, and its place in the failure-time index.
+		assertThat(redis.node().call("KEYS", "*{doomed-crash}*")).asList()
+			.containsExactlyInAnyOrder("warden:task:{doomed-crash}:dead", "warden:task:{doomed-crash}:dead-at");
 		hanging.countDown();
 	}
 

@@ -17,13 +17,25 @@ final class QueueKeys {
 
 	final String dead;
 
+	/** The dead letters by failure time: a zset of task ids scored by failedAt, in ms. */
+	final String deadAt;
+
 	final String channel;
 
 	/** schedule, cancel: due, tasks, inflight, meta. */
 	final String[] all;
 
-	/** claim and fail: {@link #all} then dead. */
+	/** claim and fail: {@link #all} then dead and deadAt. */
 	final String[] allAndDead;
+
+	/** page and purge of dead letters: dead, deadAt. */
+	final String[] deadLetters;
+
+	/** requeue of dead letters by failure time: dead, deadAt, due, tasks. */
+	final String[] deadLettersRequeue;
+
+	/** requeue of one dead letter: dead, due, tasks, deadAt. */
+	final String[] deadLetterRequeue;
 
 	/** extend: inflight, meta. */
 	final String[] inflightAndMeta;
@@ -44,9 +56,13 @@ final class QueueKeys {
 		this.inflight = base + "inflight";
 		this.meta = base + "meta";
 		this.dead = base + "dead";
+		this.deadAt = base + "dead-at";
 		this.channel = base + "wake";
 		this.all = new String[] { due, tasks, inflight, meta };
-		this.allAndDead = new String[] { due, tasks, inflight, meta, dead };
+		this.allAndDead = new String[] { due, tasks, inflight, meta, dead, deadAt };
+		this.deadLetters = new String[] { dead, deadAt };
+		this.deadLettersRequeue = new String[] { dead, deadAt, due, tasks };
+		this.deadLetterRequeue = new String[] { dead, due, tasks, deadAt };
 		this.inflightAndMeta = new String[] { inflight, meta };
 		this.dueInflightAndMeta = new String[] { due, inflight, meta };
 		this.metaOnly = new String[] { meta };

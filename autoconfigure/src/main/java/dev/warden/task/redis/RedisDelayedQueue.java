@@ -38,6 +38,15 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 	/** The prefix of every queue's keys. */
 	public static final String KEY_PREFIX = "warden:task:";
 
+	/** The largest page of dead letters one call reads. */
+	public static final int MAX_DEAD_LETTER_PAGE = 1_000;
+
+	/** How many dead letters one script call requeues or purges at most. */
+	private static final int DEAD_LETTER_BATCH = 500;
+
+	/** The latest time a script is given (epoch ms stays exact in Lua's doubles): the year 9999. */
+	private static final Instant MAX_SCRIPT_INSTANT = Instant.parse("9999-12-31T23:59:59.999Z");
+
 	private final String name;
 
 	private final QueueKeys keys;
@@ -180,17 +189,85 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 	}
 
 	@Override
+	public List<DeadLetter> deadLetters(int offset, int limit) {
+		if (offset < 0 || limit < 1 || limit > MAX_DEAD_LETTER_PAGE) {
+			throw new IllegalArgumentException("A page of dead letters needs an offset of 0 or more and a limit from 1 to "
+					+ MAX_DEAD_LETTER_PAGE + ": offset " + offset + ", limit " + limit);
+		}
+		List<Object> page = engine.await(engine.eval(TaskScripts.DEAD_PAGE, ScriptOutputType.MULTI, keys.deadLetters,
+				Integer.toString(offset), Integer.toString(limit)), "dead letters of '" + name + "'");
+		List<DeadLetter> letters = new ArrayList<>(page.size());
+		for (int i = 1; i < page.size(); i++) {
+			letters.add(readDeadLetter((String) page.get(i)));
+		}
+		return letters;
+	}
+
+	@Override
+	public long deadLetterCount() {
+		Long count = engine.await(engine.commands().hlen(keys.dead), "dead letters of '" + name + "'");
+		return (count != null) ? count : 0;
+	}
+
+	@Override
+	public long requeueDeadLetters(Instant failedFrom, Instant failedTo) {
+		long from = epochMillis(failedFrom, "failedFrom");
+		long to = epochMillis(failedTo, "failedTo");
+		long requeued = 0;
+		// In batches, so that no script call holds Redis for long; a batch that puts nothing back
+		// (every one of its letters is pending again) ends it.
+		while (true) {
+			List<Long> batch = engine.await(engine.eval(TaskScripts.DEAD_REQUEUE, ScriptOutputType.MULTI,
+					keys.deadLettersRequeue, Long.toString(from), Long.toString(to), Integer.toString(DEAD_LETTER_BATCH),
+					keys.channel), "requeue of the dead letters of '" + name + "'");
+			requeued += batch.get(0);
+			if (batch.get(1) < DEAD_LETTER_BATCH || batch.get(0) == 0) {
+				return requeued;
+			}
+		}
+	}
+
+	@Override
+	public long purgeDeadLetters(Instant failedBefore) {
+		long before = epochMillis(failedBefore, "failedBefore");
+		long purged = 0;
+		while (true) {
+			Long batch = engine.await(engine.eval(TaskScripts.DEAD_PURGE, ScriptOutputType.INTEGER, keys.deadLetters, "",
+					Long.toString(before), Integer.toString(DEAD_LETTER_BATCH)), "purge of the dead letters of '" + name + "'");
+			purged += (batch != null) ? batch : 0;
+			if (batch == null || batch < DEAD_LETTER_BATCH) {
+				return purged;
+			}
+		}
+	}
+
+	/** An instant as epoch milliseconds for a script, {@link Instant#MIN} and {@link Instant#MAX} included. */
+	private static long epochMillis(Instant instant, String what) {
+		if (instant == null) {
+			throw new IllegalArgumentException(what + " must not be null");
+		}
+		if (instant.isAfter(MAX_SCRIPT_INSTANT)) {
+			return MAX_SCRIPT_INSTANT.toEpochMilli();
+		}
+		if (instant.isBefore(Instant.EPOCH)) {
+			return 0;
+		}
+		return instant.toEpochMilli();
+	}
+
+	@Override
 	public boolean requeueDeadLetter(String taskId) {
 		requireId(taskId);
 		Long requeued = engine.await(engine.eval(TaskScripts.REQUEUE_DEAD, ScriptOutputType.INTEGER,
-				new String[] { keys.dead, keys.due, keys.tasks }, taskId, keys.channel), "requeue of task '" + taskId + "'");
+				keys.deadLetterRequeue, taskId, keys.channel), "requeue of task '" + taskId + "'");
 		return requeued != null && requeued == 1L;
 	}
 
 	@Override
 	public boolean deleteDeadLetter(String taskId) {
 		requireId(taskId);
-		Long deleted = engine.await(engine.commands().hdel(keys.dead, taskId), "dead letter '" + taskId + "'");
+		Long deleted = engine.await(engine.eval(TaskScripts.DEAD_PURGE, ScriptOutputType.INTEGER, keys.deadLetters,
+				taskId, "0", "0"), "dead letter '" + taskId + "'");
 		return deleted != null && deleted == 1L;
 	}
 
@@ -205,7 +282,8 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 			throw new IllegalArgumentException("The handler and the options must not be null");
 		}
 		ClaimCall claims = new ClaimCall(engine, keys, options, consumers.consumerId(), consumers.claimAhead());
-		TaskRun<T> run = new TaskRun<>(name, keys, engine, codec, handler, options);
+		TaskRun<T> run = new TaskRun<>(name, keys, engine, codec, handler, options,
+				consumers.deadLetterRetentionMillis());
 		ClaimExtension extension = new ClaimExtension(name, keys, engine, options.visibilityTimeout());
 		return consumers.start(name,
 				stop -> new DueTaskDispatcher<>(name, keys, engine, claims, run, extension, consumers, stop));
@@ -245,6 +323,8 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 
 		private final ReentrantLock starting = new ReentrantLock();
 
+		private volatile long deadLetterRetentionMillis = -1;
+
 		private final Map<String, ScheduleBatcher> schedules = new java.util.concurrent.ConcurrentHashMap<>();
 
 		/**
@@ -271,6 +351,20 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 
 		int maxPayloadBytes() {
 			return maxPayloadBytes;
+		}
+
+		/** How long dead letters are kept, in ms; -1: for good. */
+		long deadLetterRetentionMillis() {
+			return deadLetterRetentionMillis;
+		}
+
+		/**
+		 * Keeps dead letters for that long after they failed: older ones are removed when another
+		 * task of their queue becomes a dead letter.
+		 * @param retention how long; {@code null} keeps them for good
+		 */
+		public void setDeadLetterRetention(@Nullable Duration retention) {
+			this.deadLetterRetentionMillis = (retention != null) ? retention.toMillis() : -1;
 		}
 
 		/** The options of a consumer of the queue started without its own. */

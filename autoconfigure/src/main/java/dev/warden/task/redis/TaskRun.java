@@ -46,14 +46,18 @@ final class TaskRun<T> {
 
 	private final ConsumerOptions options;
 
+	private final String deadLetterRetention;
+
+	/** @param deadLetterRetentionMillis dead letters older than this are trimmed; -1 keeps them */
 	TaskRun(String queue, QueueKeys keys, RedisEngine engine, PayloadCodec<T> codec, TaskHandler<T> handler,
-			ConsumerOptions options) {
+			ConsumerOptions options, long deadLetterRetentionMillis) {
 		this.queue = queue;
 		this.keys = keys;
 		this.engine = engine;
 		this.codec = codec;
 		this.handler = handler;
 		this.options = options;
+		this.deadLetterRetention = Long.toString(deadLetterRetentionMillis);
 	}
 
 	/**
@@ -130,7 +134,7 @@ final class TaskRun<T> {
 	private long fail(ClaimCall.ClaimedTask task, long backoffMillis, String error) {
 		Long outcome = engine.await(engine.eval(TaskScripts.FAIL, ScriptOutputType.INTEGER, keys.allAndDead,
 				task.id(), task.token(), Long.toString(backoffMillis), error, Integer.toString(options.maxAttempts()),
-				keys.channel), "failure of task '" + task.id() + "'");
+				keys.channel, deadLetterRetention), "failure of task '" + task.id() + "'");
 		return (outcome != null) ? outcome : 0;
 	}
 

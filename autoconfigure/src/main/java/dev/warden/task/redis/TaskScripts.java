@@ -10,6 +10,9 @@ final class TaskScripts {
 	/** The helpers of the scripts that work on a batch of tasks or drop a task's state. */
 	private static final String BATCH_HELPERS = "task-batch.lua";
 
+	/** The helpers of the scripts that keep the dead letters and their index by failure time. */
+	private static final String DEAD_HELPERS = "task-dead.lua";
+
 	/** The helpers of the scripts that take a task claimed ahead away from its consumer. */
 	private static final String REVOKE_HELPERS = "task-revoke.lua";
 
@@ -18,7 +21,8 @@ final class TaskScripts {
 
 	static final LuaScript CLAIM = LuaScript.load(TaskScripts.class, "task-claim.lua", CLOCK, BATCH_HELPERS);
 
-	static final LuaScript FAIL = LuaScript.load(TaskScripts.class, "task-fail.lua", CLOCK, BATCH_HELPERS);
+	static final LuaScript FAIL = LuaScript.load(TaskScripts.class, "task-fail.lua", CLOCK, BATCH_HELPERS,
+			DEAD_HELPERS);
 
 	static final LuaScript CANCEL = LuaScript.load(TaskScripts.class, "task-cancel.lua", CLOCK, BATCH_HELPERS,
 			REVOKE_HELPERS);
@@ -37,6 +41,13 @@ final class TaskScripts {
 	static final LuaScript HAND_BACK = LuaScript.load(TaskScripts.class, "task-hand-back.lua", CLOCK);
 
 	static final LuaScript START = LuaScript.load(TaskScripts.class, "task-start.lua");
+
+	static final LuaScript DEAD_PAGE = LuaScript.load(TaskScripts.class, "task-dead-page.lua", DEAD_HELPERS);
+
+	static final LuaScript DEAD_PURGE = LuaScript.load(TaskScripts.class, "task-dead-purge.lua", DEAD_HELPERS);
+
+	static final LuaScript DEAD_REQUEUE = LuaScript.load(TaskScripts.class, "task-dead-requeue.lua", CLOCK,
+			DEAD_HELPERS);
 
 	static final LuaScript RECURRING_SWAP = LuaScript.load(TaskScripts.class, "recurring-swap.lua");
 

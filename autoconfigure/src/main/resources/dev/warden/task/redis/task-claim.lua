@@ -15,6 +15,7 @@
 -- KEYS[4]  meta hash (a:<id> attempts, c:<id> claim token, e:<id> last error, d:<id> due time of a
 --          task claimed before it was due)
 -- KEYS[5]  dead letters: hash, task id -> JSON {id, payload, attempts, error, failedAt}
+-- KEYS[6]  dead letters by failure time: zset, task id -> failedAt (ms)
 -- ARGV[1]  how many tasks to claim at most
 -- ARGV[2]  visibility timeout in ms, counted from the task's due time when it is claimed ahead
 -- ARGV[3]  consumer id (claim tokens are <consumer id>:<seconds>:<µs> of this call's TIME: unique per
@@ -128,6 +129,12 @@ local function claimFrom(source, upTo)
         end
     end
     if #dead > 0 then
+        local index = {}
+        for _, id in ipairs(dead) do
+            index[#index + 1] = now
+            index[#index + 1] = id
+        end
+        variadic('zadd', KEYS[6], index)
         variadic('hdel', KEYS[2], dead)
         variadic('hdel', KEYS[4], metaFields(dead))
     end

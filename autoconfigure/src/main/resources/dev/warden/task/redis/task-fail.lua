@@ -8,13 +8,17 @@
 -- KEYS[4]  meta hash (a:<id> attempts, c:<id> claim token, e:<id> last error, d:<id> due time of a
 --          task claimed ahead)
 -- KEYS[5]  dead letters hash
+-- KEYS[6]  dead letters by failure time: zset, task id -> failedAt (ms)
 -- ARGV[1]  task id
 -- ARGV[2]  the delivery's claim token
 -- ARGV[3]  backoff in ms before the next attempt; -1 for a final failure
 -- ARGV[4]  the error, as text
 -- ARGV[5]  max attempts
 -- ARGV[6]  the queue's wake-up channel (a message is the µs until the task it announces is due)
--- Reads Redis's clock with redisClock (redis-clock.lua, a prelude).
+-- ARGV[7]  dead-letter retention in ms: dead letters that failed longer ago are removed (at most
+--          100 per call) when a task becomes one; -1 keeps them
+-- Reads Redis's clock with redisClock (redis-clock.lua, a prelude); trims with trimDeadLetters
+-- (task-dead.lua, a prelude).
 --
 -- Returns  1 rescheduled; 2 moved to the dead letters; 0 the claim no longer matches (unchanged).
 local id = ARGV[1]
@@ -29,6 +33,10 @@ local backoff = tonumber(ARGV[3])
 if backoff < 0 or attempts >= tonumber(ARGV[5]) then
     redis.call('hset', KEYS[5], id, cjson.encode({id = id, payload = redis.call('hget', KEYS[2], id),
         attempts = attempts, error = ARGV[4], failedAt = now}))
+    redis.call('zadd', KEYS[6], now, id)
+    if tonumber(ARGV[7]) >= 0 then
+        trimDeadLetters(KEYS[5], KEYS[6], now - tonumber(ARGV[7]), 100)
+    end
     redis.call('hdel', KEYS[2], id)
     redis.call('hdel', KEYS[4], unpack(metaFields({id})))
     return 2

@@ -3,6 +3,7 @@
 -- KEYS[1]  dead letters hash
 -- KEYS[2]  due zset
 -- KEYS[3]  tasks hash
+-- KEYS[4]  dead letters by failure time: zset
 -- ARGV[1]  task id
 -- ARGV[2]  the queue's wake-up channel (a message is the µs until the task it announces is due)
 -- Reads Redis's clock with redisClock (redis-clock.lua, a prelude).
@@ -20,5 +21,6 @@ local _, now = redisClock()
 redis.call('hset', KEYS[3], ARGV[1], letter.payload)
 redis.call('zadd', KEYS[2], now, ARGV[1])
 redis.call('hdel', KEYS[1], ARGV[1])
+redis.call('zrem', KEYS[4], ARGV[1])
 redis.call('publish', ARGV[2], '0')
 return 1
