@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.warden.Eventually;
 import dev.warden.InvalidAnnotationException;
@@ -168,6 +170,30 @@ class RecurringTaskTests {
 	}
 
 	@Test
+	void aRetriedOccurrencePlansNothingSoTheJobKeepsOneChainOfOccurrences() {
+		runner.withUserConfiguration(FailingOnce.class)
+			.withPropertyValues("warden.delayed-task.queues." + QUEUE + ".max-attempts=2",
+					"warden.delayed-task.queues." + QUEUE + ".backoff=700ms")
+			.run(context -> {
+				Eventually.await("the first run failed", Duration.ofSeconds(10), () -> runs.contains("failed"));
+				// Its retry comes 700 ms later, after the next occurrences ran.
+				awaitRedisPast(redisMillis() + 1_000);
+				assertThat(context.getBean(Warden.class).getDelayedQueue(QUEUE).deadLetterCount())
+					.as("the retry succeeded")
+					.isZero();
+				// From then on at most one occurrence is ever pending: a retry that planned too would
+				// have started a second chain of fixed-delay occurrences beside the first.
+				long deadline = System.nanoTime() + Duration.ofMillis(1500).toNanos();
+				long most = 0;
+				while (System.nanoTime() < deadline) {
+					most = Math.max(most, (Long) redis.node().call("ZCARD", "warden:task:{" + QUEUE + "}:due"));
+					TimeUnit.MILLISECONDS.sleep(5); // a sampling interval, not a wait for anything
+				}
+				assertThat(most).isEqualTo(1);
+			});
+	}
+
+	@Test
 	void aCronJobRunsAtItsCronTimesByRedisClock() {
 		runner.withUserConfiguration(EverySecond.class).run(context -> {
 			Eventually.await("two runs", () -> runs.size() >= 2);
@@ -327,6 +353,30 @@ class RecurringTaskTests {
 			@RecurringTask(name = "failing", fixedRate = "300ms")
 			public void report() {
 				throw new IllegalStateException("the report server is down");
+			}
+
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class FailingOnce {
+
+		@Bean
+		FailingOnce.Job failingOnceJob() {
+			return new Job();
+		}
+
+		static class Job {
+
+			private final AtomicInteger calls = new AtomicInteger();
+
+			@RecurringTask(name = "failing-once", fixedDelay = "300ms")
+			public void report() {
+				if (calls.incrementAndGet() == 1) {
+					runs.add("failed");
+					throw new IllegalStateException("the first run fails");
+				}
 			}
 
 		}

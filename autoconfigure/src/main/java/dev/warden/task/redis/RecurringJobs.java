@@ -175,7 +175,10 @@ public final class RecurringJobs {
 		}
 		long now = redisMillis();
 		long late = now - occurrence.due();
-		if (!job.schedule().plannedAfterRun()) {
+		// Only the occurrence the plan points to plans the next one: a retry of an earlier one (the
+		// plan moved on while it waited for its backoff) runs, and plans nothing.
+		boolean planned = plan.due() == occurrence.due();
+		if (planned && !job.schedule().plannedAfterRun()) {
 			advance(job, plan, job.schedule().next(occurrence.due(), now));
 		}
 		try {
@@ -191,7 +194,7 @@ public final class RecurringJobs {
 			job.action().run();
 		}
 		finally {
-			if (job.schedule().plannedAfterRun()) {
+			if (planned && job.schedule().plannedAfterRun()) {
 				advance(job, plan, job.schedule().next(occurrence.due(), redisMillis()));
 			}
 		}
