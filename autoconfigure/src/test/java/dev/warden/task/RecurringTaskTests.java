@@ -155,6 +155,18 @@ class RecurringTaskTests {
 	}
 
 	@Test
+	void anInstanceWithoutRecurringTasksLeavesTheJobsOfTheOthersAlone() {
+		runner.withUserConfiguration(Pulse.class).withPropertyValues("job.rate=1h", "job.initial-delay=1h").run(context -> {
+		});
+		String planned = plan("pulse");
+
+		runner.run(context -> assertThat(context).hasNotFailed());
+
+		assertThat(plan("pulse")).isEqualTo(planned);
+		assertThat(occurrencePending("pulse@" + plannedDue("pulse"))).isTrue();
+	}
+
+	@Test
 	void aFailingRunBecomesADeadLetterWithItsErrorWhileLaterOccurrencesGoOn() {
 		runner.withUserConfiguration(Failing.class)
 			.withPropertyValues("warden.delayed-task.queues." + QUEUE + ".max-attempts=1")

@@ -34,7 +34,10 @@ import org.springframework.aot.hint.annotation.Reflective;
  * either way the job goes on from the next occurrence after now. Changing the schedule in the code
  * and redeploying plans the job anew once an instance with the new code starts (while old and new
  * instances run side by side, each plans by its own definition when it starts); removing the
- * annotation removes the job and its planned occurrence when an instance without it starts.
+ * annotation removes the job and its planned occurrence when an instance that still has recurring
+ * tasks, but not this one, starts. Instances that define different sets of jobs (by profile, say)
+ * therefore need recurring queues of their own ({@code warden.recurring.queue}); an instance
+ * without any recurring task takes no part.
  * <p>
  * Exactly one of {@link #cron()}, {@link #fixedRate()} and {@link #fixedDelay()}. Checked at
  * startup: a method without parameters, one schedule that parses, a unique name; anything else fails

@@ -164,7 +164,11 @@ public final class RecurringTaskRegistrar implements BeanPostProcessor, SmartLif
 				defined.add(new RecurringJob(job.name(), job.schedule(), job.annotation().misfire(), job::invoke));
 			}
 		}
-		// With no job here, plans of jobs the application no longer has are still removed.
+		if (defined.isEmpty()) {
+			// No recurring task here: this instance takes no part (it neither runs nor removes jobs).
+			running = true;
+			return;
+		}
 		consumer = runner.get().runRecurring(queue, defined, misfireThreshold);
 		running = true;
 	}

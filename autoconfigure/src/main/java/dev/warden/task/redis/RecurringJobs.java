@@ -37,8 +37,10 @@ import org.slf4j.LoggerFactory;
  * When an instance starts, it plans each of its jobs that has no plan yet, plans anew a job whose
  * definition changed (cancelling the occurrence planned by the old one), plans again an occurrence
  * that went missing (an instance died between planning and scheduling it), and removes the plan of
- * a job it does not define (cancelling its occurrence): the application no longer has it. An
- * occurrence of a job this instance does not define fails, so that it is retried on another.
+ * a job it does not define (cancelling its occurrence): the application no longer has it. So every
+ * instance that runs jobs on one queue defines the same jobs (instances that define other jobs use
+ * another queue); an instance that defines none takes no part. An occurrence of a job this instance
+ * does not define (during a rolling deployment) fails, so that it is retried on another.
  */
 public final class RecurringJobs {
 
@@ -92,11 +94,12 @@ public final class RecurringJobs {
 	 * @return the consumer; closing it stops running occurrences here
 	 */
 	public TaskConsumer start() {
-		reconcile();
 		if (jobs.isEmpty()) {
-			// Nothing to run here: the plans of jobs the application no longer has are removed all the same.
+			// An instance without jobs takes no part: it neither runs occurrences nor removes the jobs
+			// of the instances that have them.
 			return new Idle(queue.getName());
 		}
+		reconcile();
 		return queue.consume(this::run);
 	}
 
