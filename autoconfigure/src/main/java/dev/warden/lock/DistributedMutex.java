@@ -179,7 +179,8 @@ public interface DistributedMutex extends Lock {
 	 * becomes {@code delay}, nothing renews it, and it expires then; until it does, nobody (this
 	 * owner included) acquires it. For work that must not run again within a while, wherever it
 	 * runs: {@code @DistributedLock(holdAtLeast = ...)} uses it. A reentrant owner's holds all end
-	 * then. A zero delay releases at once, as {@link #unlockAsync(LockOwner)}.
+	 * then. Waiters are told, so that they wait for the new lease rather than the one they last read.
+	 * A zero delay releases at once, as {@link #unlockAsync(LockOwner)}.
 	 * @param owner the owner releasing
 	 * @param delay how long the lock stays held; zero or positive, at most 365 days
 	 * @param unit the unit of {@code delay}

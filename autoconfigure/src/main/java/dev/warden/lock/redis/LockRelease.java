@@ -113,6 +113,10 @@ final class LockRelease {
 				throw notHeld(ownerId);
 			}
 			return null;
+		}).thenCompose(kept -> {
+			// Waiters asleep for the lease they last read try again, read the shorter one, and sleep
+			// only that long.
+			return engine.commands().publish(layout.channel, "0").toCompletableFuture().thenApply(receivers -> null);
 		});
 	}
 

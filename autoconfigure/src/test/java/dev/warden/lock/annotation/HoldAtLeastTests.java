@@ -6,9 +6,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import dev.warden.Eventually;
+import dev.warden.RedisChannels;
 import dev.warden.Warden;
 import dev.warden.WardenApplications;
 import dev.warden.lock.DistributedReentrantLock;
@@ -104,6 +108,29 @@ class HoldAtLeastTests {
 			assertThat(lock.tryLock(warden.newOwner(), 5, TimeUnit.SECONDS)).as("free once the lease ran out").isTrue();
 			assertThatExceptionOfType(IllegalArgumentException.class)
 				.isThrownBy(() -> lock.unlockAfterAsync(owner, -1, TimeUnit.SECONDS));
+		});
+	}
+
+	@Test
+	void aWaiterAsleepForTheOldLeaseTakesTheLockWhenTheShorterOneEnds() throws Exception {
+		runner.withPropertyValues("instance=a").run(context -> {
+			Warden warden = context.getBean(Warden.class);
+			DistributedReentrantLock lock = warden.getLock("unlock-after-waiter");
+			LockOwner holder = warden.newOwner();
+			assertThat(lock.tryLock(holder, 0, TimeUnit.SECONDS)).as("under the watchdog: a 30 s lease").isTrue();
+			ExecutorService threads = Executors.newSingleThreadExecutor();
+			try {
+				Future<Boolean> waiting = threads.submit(() -> lock.tryLock(warden.newOwner(), 10, TimeUnit.SECONDS));
+				RedisChannels.awaitSubscribers(redis.node(), "redisson_lock__channel:{unlock-after-waiter}", 1);
+
+				lock.unlockAfterAsync(holder, 300, TimeUnit.MILLISECONDS).get(5, TimeUnit.SECONDS);
+
+				// Within 5 s: long before its 10 s wait ends, which is when it would try again otherwise.
+				assertThat(waiting.get(5, TimeUnit.SECONDS)).as("woken to read the new lease, then acquired").isTrue();
+			}
+			finally {
+				threads.shutdownNow();
+			}
 		});
 	}
 
