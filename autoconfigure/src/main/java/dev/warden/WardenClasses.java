@@ -1,7 +1,6 @@
 package dev.warden;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -85,7 +84,8 @@ final class WardenClasses {
 			Path location = Path.of(source.getLocation().toURI());
 			return Files.isDirectory(location) ? inFolder(location) : inJar(location);
 		}
-		catch (URISyntaxException | IllegalArgumentException | IOException | UncheckedIOException ex) {
+		catch (URISyntaxException | IOException | RuntimeException ex) {
+			// A nested jar of an executable one, say: they load on first use instead.
 			logger.debug("Cannot list Warden's classes at {}", source.getLocation(), ex);
 			return List.of();
 		}
