@@ -209,7 +209,11 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 			sendAcknowledgements(finished);
 			return;
 		}
-		claims.send(reserved, finished).whenComplete((reply, failure) -> claimed(reserved, finished, reply, failure));
+		// Bounded by the command timeout: a claim whose reply never comes (its command lost with a
+		// connection) would otherwise keep this consumer from claiming for good.
+		claims.send(reserved, finished)
+			.orTimeout(engine.commandTimeout().toNanos(), TimeUnit.NANOSECONDS)
+			.whenComplete((reply, failure) -> claimed(reserved, finished, reply, failure));
 	}
 
 	private void claimed(int reserved, List<String> finished, @Nullable List<Object> reply,
