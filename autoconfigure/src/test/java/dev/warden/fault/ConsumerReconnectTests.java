@@ -66,7 +66,12 @@ class ConsumerReconnectTests {
 		proxy.resetAll();
 		proxy.heal();
 
-		assertThat(ran.await(10, TimeUnit.SECONDS)).as("claimed once resubscribed, not at the 10-minute sweep")
+		assertThat(ran.await(10, TimeUnit.SECONDS))
+			.as(() -> "claimed once resubscribed, not at the 10-minute sweep; due: "
+					+ redis.node().call("ZRANGE", "warden:task:{reconnected}:due", "0", "-1", "WITHSCORES") + ", in flight: "
+					+ redis.node().call("ZRANGE", "warden:task:{reconnected}:inflight", "0", "-1", "WITHSCORES")
+					+ ", subscribers: " + subscribers("warden:task:{reconnected}:wake") + ", proxy connections: "
+					+ proxy.openConnections())
 			.isTrue();
 	}
 
