@@ -38,7 +38,12 @@ public final class ChannelSubscriptions {
 			public void subscribed(String channel, long count) {
 				Channel<?> subscribed = channels.get(channel);
 				// The first confirmation is the subscription's own; any later one follows a reconnect.
-				if (subscribed != null && subscribed.confirmations.getAndIncrement() > 0) {
+				// The first can come before the channel is in the map (it is put there once SUBSCRIBE
+				// is sent) and so go uncounted: a confirmation that comes once the subscription's own
+				// reply has completed follows a reconnect too. At worst a listener looks again once
+				// for nothing.
+				if (subscribed != null
+						&& (subscribed.confirmations.getAndIncrement() > 0 || subscribed.subscribed.isDone())) {
 					subscribed.listener.onResubscribed();
 				}
 			}
