@@ -162,6 +162,13 @@ public final class RedisEngine implements AutoCloseable {
 					|| message.contains("invalid password") || message.contains("invalid username-password"))) {
 				return message;
 			}
+			// The handshake's own failure can ride along with the one that ended the connection.
+			for (Throwable suppressed : cause.getSuppressed()) {
+				String refusal = authenticationRefusal(suppressed);
+				if (refusal != null) {
+					return refusal;
+				}
+			}
 		}
 		return null;
 	}

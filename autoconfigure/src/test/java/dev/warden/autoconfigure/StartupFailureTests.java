@@ -146,7 +146,8 @@ class StartupFailureTests {
 				return type.cast(cause);
 			}
 		}
-		throw new AssertionError("No " + type.getSimpleName() + " in " + context.getStartupFailure());
+		throw new AssertionError("No " + type.getSimpleName() + " in " + context.getStartupFailure(),
+				context.getStartupFailure());
 	}
 
 	private static FailureAnalysis analysis(AssertableApplicationContext context) {
