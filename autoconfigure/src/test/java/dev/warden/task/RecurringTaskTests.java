@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.warden.Eventually;
@@ -189,20 +188,30 @@ class RecurringTaskTests {
 			.run(context -> {
 				Eventually.await("the first run failed", Duration.ofSeconds(10), () -> runs.contains("failed"));
 				// Its retry comes 700 ms later, after the next occurrences ran.
-				awaitRedisPast(redisMillis() + 1_000);
+				long settled = redisMillis() + 1_000;
+				awaitRedisPast(settled);
 				assertThat(context.getBean(Warden.class).getDelayedQueue(QUEUE).deadLetterCount())
 					.as("the retry succeeded")
 					.isZero();
-				// From then on at most one occurrence is ever pending: a retry that planned too would
-				// have started a second chain of fixed-delay occurrences beside the first.
-				long deadline = System.nanoTime() + Duration.ofMillis(1500).toNanos();
-				long most = 0;
-				while (System.nanoTime() < deadline) {
-					most = Math.max(most, (Long) redis.node().call("ZCARD", "warden:task:{" + QUEUE + "}:due"));
-					TimeUnit.MILLISECONDS.sleep(5); // a sampling interval, not a wait for anything
+				Eventually.await("four runs since", Duration.ofSeconds(10), () -> runsSince(settled).size() >= 4);
+				// One chain of fixed-delay occurrences starts a run at least 300 ms after the one before
+				// ended; a retry that planned too would have started a second chain beside it, whose
+				// runs fall between.
+				List<Long> starts = runsSince(settled);
+				for (int i = 1; i < starts.size(); i++) {
+					assertThat(starts.get(i) - starts.get(i - 1)).as("runs at " + starts).isGreaterThanOrEqualTo(300);
 				}
-				assertThat(most).isEqualTo(1);
 			});
+	}
+
+	/** The Redis times at which the failing-once job's runs started, from {@code since} on. */
+	private static List<Long> runsSince(long since) {
+		return runs.stream()
+			.filter(run -> run.startsWith("ran "))
+			.map(run -> Long.parseLong(run.substring(4)))
+			.filter(start -> start > since)
+			.sorted()
+			.toList();
 	}
 
 	@Test
@@ -389,6 +398,7 @@ class RecurringTaskTests {
 					runs.add("failed");
 					throw new IllegalStateException("the first run fails");
 				}
+				runs.add("ran " + redisMillis());
 			}
 
 		}
