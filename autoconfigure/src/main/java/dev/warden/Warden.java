@@ -98,14 +98,13 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 	private final RedisDelayedQueue.Consumers consumers;
 
 	private Warden(Builder builder, RedisEngine engine) {
-		WardenClasses.preload();
 		this.clientId = builder.clientId;
 		this.threadOwners = ThreadLocal.withInitial(this::newThreadOwner);
 		this.engine = engine;
 		this.leaseRenewal = new LeaseRenewal(engine, builder.watchdogTimeout.toMillis(), builder.lockListener,
 				builder.replicaSync);
 		this.jsonMapper = builder.jsonMapper;
-		WardenClasses.warmUp(jsonMapper);
+		WardenClasses.preload(jsonMapper);
 		this.fairLockWaiterTimeout = builder.fairLockWaiterTimeout;
 		this.lockListener = builder.lockListener;
 		this.redLockNodes = connectRedLockNodes(builder);

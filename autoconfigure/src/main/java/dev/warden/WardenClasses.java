@@ -40,13 +40,15 @@ final class WardenClasses {
 	}
 
 	/**
-	 * Loads and initializes them, the first time it is called. Later calls, concurrent ones
-	 * included, return at once: what they use before the first is done loads as it would have.
+	 * Loads and initializes them, and warms the JSON library with {@code mapper}, the first time it
+	 * is called. Later calls, concurrent ones included, return at once: what they use before the
+	 * first is done loads as it would have.
 	 */
-	static void preload() {
+	static void preload(JsonMapper mapper) {
 		if (!loaded.compareAndSet(false, true)) {
 			return;
 		}
+		warmUp(mapper);
 		ClassLoader loader = WardenClasses.class.getClassLoader();
 		for (String name : classNames()) {
 			try {
@@ -64,7 +66,7 @@ final class WardenClasses {
 	 * own classes for writing and reading text are loaded before the first task is scheduled (on a
 	 * virtual thread, perhaps, among thousands). Failures are left to the first real payload.
 	 */
-	static void warmUp(JsonMapper mapper) {
+	private static void warmUp(JsonMapper mapper) {
 		try {
 			mapper.readValue(mapper.writeValueAsString(Map.of("warden", List.of(1, "payload", true))), Object.class);
 		}

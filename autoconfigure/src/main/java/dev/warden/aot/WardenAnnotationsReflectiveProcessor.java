@@ -22,7 +22,7 @@ import org.springframework.util.ReflectionUtils;
 public final class WardenAnnotationsReflectiveProcessor implements ReflectiveProcessor {
 
 	/** Named, not imported: the annotations name this class, and it should not name them back. */
-	private static final String DISTRIBUTED_LOCK = "dev.warden.lock.annotation.DistributedLock";
+	static final String DISTRIBUTED_LOCK = "dev.warden.lock.annotation.DistributedLock";
 
 	private final BindingReflectionHintsRegistrar bindings = new BindingReflectionHintsRegistrar();
 

@@ -25,7 +25,7 @@ public final class WardenRuntimeHints implements RuntimeHintsRegistrar {
 	public static final String SCRIPTS = "dev/warden/**/*.lua";
 
 	/** Warden's annotations, by name: they name this package's processor, which should not name them back. */
-	static final String[] ANNOTATIONS = { "dev.warden.lock.annotation.DistributedLock",
+	static final String[] ANNOTATIONS = { WardenAnnotationsReflectiveProcessor.DISTRIBUTED_LOCK,
 			"dev.warden.task.annotation.DelayedTask", "dev.warden.task.annotation.RecurringTask" };
 
 	@Override

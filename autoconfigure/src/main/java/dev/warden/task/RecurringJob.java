@@ -38,6 +38,11 @@ public record RecurringJob(String name, RecurringSchedule schedule, Misfire misf
 
 	/** The id of its occurrence due at {@code due}: {@code <name>@<epoch millis>}. */
 	public String occurrenceId(long due) {
+		return occurrenceId(name, due);
+	}
+
+	/** The id of the occurrence of the job {@code name} due at {@code due}. */
+	public static String occurrenceId(String name, long due) {
 		return name + "@" + due;
 	}
 

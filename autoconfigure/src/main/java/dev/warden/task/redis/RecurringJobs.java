@@ -127,7 +127,7 @@ public final class RecurringJobs {
 		plans.forEach((name, value) -> {
 			if (!jobs.containsKey(name) && swap(name, value, "")) {
 				Plan removed = Plan.parse(value);
-				queue.cancel(name + "@" + removed.due());
+				queue.cancel(RecurringJob.occurrenceId(name, removed.due()));
 				logger.info("Recurring job '{}' of queue '{}' is no longer defined: its plan is removed and its "
 						+ "occurrence due at {} cancelled", name, queue.getName(), Instant.ofEpochMilli(removed.due()));
 			}
