@@ -127,6 +127,29 @@ public final class RedisEngine implements AutoCloseable {
 	}
 
 	private static RedisEngine open(AbstractRedisClient client, String threadName, Duration commandTimeout) {
+		try {
+			return openOnce(client, threadName, commandTimeout);
+		}
+		catch (RedisUnavailableException ex) {
+			// A connection closed during the handshake can hide why: Redis may have refused the
+			// credentials just before. One more attempt says so, or fails the same way.
+			if (closedDuringHandshake(ex)) {
+				return openOnce(client, threadName, commandTimeout);
+			}
+			throw ex;
+		}
+	}
+
+	private static boolean closedDuringHandshake(Throwable failure) {
+		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+			if (cause.getMessage() != null && cause.getMessage().contains("Connection closed prematurely")) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	private static RedisEngine openOnce(AbstractRedisClient client, String threadName, Duration commandTimeout) {
 		StatefulConnection<String, String> commandConnection = null;
 		try {
 			if (client instanceof RedisClusterClient cluster) {
