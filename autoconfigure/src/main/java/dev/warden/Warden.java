@@ -40,6 +40,7 @@ import dev.warden.task.PayloadCodec;
 import dev.warden.task.RecurringJob;
 import dev.warden.task.RecurringJobRunner;
 import dev.warden.task.TaskConsumer;
+import dev.warden.task.TaskListener;
 import dev.warden.task.redis.JsonPayloadCodec;
 import dev.warden.task.redis.RecurringJobs;
 import dev.warden.task.redis.RedisDelayedQueue;
@@ -116,6 +117,7 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 				builder.taskMaxPayloadBytes, builder.taskReplicaSync);
 		builder.taskQueueDefaults.forEach(consumers::setQueueDefaults);
 		consumers.setDeadLetterRetention(builder.taskDeadLetterRetention);
+		consumers.setListener(builder.taskListener);
 	}
 
 	/**
@@ -313,6 +315,29 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 		return new RecurringJobs(occurrences, engine, jobs, misfireThreshold).start();
 	}
 
+	/**
+	 * The names of the delayed queues that have keys in Redis, whichever clients schedule to or
+	 * consume them: found with {@code SCAN} over Warden's key pattern (on every master of a
+	 * cluster), so the cost grows with the size of the keyspace; for operators' views, not for hot
+	 * paths.
+	 * @param max how many names to return at most
+	 * @return the names, sorted
+	 */
+	public java.util.SortedSet<String> queueNames(int max) {
+		return RedisDelayedQueue.queueNames(engine, max);
+	}
+
+	/**
+	 * Checks that Redis answers on both of this client's connections: the command connection, and
+	 * the pub/sub connection that wakes lock waiters and task consumers.
+	 * @return how long the slower answer took, in microseconds
+	 * @throws RedisUnavailableException naming the connection that did not answer within the
+	 * command timeout
+	 */
+	public long ping() {
+		return engine.ping();
+	}
+
 	/** The JSON mapper that stores task payloads. */
 	public JsonMapper getJsonMapper() {
 		return jsonMapper;
@@ -405,6 +430,8 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 
 		private LockListener lockListener = LockListener.NONE;
 
+		private TaskListener taskListener = TaskListener.NONE;
+
 		private JsonMapper jsonMapper = JsonMapper.builder().findAndAddModules().build();
 
 		private Duration fairLockWaiterTimeout = WardenDefaults.FAIR_LOCK_WAITER_TIMEOUT;
@@ -487,6 +514,19 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 				throw new IllegalArgumentException("The lock listener must not be null");
 			}
 			this.lockListener = lockListener;
+			return this;
+		}
+
+		/**
+		 * Told what this client schedules and how the deliveries it runs end, for metrics.
+		 * @param taskListener the listener
+		 * @return this builder
+		 */
+		public Builder taskListener(TaskListener taskListener) {
+			if (taskListener == null) {
+				throw new IllegalArgumentException("The task listener must not be null");
+			}
+			this.taskListener = taskListener;
 			return this;
 		}
 

@@ -76,6 +76,9 @@ public final class WardenDefaults {
 	private WardenDefaults() {
 	}
 
+	/** How long queue gauges reuse a queue's counts before reading them again. */
+	public static final Duration METRICS_QUEUE_REFRESH = Duration.ofSeconds(10);
+
 	/**
 	 * Checks a duration that must be positive.
 	 * @param option the option's name, as the caller knows it

@@ -5,6 +5,7 @@ import dev.warden.RedisUnavailableException;
 import dev.warden.Warden;
 import dev.warden.WardenConfigurationException;
 import dev.warden.lock.LockListener;
+import dev.warden.task.TaskListener;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
 import java.util.List;
@@ -57,7 +58,8 @@ public final class WardenAutoConfiguration {
 	@ConditionalOnMissingBean
 	@ConditionalOnBean(RedisConnectionFactory.class)
 	Warden warden(RedisConnectionFactory connectionFactory, WardenProperties properties,
-			ObjectProvider<LockListener> lockListener, RedLockNodeClients redLockNodeClients,
+			ObjectProvider<LockListener> lockListeners, ObjectProvider<TaskListener> taskListeners,
+			RedLockNodeClients redLockNodeClients,
 			ObjectProvider<JsonMapper> jsonMapper, Environment environment) {
 		if (!(connectionFactory instanceof LettuceConnectionFactory lettuce)) {
 			throw new WardenConfigurationException("Warden needs a Lettuce connection factory, but the application's "
@@ -89,7 +91,8 @@ public final class WardenAutoConfiguration {
 		if (properties.getClientId() != null) {
 			builder.clientId(properties.getClientId());
 		}
-		lockListener.ifAvailable(builder::lockListener);
+		builder.lockListener(CompositeListeners.lockListener(lockListeners.orderedStream().toList()));
+		builder.taskListener(CompositeListeners.taskListener(taskListeners.orderedStream().toList()));
 		// Programmatic queues store payloads with the application's own mapper too.
 		jsonMapper.ifAvailable(builder::jsonMapper);
 		List<RedisClient> nodes = redLockNodeClients.connect(client);

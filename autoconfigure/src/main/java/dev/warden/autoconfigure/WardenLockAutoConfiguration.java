@@ -7,6 +7,7 @@ import dev.warden.expression.MethodExpressions;
 import dev.warden.lock.interceptor.CompletionStageHandler;
 import dev.warden.lock.interceptor.LockAnnotationValidator;
 import dev.warden.lock.interceptor.LockAspectSupport;
+import dev.warden.lock.interceptor.LockCalls;
 import dev.warden.lock.interceptor.LockInterceptor;
 import dev.warden.lock.interceptor.LockOperationSource;
 import dev.warden.lock.interceptor.LockOperationSourceAdvisor;
@@ -66,10 +67,16 @@ public final class WardenLockAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	LockAspectSupport lockAspectSupport(Warden warden, LockOperationSource wardenLockOperationSource,
-			ObjectProvider<LockedReturnTypeHandler> handlers, Environment environment) {
+			ObjectProvider<LockedReturnTypeHandler> handlers, Environment environment, LockCalls wardenLockCalls) {
 		List<LockedReturnTypeHandler> ordered = handlers.orderedStream().toList();
 		return new LockAspectSupport(warden, warden.getLockListener(), wardenLockOperationSource, ordered,
-				properties(environment).getLock().isFailOnLostLease());
+				properties(environment).getLock().isFailOnLostLease(), wardenLockCalls);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	LockCalls wardenLockCalls(ObjectProvider<LockCalls.Listener> listeners) {
+		return new LockCalls(CompositeListeners.lockCallListener(listeners.orderedStream().toList()));
 	}
 
 	@Bean

@@ -43,6 +43,14 @@ public class WardenProperties {
 
 	private final Recurring recurring = new Recurring();
 
+	private final Metrics metrics = new Metrics();
+
+	private final Actuator actuator = new Actuator();
+
+	private final Health health = new Health();
+
+	private final Dashboard dashboard = new Dashboard();
+
 	public boolean isEnabled() {
 		return enabled;
 	}
@@ -83,9 +91,139 @@ public class WardenProperties {
 		return redlock;
 	}
 
+	public Metrics getMetrics() {
+		return metrics;
+	}
+
+	public Actuator getActuator() {
+		return actuator;
+	}
+
+	public Health getHealth() {
+		return health;
+	}
+
+	public Dashboard getDashboard() {
+		return dashboard;
+	}
+
 	/**
-	 * Lock properties.
+	 * Micrometer metrics properties.
 	 */
+	public static class Metrics {
+
+		/**
+		 * Whether Warden registers its meters when the application has a MeterRegistry.
+		 */
+		private boolean enabled = true;
+
+		/**
+		 * How long a queue's pending, in-flight and dead-letter counts are reused by its gauges before
+		 * they are read from Redis again (one call per queue for the three).
+		 */
+		private Duration queueRefreshInterval = WardenDefaults.METRICS_QUEUE_REFRESH;
+
+		public boolean isEnabled() {
+			return enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public Duration getQueueRefreshInterval() {
+			return queueRefreshInterval;
+		}
+
+		public void setQueueRefreshInterval(Duration queueRefreshInterval) {
+			this.queueRefreshInterval = WardenDefaults.requireNotNegative("warden.metrics.queue-refresh-interval",
+					queueRefreshInterval);
+		}
+
+	}
+
+	/**
+	 * Actuator endpoint properties.
+	 */
+	public static class Actuator {
+
+		/**
+		 * Whether the warden endpoint and the dashboard accept write operations: re-driving and
+		 * purging dead letters, and cancelling pending tasks. Reads only when false.
+		 */
+		private boolean writeOperations;
+
+		public boolean isWriteOperations() {
+			return writeOperations;
+		}
+
+		public void setWriteOperations(boolean writeOperations) {
+			this.writeOperations = writeOperations;
+		}
+
+	}
+
+	/**
+	 * Health indicator properties.
+	 */
+	public static class Health {
+
+		/**
+		 * The health status reported while Redis answers but some queue holds dead letters, for
+		 * example DEGRADED or OUT_OF_SERVICE; unset reports UP (the queues are listed in the details
+		 * either way).
+		 */
+		private @Nullable String deadLetterStatus;
+
+		public @Nullable String getDeadLetterStatus() {
+			return deadLetterStatus;
+		}
+
+		public void setDeadLetterStatus(@Nullable String deadLetterStatus) {
+			this.deadLetterStatus = (deadLetterStatus == null || deadLetterStatus.isBlank()) ? null
+					: deadLetterStatus.trim();
+		}
+
+	}
+
+	/**
+	 * Dashboard properties.
+	 */
+	public static class Dashboard {
+
+		/**
+		 * Whether the dashboard page is served (on a servlet web application with Spring MVC).
+		 */
+		private boolean enabled;
+
+		/**
+		 * The path of the dashboard page; its data is served under the same path.
+		 */
+		private String path = "/warden";
+
+		public boolean isEnabled() {
+			return enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public String getPath() {
+			return path;
+		}
+
+		public void setPath(String path) {
+			if (path == null || !path.startsWith("/") || path.length() < 2 || path.endsWith("/")
+					|| path.contains("{") || path.contains("*")) {
+				throw new IllegalArgumentException("warden.dashboard.path must start with '/', not end with '/', "
+						+ "and hold no pattern characters: " + path);
+			}
+			this.path = path;
+		}
+
+	}
+
 	/**
 	 * Recurring task properties.
 	 */
@@ -134,6 +272,9 @@ public class WardenProperties {
 
 	}
 
+	/**
+	 * Lock properties.
+	 */
 	public static class Lock {
 
 		/**

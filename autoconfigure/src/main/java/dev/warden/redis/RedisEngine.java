@@ -132,7 +132,9 @@ public final class RedisEngine implements AutoCloseable {
 		}
 		catch (RedisUnavailableException ex) {
 			// A connection closed during the handshake can hide why: Redis may have refused the
-			// credentials just before. One more attempt says so, or fails the same way.
+			// credentials just before, and Lettuce then reports the closed channel ("Connection closed
+			// prematurely", or "RedisHandshakeHandler not registered" when the close wins the race
+			// with the handshake's own failure). One more attempt says why, or fails the same way.
 			if (closedDuringHandshake(ex)) {
 				return openOnce(client, threadName, commandTimeout);
 			}
@@ -142,7 +144,9 @@ public final class RedisEngine implements AutoCloseable {
 
 	private static boolean closedDuringHandshake(Throwable failure) {
 		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-			if (cause.getMessage() != null && cause.getMessage().contains("Connection closed prematurely")) {
+			String message = cause.getMessage();
+			if (message != null && (message.contains("Connection closed prematurely")
+					|| message.contains("RedisHandshakeHandler not registered"))) {
 				return true;
 			}
 		}
@@ -204,6 +208,21 @@ public final class RedisEngine implements AutoCloseable {
 		});
 		executor.setRemoveOnCancelPolicy(true);
 		return executor;
+	}
+
+	/**
+	 * Sends {@code PING} on both connections, the command one and the pub/sub one, and waits for
+	 * both answers within the command timeout.
+	 * @return how long the slower answer took, in microseconds
+	 * @throws RedisUnavailableException naming the connection that did not answer
+	 */
+	public long ping() {
+		long started = System.nanoTime();
+		CompletableFuture<String> command = commands.ping().toCompletableFuture();
+		CompletableFuture<String> pubSub = pubSubConnection.async().ping().toCompletableFuture();
+		await(command, "PING on the command connection");
+		await(pubSub, "PING on the pub/sub connection");
+		return TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - started);
 	}
 
 	/** The engine's single scheduler thread: lease renewals and the timeouts of asynchronous waits. */

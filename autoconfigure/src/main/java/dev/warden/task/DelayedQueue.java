@@ -96,6 +96,19 @@ public interface DelayedQueue<T> {
 	List<PendingTask<T>> list(int offset, int count);
 
 	/**
+	 * One page of the pending tasks in due order, as an operator sees them: with their deliveries
+	 * so far, their last error, and the payload as stored (not read, so a task whose payload cannot be
+	 * read is listed too). Claimed tasks are not listed, as with {@link #list(int, int)}.
+	 * @param offset how many to skip; not negative
+	 * @param limit how many at most; from 1 to 1,000
+	 * @return the page
+	 */
+	List<QueuedTask> pendingTasks(int offset, int limit);
+
+	/** What the queue holds: pending, in flight and dead, in one consistent read. */
+	QueueStats stats();
+
+	/**
 	 * Every dead letter, the oldest failure first: one read of all of them. A queue that may hold
 	 * many reads them a page at a time with {@link #deadLetters(int, int)}.
 	 */

@@ -225,6 +225,11 @@ class ApiBadInputTests {
 		expect("P30", node, () -> warden.getDelayedQueue("close").requeueDeadLetters(null, Instant.now()));
 	}
 
+	@Test
+	void anEmptyPageOfPendingTasks() {
+		expect("P31", node, () -> warden.getDelayedQueue("close").pendingTasks(0, 0));
+	}
+
 	/** A payload type JSON writes but cannot read back: an interface. */
 	public interface Receipt {
 

@@ -66,6 +66,16 @@ class ConfigurationBadInputTests {
 	}
 
 	@Test
+	void aDashboardPathWithoutALeadingSlash() {
+		startupFails("S16", "warden.dashboard.path=warden");
+	}
+
+	@Test
+	void aNegativeQueueRefreshInterval() {
+		startupFails("S17", "warden.metrics.queue-refresh-interval=-1s");
+	}
+
+	@Test
 	void noAttempts() {
 		startupFails("S05", "warden.delayed-task.max-attempts=0");
 	}

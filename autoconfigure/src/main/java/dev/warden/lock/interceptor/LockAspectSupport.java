@@ -40,6 +40,8 @@ public final class LockAspectSupport {
 
 	private final boolean failOnLostLease;
 
+	private final LockCalls calls;
+
 	/**
 	 * @param locks where the locks come from
 	 * @param listener told about fixed leases that ran out while their method ran
@@ -47,10 +49,12 @@ public final class LockAspectSupport {
 	 * @param handlers the asynchronous return types, in order of precedence
 	 * @param failOnLostLease whether a lock lost while a method ran fails the call with
 	 * {@link LockLostException} after the method returned (it is logged either way)
+	 * @param calls counts the calls' waits and holds
 	 */
 	public LockAspectSupport(LockFactory locks, LockListener listener, LockOperationSource operations,
-			List<LockedReturnTypeHandler> handlers, boolean failOnLostLease) {
+			List<LockedReturnTypeHandler> handlers, boolean failOnLostLease, LockCalls calls) {
 		this.lockFactory = locks;
+		this.calls = calls;
 		this.listener = listener;
 		this.operations = operations;
 		this.failOnLostLease = failOnLostLease;
@@ -171,8 +175,7 @@ public final class LockAspectSupport {
 		}
 
 		LockSet lockSet(LockOwner owner) {
-			return new LockSet(names, name -> lockOf(operation.type(), name), owner, operation.waitMillis(),
-					operation.leaseMillis(), operation.holdAtLeastMillis());
+			return new LockSet(names, name -> lockOf(operation.type(), name), owner, operation, calls);
 		}
 
 		@Override

@@ -26,10 +26,12 @@ import org.springframework.expression.Expression;
  * @param fencingToken whether a call takes fencing tokens, for {@link dev.warden.lock.annotation.LockContext}
  * @param holdAtLeastMillis how long the locks stay held after they were acquired, at least; 0 to
  * release them when the method returns
+ * @param label the annotation's name as written (or the method's, when it names none): without the
+ * key prefix nor the evaluated keys, so that it names the method's locks in metrics, never one lock
  */
 public record LockOperation(Method method, LockType type, String name, List<String> keyExpressions, List<Expression> keys,
 		long waitMillis, long leaseMillis, OnLockFailure onFailure, @Nullable FallbackMethod fallback,
-		boolean fencingToken, long holdAtLeastMillis) {
+		boolean fencingToken, long holdAtLeastMillis, String label) {
 
 	/** The lease value meaning "held under the watchdog". */
 	public static final long WATCHDOG_LEASE = -1;

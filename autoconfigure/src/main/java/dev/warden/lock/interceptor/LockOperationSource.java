@@ -184,7 +184,7 @@ public final class LockOperationSource {
 		}
 		return new LockOperation(specific, annotation.type(), keyPrefix + name, List.of(annotation.key()),
 				List.copyOf(keys), waitMillis, leaseMillis, onFailure, fallback, annotation.fencingToken(),
-				holdAtLeastMillis(annotation, where));
+				holdAtLeastMillis(annotation, where), name);
 	}
 
 	private long waitMillis(DistributedLock annotation, String where) {

@@ -1,11 +1,14 @@
 package dev.warden.lock.interceptor;
 
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 
 import dev.warden.lock.DistributedMutex;
@@ -34,18 +37,66 @@ public final class LockSet {
 
 	private final long holdAtLeastMillis;
 
+	private final LockOperation operation;
+
+	private final LockCalls calls;
+
 	/** When the last acquisition succeeded, by this process's monotonic clock. */
 	private volatile long acquiredNanos;
 
+	/** When the wait for the locks started, by this process's monotonic clock. */
+	private long waitStartedNanos;
+
+	private final AtomicBoolean waitOver = new AtomicBoolean();
+
+	/** When the last acquisition succeeded, by this process's wall clock, for operators. */
+	private volatile Instant acquiredAt = Instant.EPOCH;
+
 	LockSet(List<String> sortedNames, Function<String, DistributedMutex> lockFactory, LockOwner owner,
-			long waitMillis, long leaseMillis, long holdAtLeastMillis) {
+			LockOperation operation, LockCalls calls) {
 		this.names = sortedNames;
 		this.locks = sortedNames.stream().map(lockFactory).toList();
 		this.multiLock = new MultiLock(locks, () -> owner);
 		this.owner = owner;
-		this.waitMillis = waitMillis;
-		this.leaseMillis = leaseMillis;
-		this.holdAtLeastMillis = holdAtLeastMillis;
+		this.operation = operation;
+		this.calls = calls;
+		this.waitMillis = operation.waitMillis();
+		this.leaseMillis = operation.leaseMillis();
+		this.holdAtLeastMillis = operation.holdAtLeastMillis();
+	}
+
+	LockOperation operation() {
+		return operation;
+	}
+
+	LockCalls.Hold hold() {
+		return new LockCalls.Hold(names, operation.type().name().toLowerCase(Locale.ROOT), operation.describe(),
+				acquiredAt, locks);
+	}
+
+	private void acquired() {
+		acquiredNanos = System.nanoTime();
+		acquiredAt = Instant.now();
+	}
+
+	private void startWait() {
+		waitStartedNanos = calls.waitStarted();
+	}
+
+	/** Ends the wait once, whichever of the acquisition and a cancellation comes first. */
+	private boolean endWait(LockCalls.Outcome outcome) {
+		if (!waitOver.compareAndSet(false, true)) {
+			return false;
+		}
+		if (outcome == LockCalls.Outcome.ACQUIRED) {
+			acquired();
+		}
+		calls.waitEnded(this, outcome, waitStartedNanos);
+		return true;
+	}
+
+	private static LockCalls.Outcome outcome(boolean acquired) {
+		return acquired ? LockCalls.Outcome.ACQUIRED : LockCalls.Outcome.TIMEOUT;
 	}
 
 	/** The lock names, sorted. */
@@ -69,10 +120,18 @@ public final class LockSet {
 	 * @throws InterruptedException when interrupted while waiting
 	 */
 	public boolean acquire() throws InterruptedException {
-		boolean acquired = (leaseMillis == LockOperation.WATCHDOG_LEASE)
-				? multiLock.tryLock(owner, waitMillis, TimeUnit.MILLISECONDS)
-				: multiLock.tryLock(owner, waitMillis, leaseMillis, TimeUnit.MILLISECONDS);
-		acquiredNanos = System.nanoTime();
+		startWait();
+		boolean acquired;
+		try {
+			acquired = (leaseMillis == LockOperation.WATCHDOG_LEASE)
+					? multiLock.tryLock(owner, waitMillis, TimeUnit.MILLISECONDS)
+					: multiLock.tryLock(owner, waitMillis, leaseMillis, TimeUnit.MILLISECONDS);
+		}
+		catch (InterruptedException | RuntimeException | Error ex) {
+			endWait(LockCalls.Outcome.ERROR);
+			throw ex;
+		}
+		endWait(outcome(acquired));
 		return acquired;
 	}
 
@@ -82,10 +141,18 @@ public final class LockSet {
 	 * @throws InterruptedException when interrupted while waiting
 	 */
 	public @Nullable Map<String, Long> acquireWithTokens() throws InterruptedException {
-		Map<String, Long> tokens = (leaseMillis == LockOperation.WATCHDOG_LEASE)
-				? multiLock.tryLockWithTokens(owner, waitMillis, TimeUnit.MILLISECONDS)
-				: multiLock.tryLockWithTokens(owner, waitMillis, leaseMillis, TimeUnit.MILLISECONDS);
-		acquiredNanos = System.nanoTime();
+		startWait();
+		Map<String, Long> tokens;
+		try {
+			tokens = (leaseMillis == LockOperation.WATCHDOG_LEASE)
+					? multiLock.tryLockWithTokens(owner, waitMillis, TimeUnit.MILLISECONDS)
+					: multiLock.tryLockWithTokens(owner, waitMillis, leaseMillis, TimeUnit.MILLISECONDS);
+		}
+		catch (InterruptedException | RuntimeException | Error ex) {
+			endWait(LockCalls.Outcome.ERROR);
+			throw ex;
+		}
+		endWait(outcome(tokens != null));
 		return tokens;
 	}
 
@@ -96,6 +163,9 @@ public final class LockSet {
 	 */
 	public CompletableFuture<Boolean> acquireAsync() {
 		CompletableFuture<Boolean> result = new CompletableFuture<>();
+		startWait();
+		// A success is counted before the caller hears of it (see acquireFrom); the rest when they happen.
+		result.whenComplete((acquired, failure) -> endWait((failure != null) ? LockCalls.Outcome.ERROR : outcome(false)));
 		acquireFrom(0, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis), result);
 		return result;
 	}
@@ -107,8 +177,8 @@ public final class LockSet {
 			return;
 		}
 		if (index == locks.size()) {
-			acquiredNanos = System.nanoTime();
-			if (!result.complete(true)) {
+			if (!endWait(LockCalls.Outcome.ACQUIRED) || !result.complete(true)) {
+				calls.released(this, 0);
 				releaseFirstAsync(index);
 			}
 			return;
@@ -141,6 +211,7 @@ public final class LockSet {
 	 * @throws IllegalMonitorStateException when a lock was no longer held (its lease ran out)
 	 */
 	public void release() {
+		calls.released(this, System.nanoTime() - acquiredNanos);
 		long keepMillis = keepMillis();
 		if (keepMillis <= 0) {
 			multiLock.unlock(owner);
@@ -162,6 +233,7 @@ public final class LockSet {
 	 * has not passed yet, each lock is left to expire when it has.
 	 */
 	public CompletableFuture<Void> releaseAsync() {
+		calls.released(this, System.nanoTime() - acquiredNanos);
 		long keepMillis = keepMillis();
 		List<CompletableFuture<Void>> releases = new ArrayList<>(locks.size());
 		for (int i = locks.size() - 1; i >= 0; i--) {

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import dev.warden.redis.RedisEngine;
 import dev.warden.task.ConsumerOptions;
@@ -77,10 +78,12 @@ final class ClaimCall {
 	 * @return the tasks claimed and when to claim next
 	 */
 	static Reply read(List<Object> reply, List<String> finished) {
+		long receivedNanos = System.nanoTime();
 		List<ClaimedTask> tasks = new ArrayList<>();
 		for (int i = 3 + finished.size() / 2; i + 4 < reply.size(); i += 5) {
+			long startIn = (Long) reply.get(i + 4);
 			tasks.add(new ClaimedTask((String) reply.get(i), (String) reply.get(i + 1), ((Long) reply.get(i + 2)).intValue(),
-					(String) reply.get(i + 3), (Long) reply.get(i + 4)));
+					(String) reply.get(i + 3), Math.max(0, startIn), Math.max(0, -startIn), receivedNanos));
 		}
 		return new Reply((Long) reply.get(1), tasks);
 	}
@@ -103,8 +106,18 @@ final class ClaimCall {
 	 * @param attempt which delivery this is, from 1
 	 * @param token the claim's token, which its acknowledgement or failure must match
 	 * @param startInMicros how long until it is due (0: at once), when it was claimed ahead
+	 * @param lateMicros how long past its due time it was claimed, by Redis's clock
+	 * @param claimedNanos when the claim's reply was read, by {@link System#nanoTime()}
 	 */
-	record ClaimedTask(String id, String payload, int attempt, String token, long startInMicros) {
+	record ClaimedTask(String id, String payload, int attempt, String token, long startInMicros, long lateMicros,
+			long claimedNanos) {
+
+		/** How long past its due time the task starts now, by Redis's clock and the time since its claim. */
+		long latenessNanos() {
+			long sinceDue = System.nanoTime() - claimedNanos - TimeUnit.MICROSECONDS.toNanos(startInMicros);
+			return TimeUnit.MICROSECONDS.toNanos(lateMicros) + Math.max(0, sinceDue);
+		}
+
 	}
 
 }

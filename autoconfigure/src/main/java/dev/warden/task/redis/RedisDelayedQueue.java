@@ -8,6 +8,8 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.SortedSet;
+import java.util.TreeSet;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 
@@ -18,10 +20,15 @@ import dev.warden.task.DeadLetter;
 import dev.warden.task.DelayedQueue;
 import dev.warden.task.PayloadCodec;
 import dev.warden.task.PendingTask;
+import dev.warden.task.QueueStats;
+import dev.warden.task.QueuedTask;
 import dev.warden.task.ScheduleOption;
 import dev.warden.task.ScheduleResult;
 import dev.warden.task.TaskConsumer;
 import dev.warden.task.TaskHandler;
+import dev.warden.task.TaskListener;
+import io.lettuce.core.KeyScanCursor;
+import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScriptOutputType;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JsonNode;
@@ -38,7 +45,13 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 	/** The prefix of every queue's keys. */
 	public static final String KEY_PREFIX = "warden:task:";
 
-	/** The largest page of dead letters one call reads. */
+	/** How many keys one {@code SCAN} for queue names looks at. */
+	private static final int SCAN_COUNT = 1_000;
+
+	/** How many {@code SCAN} calls one search for queue names makes at most. */
+	private static final int MAX_SCAN_CALLS = 100_000;
+
+	/** The largest page of dead letters or pending tasks one call reads. */
 	public static final int MAX_DEAD_LETTER_PAGE = 1_000;
 
 	/** How many dead letters one script call requeues or purges at most. */
@@ -102,6 +115,9 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 			case 2 -> ScheduleResult.Status.REPLACED;
 			default -> ScheduleResult.Status.ALREADY_PENDING;
 		};
+		if (status != ScheduleResult.Status.ALREADY_PENDING) {
+			consumers.listener().onScheduled(name, 1);
+		}
 		long due = reply.get(1);
 		return new ScheduleResult(status, (due >= 0) ? Instant.ofEpochMilli(due) : null);
 	}
@@ -190,10 +206,7 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 
 	@Override
 	public List<DeadLetter> deadLetters(int offset, int limit) {
-		if (offset < 0 || limit < 1 || limit > MAX_DEAD_LETTER_PAGE) {
-			throw new IllegalArgumentException("A page of dead letters needs an offset of 0 or more and a limit from 1 to "
-					+ MAX_DEAD_LETTER_PAGE + ": offset " + offset + ", limit " + limit);
-		}
+		requirePage("dead letters", offset, limit);
 		List<Object> page = engine.await(engine.eval(TaskScripts.DEAD_PAGE, ScriptOutputType.MULTI, keys.deadLetters,
 				Integer.toString(offset), Integer.toString(limit)), "dead letters of '" + name + "'");
 		List<DeadLetter> letters = new ArrayList<>(page.size());
@@ -283,10 +296,68 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 		}
 		ClaimCall claims = new ClaimCall(engine, keys, options, consumers.consumerId(), consumers.claimAhead());
 		TaskRun<T> run = new TaskRun<>(name, keys, engine, codec, handler, options,
-				consumers.deadLetterRetentionMillis());
+				consumers.deadLetterRetentionMillis(), consumers.listener());
 		ClaimExtension extension = new ClaimExtension(name, keys, engine, options.visibilityTimeout());
 		return consumers.start(name,
 				stop -> new DueTaskDispatcher<>(name, keys, engine, claims, run, extension, consumers, stop));
+	}
+
+	@Override
+	public List<QueuedTask> pendingTasks(int offset, int limit) {
+		requirePage("pending tasks", offset, limit);
+		List<Object> page = engine.await(engine.eval(TaskScripts.PENDING_PAGE, ScriptOutputType.MULTI,
+				new String[] { keys.due, keys.tasks, keys.meta }, Integer.toString(offset), Integer.toString(limit)),
+				"pending tasks of '" + name + "'");
+		List<QueuedTask> tasks = new ArrayList<>(page.size() / 5);
+		for (int i = 0; i + 4 < page.size(); i += 5) {
+			String error = (String) page.get(i + 3);
+			tasks.add(new QueuedTask((String) page.get(i), Instant.ofEpochMilli((Long) page.get(i + 1)),
+					((Long) page.get(i + 2)).intValue(), error.isEmpty() ? null : error, (String) page.get(i + 4)));
+		}
+		return tasks;
+	}
+
+	@Override
+	public QueueStats stats() {
+		List<Long> counts = engine.await(engine.eval(TaskScripts.STATS, ScriptOutputType.MULTI,
+				new String[] { keys.due, keys.inflight, keys.dead }), "counts of queue '" + name + "'");
+		long next = counts.get(3);
+		return new QueueStats(name, counts.get(0), counts.get(1), counts.get(2),
+				(next >= 0) ? Instant.ofEpochMilli(next) : null);
+	}
+
+	/**
+	 * The names of the queues that have keys in Redis, whichever clients use them, found with
+	 * {@code SCAN} (on every master of a cluster) over the queues' key pattern.
+	 * @param engine the client's engine
+	 * @param max how many names to return at most
+	 * @return the names, sorted
+	 */
+	public static SortedSet<String> queueNames(RedisEngine engine, int max) {
+		SortedSet<String> names = new TreeSet<>();
+		ScanArgs args = ScanArgs.Builder.matches(KEY_PREFIX + "{*}:*").limit(SCAN_COUNT);
+		KeyScanCursor<String> cursor = engine.await(engine.commands().scan(args), "scan for queues");
+		// Bounded: each call walks SCAN_COUNT slots of the keyspace, and the names are capped.
+		for (int calls = 1; calls <= MAX_SCAN_CALLS; calls++) {
+			for (String key : cursor.getKeys()) {
+				int close = key.indexOf("}:", KEY_PREFIX.length());
+				if (close > KEY_PREFIX.length() + 1 && names.size() < max) {
+					names.add(key.substring(KEY_PREFIX.length() + 1, close));
+				}
+			}
+			if (cursor.isFinished() || names.size() >= max) {
+				break;
+			}
+			cursor = engine.await(engine.commands().scan(cursor, args), "scan for queues");
+		}
+		return names;
+	}
+
+	private static void requirePage(String what, int offset, int limit) {
+		if (offset < 0 || limit < 1 || limit > MAX_DEAD_LETTER_PAGE) {
+			throw new IllegalArgumentException("A page of " + what + " needs an offset of 0 or more and a limit from 1 to "
+					+ MAX_DEAD_LETTER_PAGE + ": offset " + offset + ", limit " + limit);
+		}
 	}
 
 	private static void requireId(@Nullable String taskId) {
@@ -324,6 +395,8 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 		private final ReentrantLock starting = new ReentrantLock();
 
 		private volatile long deadLetterRetentionMillis = -1;
+
+		private volatile TaskListener listener = TaskListener.NONE;
 
 		private final Map<String, ScheduleBatcher> schedules = new java.util.concurrent.ConcurrentHashMap<>();
 
@@ -365,6 +438,18 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 		 */
 		public void setDeadLetterRetention(@Nullable Duration retention) {
 			this.deadLetterRetentionMillis = (retention != null) ? retention.toMillis() : -1;
+		}
+
+		/**
+		 * Tells {@code listener} what this client schedules and how the deliveries it runs end.
+		 * @param listener the listener
+		 */
+		public void setListener(TaskListener listener) {
+			this.listener = listener;
+		}
+
+		TaskListener listener() {
+			return listener;
 		}
 
 		/** The options of a consumer of the queue started without its own. */
@@ -417,6 +502,7 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 				DueTaskDispatcher<T> dispatcher = factory.apply(() -> running.remove(queue));
 				dispatcher.start();
 				running.put(queue, dispatcher);
+				listener.onConsumerStarted(queue);
 				return dispatcher;
 			}
 			finally {

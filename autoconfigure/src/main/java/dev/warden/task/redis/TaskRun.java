@@ -8,6 +8,7 @@ import dev.warden.task.ConsumerOptions;
 import dev.warden.task.Delivery;
 import dev.warden.task.PayloadCodec;
 import dev.warden.task.TaskHandler;
+import dev.warden.task.TaskListener;
 import dev.warden.task.UnreadablePayloadException;
 import io.lettuce.core.ScriptOutputType;
 import org.slf4j.Logger;
@@ -48,9 +49,15 @@ final class TaskRun<T> {
 
 	private final String deadLetterRetention;
 
-	/** @param deadLetterRetentionMillis dead letters older than this are trimmed; -1 keeps them */
+	private final TaskListener listener;
+
+	/**
+	 * @param deadLetterRetentionMillis dead letters older than this are trimmed; -1 keeps them
+	 * @param listener told how each delivery starts and ends
+	 */
 	TaskRun(String queue, QueueKeys keys, RedisEngine engine, PayloadCodec<T> codec, TaskHandler<T> handler,
-			ConsumerOptions options, long deadLetterRetentionMillis) {
+			ConsumerOptions options, long deadLetterRetentionMillis, TaskListener listener) {
+		this.listener = listener;
 		this.queue = queue;
 		this.keys = keys;
 		this.engine = engine;
@@ -69,26 +76,29 @@ final class TaskRun<T> {
 	 */
 	boolean run(ClaimCall.ClaimedTask task) {
 		String id = task.id();
+		listener.onStarted(queue, task.latenessNanos());
+		long started = System.nanoTime();
 		try {
 			T value;
 			try {
 				value = codec.decode(task.payload());
 			}
 			catch (UnreadablePayloadException ex) {
-				deadLetter(task, ex);
+				listener.onFailed(queue, System.nanoTime() - started, deadLetter(task, ex));
 				return false;
 			}
 			try {
 				handler.handle(new Delivery<>(queue, id, value, task.attempt()));
 			}
 			catch (UnreadablePayloadException ex) {
-				deadLetter(task, ex);
+				listener.onFailed(queue, System.nanoTime() - started, deadLetter(task, ex));
 				return false;
 			}
 			catch (Exception ex) {
-				failed(task, ex);
+				listener.onFailed(queue, System.nanoTime() - started, failed(task, ex));
 				return false;
 			}
+			listener.onCompleted(queue, System.nanoTime() - started);
 			return true;
 		}
 		catch (RuntimeException ex) {
@@ -101,8 +111,9 @@ final class TaskRun<T> {
 	/**
 	 * A failed attempt: one WARN line (the stack trace at DEBUG), or, when it was the last attempt,
 	 * one ERROR line with the stack trace as the task becomes a dead letter.
+	 * @return whether the task became a dead letter
 	 */
-	private void failed(ClaimCall.ClaimedTask task, Exception failure) {
+	private boolean failed(ClaimCall.ClaimedTask task, Exception failure) {
 		long backoffMillis = options.backoffAfter(task.attempt()).toMillis();
 		long outcome = fail(task, backoffMillis, describe(failure));
 		if (outcome == MOVED_TO_DEAD_LETTERS) {
@@ -115,14 +126,17 @@ final class TaskRun<T> {
 			logger.debug("Failure of task '{}' of queue '{}' on attempt {}", task.id(), queue, task.attempt(),
 					failure);
 		}
+		return outcome == MOVED_TO_DEAD_LETTERS;
 	}
 
 	/** A payload that cannot be read goes to the dead letters at once: no attempt can read it. */
-	private void deadLetter(ClaimCall.ClaimedTask task, UnreadablePayloadException failure) {
+	private boolean deadLetter(ClaimCall.ClaimedTask task, UnreadablePayloadException failure) {
 		if (fail(task, -1, "Unreadable payload: " + failure.getMessage()) == MOVED_TO_DEAD_LETTERS) {
 			logger.error("Task '{}' of queue '{}' moved to the dead letters: its payload cannot be read: {}",
 					task.id(), queue, failure.getMessage(), failure);
+			return true;
 		}
+		return false;
 	}
 
 	/**

@@ -36,6 +36,10 @@ final class TaskScripts {
 
 	static final LuaScript LIST = LuaScript.load(TaskScripts.class, "task-list.lua");
 
+	static final LuaScript PENDING_PAGE = LuaScript.load(TaskScripts.class, "task-pending-page.lua");
+
+	static final LuaScript STATS = LuaScript.load(TaskScripts.class, "task-stats.lua");
+
 	static final LuaScript EXTEND = LuaScript.load(TaskScripts.class, "task-extend.lua", CLOCK);
 
 	static final LuaScript HAND_BACK = LuaScript.load(TaskScripts.class, "task-hand-back.lua", CLOCK);

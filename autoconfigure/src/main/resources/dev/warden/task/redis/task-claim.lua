@@ -31,7 +31,8 @@
 --          now is Redis's clock (epoch ms); wake is how many µs until the next unclaimed task is due
 --          or the next deadline passes (-1: nothing pending); each outcome is 1 when that delivery
 --          was completed, 0 when its claim no longer matched (cancelled, replaced, redelivered;
---          nothing changed); start is how many µs until the task is due (0: at once).
+--          nothing changed); start is how many µs until the task is due, negative when it is late
+--          (for a delivery that timed out, counted from its deadline).
 local micros, now, time = redisClock()
 local limit = tonumber(ARGV[1])
 local visibility = tonumber(ARGV[2])
@@ -76,9 +77,11 @@ local function claimFrom(source, upTo)
     end
     local ids = {}
     local dues = {}
+    local scores = {}
     for i = 1, #found, 2 do
         ids[#ids + 1] = found[i]
-        dues[#dues + 1] = (source == KEYS[1]) and math.max(now, tonumber(found[i + 1])) or now
+        scores[#scores + 1] = tonumber(found[i + 1])
+        dues[#dues + 1] = (source == KEYS[1]) and math.max(now, scores[#scores]) or now
     end
     redis.call('zrem', source, unpack(ids))
     local payloads = redis.call('hmget', KEYS[2], unpack(ids))
@@ -123,7 +126,7 @@ local function claimFrom(source, upTo)
                 out[#out + 1] = payload
                 out[#out + 1] = attempt
                 out[#out + 1] = token
-                out[#out + 1] = math.max(0, dues[i] * 1000 - micros)
+                out[#out + 1] = scores[i] * 1000 - micros
                 claimed = claimed + 1
             end
         end

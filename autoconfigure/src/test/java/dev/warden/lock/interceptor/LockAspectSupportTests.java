@@ -107,7 +107,7 @@ class LockAspectSupportTests {
 	private Service proxy(Service target) {
 		LockOperationSource operations = new LockOperationSource(new MethodExpressions(null), "p:", 0);
 		LockAspectSupport support = new LockAspectSupport(locks, listener, operations,
-				List.of(new CompletionStageHandler()), true);
+				List.of(new CompletionStageHandler()), true, new LockCalls());
 		ProxyFactory factory = new ProxyFactory(target);
 		factory.setProxyTargetClass(true);
 		factory.addAdvice(new LockInterceptor(() -> support));

@@ -1,0 +1,352 @@
+package dev.warden.actuate;
+
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.SortedSet;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.function.Function;
+
+import dev.warden.Warden;
+import dev.warden.lock.DistributedMutex;
+import dev.warden.lock.interceptor.LockCalls;
+import dev.warden.task.DeadLetter;
+import dev.warden.task.DelayedQueue;
+import dev.warden.task.QueueStats;
+import dev.warden.task.QueuedTask;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What an operator sees of one {@link Warden} client and does with it, for the Actuator endpoint
+ * and the dashboard: the client, the locks this instance holds through
+ * {@link dev.warden.lock.annotation.DistributedLock}, every queue in Redis with its counts, one
+ * queue's pending tasks and dead letters a page at a time, and, when write operations are allowed,
+ * re-driving and purging dead letters and cancelling pending tasks. Times are ISO-8601 text, so
+ * that any JSON mapper writes them the same way.
+ */
+public final class WardenAdmin {
+
+	private static final Logger logger = LoggerFactory.getLogger(WardenAdmin.class);
+
+	/** How many queue names the overview lists at most. */
+	public static final int MAX_QUEUES = 1_000;
+
+	/** The page size when none is asked for. */
+	public static final int DEFAULT_PAGE = 20;
+
+	private final Warden warden;
+
+	private final String topology;
+
+	private final @Nullable LockCalls lockCalls;
+
+	private final boolean writeOperations;
+
+	private volatile Function<String, Map<String, Double>> lateness = queue -> Map.of();
+
+	/**
+	 * @param warden the client
+	 * @param topology where Redis is, for display
+	 * @param lockCalls this instance's annotated lock calls, or {@code null} without the lock aspect
+	 * @param writeOperations whether write operations are allowed
+	 */
+	public WardenAdmin(Warden warden, String topology, @Nullable LockCalls lockCalls, boolean writeOperations) {
+		this.warden = warden;
+		this.topology = topology;
+		this.lockCalls = lockCalls;
+		this.writeOperations = writeOperations;
+	}
+
+	/**
+	 * Where each queue's lateness percentiles come from: the metrics, when the application has them.
+	 * @param lateness a queue's percentiles in ms, by name (p50, p95, p99), empty when unknown
+	 */
+	public void setLateness(Function<String, Map<String, Double>> lateness) {
+		this.lateness = lateness;
+	}
+
+	/** Whether write operations are allowed ({@code warden.actuator.write-operations}). */
+	public boolean writeOperations() {
+		return writeOperations;
+	}
+
+	/** The client, the locks held here, and every queue in Redis with its counts. */
+	public Overview overview() {
+		Set<String> consumed = warden.consumedQueues();
+		SortedSet<String> names = new TreeSet<>(warden.queueNames(MAX_QUEUES));
+		names.addAll(consumed);
+		List<QueueSummary> queues = new ArrayList<>(names.size());
+		for (String name : names) {
+			queues.add(summary(warden.getDelayedQueue(name).stats(), consumed.contains(name)));
+		}
+		List<HeldLock> locks = new ArrayList<>();
+		int waiting = 0;
+		if (lockCalls != null) {
+			waiting = lockCalls.waiting();
+			for (LockCalls.Hold hold : lockCalls.holds()) {
+				locks.add(new HeldLock(hold.names(), hold.kind(), hold.method(), hold.since().toString(),
+						leaseLeft(hold.locks())));
+			}
+		}
+		return new Overview(warden.getClientId(), topology, writeOperations, waiting, locks, queues);
+	}
+
+	/** The shortest lease left among the locks, in ms; -1 under the watchdog, -2 when one is gone. */
+	private static long leaseLeft(List<DistributedMutex> locks) {
+		long least = Long.MAX_VALUE;
+		for (DistributedMutex lock : locks) {
+			try {
+				least = Math.min(least, lock.remainingTimeToLive());
+			}
+			catch (RuntimeException ex) {
+				logger.debug("Could not read the lease of '{}'", lock.getName(), ex);
+			}
+		}
+		return (least == Long.MAX_VALUE) ? -2 : least;
+	}
+
+	/**
+	 * One page of a queue's pending tasks and one of its dead letters, with the queue's counts.
+	 * @param queue the queue's name
+	 * @param offset how many of each to skip; not negative
+	 * @param limit how many of each at most; from 1 to 1,000
+	 * @return the page
+	 */
+	public QueuePage queue(String queue, int offset, int limit) {
+		DelayedQueue<Object> tasks = warden.getDelayedQueue(queue);
+		QueueSummary summary = summary(tasks.stats(), warden.consumedQueues().contains(queue));
+		List<PendingTaskView> pending = new ArrayList<>();
+		for (QueuedTask task : tasks.pendingTasks(offset, limit)) {
+			pending.add(new PendingTaskView(task.id(), task.dueAt().toString(), task.attempts(), task.lastError(),
+					task.payload()));
+		}
+		List<DeadLetterView> dead = new ArrayList<>();
+		for (DeadLetter letter : tasks.deadLetters(offset, limit)) {
+			dead.add(new DeadLetterView(letter.id(), letter.failedAt().toString(), letter.attempts(), letter.error(),
+					letter.payload()));
+		}
+		return new QueuePage(summary, offset, limit, pending, dead);
+	}
+
+	/**
+	 * Puts dead letters back in their queue, due now with their attempts reset: one, or every one that
+	 * failed within a range (all of them without one).
+	 * @param queue the queue's name
+	 * @param taskId the one dead letter, or {@code null} for a range
+	 * @param failedFrom the range's start, inclusive (ISO-8601), or {@code null} for the first
+	 * @param failedTo the range's end, exclusive (ISO-8601), or {@code null} for now and later
+	 * @return what was done
+	 */
+	public WriteResult redrive(String queue, @Nullable String taskId, @Nullable String failedFrom,
+			@Nullable String failedTo) {
+		requireWrites();
+		DelayedQueue<Object> tasks = warden.getDelayedQueue(queue);
+		long count;
+		if (taskId != null) {
+			count = tasks.requeueDeadLetter(taskId) ? 1 : 0;
+		}
+		else {
+			count = tasks.requeueDeadLetters(instant("failedFrom", failedFrom, Instant.EPOCH),
+					instant("failedTo", failedTo, Instant.MAX));
+		}
+		logger.info("Operator re-drove {} dead letter(s) of queue '{}'{}", count, queue,
+				(taskId != null) ? " (task '" + taskId + "')" : "");
+		return new WriteResult("redrive", queue, count);
+	}
+
+	/**
+	 * Deletes dead letters: one, or every one that failed before a time (all of them without one).
+	 * @param queue the queue's name
+	 * @param taskId the one dead letter, or {@code null}
+	 * @param failedBefore the time, exclusive (ISO-8601), or {@code null} for all
+	 * @return what was done
+	 */
+	public WriteResult purge(String queue, @Nullable String taskId, @Nullable String failedBefore) {
+		requireWrites();
+		DelayedQueue<Object> tasks = warden.getDelayedQueue(queue);
+		long count = (taskId != null) ? (tasks.deleteDeadLetter(taskId) ? 1 : 0)
+				: tasks.purgeDeadLetters(instant("failedBefore", failedBefore, Instant.MAX));
+		logger.info("Operator purged {} dead letter(s) of queue '{}'", count, queue);
+		return new WriteResult("purge", queue, count);
+	}
+
+	/**
+	 * Cancels a pending task.
+	 * @param queue the queue's name
+	 * @param taskId the task
+	 * @return what was done
+	 */
+	public WriteResult cancel(String queue, String taskId) {
+		requireWrites();
+		long count = warden.getDelayedQueue(queue).cancel(taskId) ? 1 : 0;
+		logger.info("Operator cancelled task '{}' of queue '{}': {}", taskId, queue, (count > 0) ? "done" : "not pending");
+		return new WriteResult("cancel", queue, count);
+	}
+
+	private void requireWrites() {
+		if (!writeOperations) {
+			throw new WriteOperationsDisabledException();
+		}
+	}
+
+	private static Instant instant(String name, @Nullable String text, Instant otherwise) {
+		if (text == null || text.isBlank()) {
+			return otherwise;
+		}
+		try {
+			return Instant.parse(text.trim());
+		}
+		catch (DateTimeParseException ex) {
+			throw new IllegalArgumentException(name + " must be an ISO-8601 instant such as 2026-11-24T18:00:00Z: " + text);
+		}
+	}
+
+	private QueueSummary summary(QueueStats stats, boolean consumedHere) {
+		return new QueueSummary(stats.queue(), stats.pending(), stats.inFlight(), stats.deadLetters(),
+				(stats.nextDueAt() != null) ? stats.nextDueAt().toString() : null, consumedHere,
+				lateness.apply(stats.queue()));
+	}
+
+	/**
+	 * Checks Redis for a health indicator: {@code PING} on both connections, and the dead letters of
+	 * the queues consumed here.
+	 * @return what was found
+	 * @throws dev.warden.RedisUnavailableException when Redis does not answer within the command timeout
+	 */
+	public HealthCheck health() {
+		long micros = warden.ping();
+		Map<String, Long> dead = new TreeMap<>();
+		for (String name : warden.consumedQueues()) {
+			long count = warden.getDelayedQueue(name).stats().deadLetters();
+			if (count > 0) {
+				dead.put(name, count);
+			}
+		}
+		return new HealthCheck(warden.getClientId(), micros, dead);
+	}
+
+	/** A write operation was asked for while {@code warden.actuator.write-operations} is false. */
+	public static final class WriteOperationsDisabledException extends IllegalStateException {
+
+		private static final long serialVersionUID = 1L;
+
+		WriteOperationsDisabledException() {
+			super("Write operations are off: set warden.actuator.write-operations=true to re-drive, purge or cancel");
+		}
+
+	}
+
+	/**
+	 * The client and what it sees.
+	 *
+	 * @param clientId the client's id, the prefix of its lock owners and claim tokens
+	 * @param topology where Redis is
+	 * @param writeOperations whether write operations are allowed
+	 * @param lockWaiters how many annotated calls wait for their locks here now
+	 * @param locks the locks annotated calls hold here now, the longest held first
+	 * @param queues every queue in Redis (and those consumed here), by name
+	 */
+	public record Overview(String clientId, String topology, boolean writeOperations, int lockWaiters,
+			List<HeldLock> locks, List<QueueSummary> queues) {
+	}
+
+	/**
+	 * Locks one annotated call holds.
+	 *
+	 * @param names the lock names
+	 * @param kind the kind of lock
+	 * @param method the annotated method
+	 * @param heldSince when they were acquired (ISO-8601)
+	 * @param leaseLeftMillis the shortest lease left; -1 when kept by the watchdog, -2 when a lock is gone
+	 */
+	public record HeldLock(List<String> names, String kind, String method, String heldSince, long leaseLeftMillis) {
+	}
+
+	/**
+	 * A queue's counts.
+	 *
+	 * @param name the queue's name
+	 * @param pending tasks waiting
+	 * @param inFlight tasks claimed and not finished
+	 * @param deadLetters tasks given up on
+	 * @param nextDueAt when the first pending task is due (ISO-8601), or {@code null}
+	 * @param consumedHere whether this instance consumes the queue
+	 * @param latenessMillis the lateness percentiles of the deliveries run here (p50, p95, p99, in ms),
+	 * from the metrics; empty without them
+	 */
+	public record QueueSummary(String name, long pending, long inFlight, long deadLetters, @Nullable String nextDueAt,
+			boolean consumedHere, Map<String, Double> latenessMillis) {
+	}
+
+	/**
+	 * One page of a queue.
+	 *
+	 * @param queue the queue's counts
+	 * @param offset how many of each list were skipped
+	 * @param limit how many of each list were asked for at most
+	 * @param pending pending tasks in due order
+	 * @param deadLetters dead letters, the most recent failure first
+	 */
+	public record QueuePage(QueueSummary queue, int offset, int limit, List<PendingTaskView> pending,
+			List<DeadLetterView> deadLetters) {
+	}
+
+	/**
+	 * A pending task.
+	 *
+	 * @param id the task id
+	 * @param dueAt when it is due (ISO-8601)
+	 * @param attempts deliveries made so far
+	 * @param lastError the last delivery's error, or {@code null}
+	 * @param payload the payload as stored
+	 */
+	public record PendingTaskView(String id, String dueAt, int attempts, @Nullable String lastError, String payload) {
+	}
+
+	/**
+	 * A dead letter.
+	 *
+	 * @param id the task id
+	 * @param failedAt when it was given up (ISO-8601)
+	 * @param attempts deliveries made
+	 * @param error the last error
+	 * @param payload the payload as stored
+	 */
+	public record DeadLetterView(String id, String failedAt, int attempts, String error, @Nullable String payload) {
+	}
+
+	/**
+	 * What a health check found.
+	 *
+	 * @param clientId the client's id
+	 * @param pingMicros how long the slower {@code PING} took
+	 * @param deadLetters the queues consumed here that hold dead letters, with their counts
+	 */
+	public record HealthCheck(String clientId, long pingMicros, Map<String, Long> deadLetters) {
+	}
+
+	/**
+	 * Why a request was refused.
+	 *
+	 * @param message what to do about it
+	 */
+	public record Problem(String message) {
+	}
+
+	/**
+	 * What a write operation did.
+	 *
+	 * @param action redrive, purge or cancel
+	 * @param queue the queue
+	 * @param count how many tasks or dead letters it changed
+	 */
+	public record WriteResult(String action, String queue, long count) {
+	}
+
+}

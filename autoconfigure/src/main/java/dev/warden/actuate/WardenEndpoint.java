@@ -1,0 +1,114 @@
+package dev.warden.actuate;
+
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
+
+/**
+ * The {@code warden} Actuator endpoint.
+ * <ul>
+ * <li>{@code GET /actuator/warden}: this client's id and Redis topology, the locks this instance
+ * holds through {@code @DistributedLock}, and every queue in Redis with its pending, in-flight and
+ * dead-letter counts and next due time.</li>
+ * <li>{@code GET /actuator/warden/queues/{queue}?offset=0&limit=20}: one page of the queue's pending
+ * tasks and one of its dead letters, each with id, time, attempts and last error.</li>
+ * <li>{@code POST /actuator/warden/queues/{queue}} with a JSON body {@code {"action": …}}, only when
+ * {@code warden.actuator.write-operations=true} (403 otherwise): {@code redrive} (one dead letter by
+ * {@code taskId}, or those that failed between {@code failedFrom} and {@code failedTo}, all without
+ * them), {@code purge} (one by {@code taskId}, or those that failed before {@code failedBefore}, all
+ * without it), {@code cancel} (the pending task {@code taskId}).</li>
+ * </ul>
+ * Expose it like any endpoint ({@code management.endpoints.web.exposure.include=warden}) and secure
+ * it like the others: it shows payloads and can change queues.
+ */
+@Endpoint(id = "warden")
+public class WardenEndpoint {
+
+	private static final String QUEUES = "queues";
+
+	private final WardenAdmin admin;
+
+	/** @param admin what the endpoint shows and does */
+	public WardenEndpoint(WardenAdmin admin) {
+		this.admin = admin;
+	}
+
+	/** The client, the locks held here, and every queue with its counts. */
+	@ReadOperation
+	public WardenAdmin.Overview overview() {
+		return admin.overview();
+	}
+
+	/**
+	 * One page of a queue's pending tasks and dead letters.
+	 * @param section {@code queues}
+	 * @param queue the queue's name
+	 * @param offset how many of each to skip (0 when absent)
+	 * @param limit how many of each at most, up to 1,000 (20 when absent)
+	 * @return the page, or 404 for another section, or 400 for a bad page
+	 */
+	@ReadOperation
+	@SuppressWarnings("deprecation")
+	public WebEndpointResponse<Object> queue(@Selector String section, @Selector String queue,
+			@org.springframework.lang.Nullable @Nullable Integer offset,
+			@org.springframework.lang.Nullable @Nullable Integer limit) {
+		if (!QUEUES.equals(section)) {
+			return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
+		}
+		try {
+			return new WebEndpointResponse<>(admin.queue(queue, (offset != null) ? offset : 0,
+					(limit != null) ? limit : WardenAdmin.DEFAULT_PAGE));
+		}
+		catch (IllegalArgumentException ex) {
+			return new WebEndpointResponse<>(new WardenAdmin.Problem(ex.getMessage()), WebEndpointResponse.STATUS_BAD_REQUEST);
+		}
+	}
+
+	/**
+	 * Re-drives or purges dead letters, or cancels a pending task.
+	 * @param section {@code queues}
+	 * @param queue the queue's name
+	 * @param action {@code redrive}, {@code purge} or {@code cancel}
+	 * @param taskId one task, or {@code null}
+	 * @param failedFrom a range's start for {@code redrive} (ISO-8601), or {@code null}
+	 * @param failedTo a range's end for {@code redrive} (ISO-8601), or {@code null}
+	 * @param failedBefore the bound of {@code purge} (ISO-8601), or {@code null}
+	 * @return what was done; 403 while write operations are off, 400 for a bad request
+	 */
+	@WriteOperation
+	@SuppressWarnings("deprecation")
+	public WebEndpointResponse<Object> change(@Selector String section, @Selector String queue, String action,
+			@org.springframework.lang.Nullable @Nullable String taskId,
+			@org.springframework.lang.Nullable @Nullable String failedFrom,
+			@org.springframework.lang.Nullable @Nullable String failedTo,
+			@org.springframework.lang.Nullable @Nullable String failedBefore) {
+		if (!QUEUES.equals(section)) {
+			return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
+		}
+		try {
+			WardenAdmin.WriteResult result = switch (action) {
+				case "redrive" -> admin.redrive(queue, taskId, failedFrom, failedTo);
+				case "purge" -> admin.purge(queue, taskId, failedBefore);
+				case "cancel" -> {
+					if (taskId == null) {
+						throw new IllegalArgumentException("cancel needs a taskId");
+					}
+					yield admin.cancel(queue, taskId);
+				}
+				default -> throw new IllegalArgumentException(
+						"Unknown action '" + action + "': use redrive, purge or cancel");
+			};
+			return new WebEndpointResponse<>(result);
+		}
+		catch (WardenAdmin.WriteOperationsDisabledException ex) {
+			return new WebEndpointResponse<>(new WardenAdmin.Problem(ex.getMessage()), 403);
+		}
+		catch (IllegalArgumentException ex) {
+			return new WebEndpointResponse<>(new WardenAdmin.Problem(ex.getMessage()), WebEndpointResponse.STATUS_BAD_REQUEST);
+		}
+	}
+
+}

@@ -1,0 +1,42 @@
+package dev.warden.actuate;
+
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.health.contributor.AbstractHealthIndicator;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.Status;
+
+/**
+ * The {@code warden} health indicator (Spring Boot 4): UP when Redis answers {@code PING} on both of
+ * the client's connections within the command timeout, DOWN with the reason when not. Its details
+ * give the client's id, the slower answer's time, and the queues consumed here that hold dead
+ * letters; with {@code warden.health.dead-letter-status} set, such queues report that status (for
+ * example DEGRADED) instead of UP.
+ */
+public class WardenHealthIndicator extends AbstractHealthIndicator {
+
+	private final WardenAdmin admin;
+
+	private final @Nullable String deadLetterStatus;
+
+	/**
+	 * @param admin checks Redis and reads the queues' counts
+	 * @param deadLetterStatus the status while a queue consumed here holds dead letters, or
+	 * {@code null} for UP
+	 */
+	public WardenHealthIndicator(WardenAdmin admin, @Nullable String deadLetterStatus) {
+		super("Warden health check failed");
+		this.admin = admin;
+		this.deadLetterStatus = deadLetterStatus;
+	}
+
+	@Override
+	protected void doHealthCheck(Health.Builder builder) {
+		WardenAdmin.HealthCheck check = admin.health();
+		boolean degraded = !check.deadLetters().isEmpty() && deadLetterStatus != null;
+		builder.status(degraded ? new Status(deadLetterStatus) : Status.UP)
+			.withDetail("clientId", check.clientId())
+			.withDetail("pingMicros", check.pingMicros())
+			.withDetail("deadLetters", check.deadLetters());
+	}
+
+}

@@ -1,0 +1,97 @@
+package dev.warden.autoconfigure;
+
+import dev.warden.Warden;
+import dev.warden.actuate.WardenAdmin;
+import dev.warden.actuate.WardenDashboardController;
+import dev.warden.actuate.WardenEndpoint;
+import dev.warden.actuate.WardenHealthIndicator;
+import dev.warden.lock.interceptor.LockCalls;
+import dev.warden.metrics.WardenMetrics;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+/**
+ * What an operator sees and does: the {@code warden} Actuator endpoint, the {@code warden} health
+ * indicator (on Spring Boot 4; the Boot 3 starter brings its own), and the dashboard page when
+ * {@code warden.dashboard.enabled=true}. Each part appears only when the application has what it
+ * needs: Actuator for the first two, Spring MVC on a servlet web application for the page.
+ */
+@AutoConfiguration(after = { WardenAutoConfiguration.class, WardenLockAutoConfiguration.class,
+		WardenMetricsAutoConfiguration.class })
+@ConditionalOnBean(Warden.class)
+@ConditionalOnBooleanProperty(name = "warden.enabled", matchIfMissing = true)
+public final class WardenActuatorAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	WardenAdmin wardenAdmin(Warden warden, ObjectProvider<LockCalls> lockCalls, WardenProperties properties,
+			RedisConnectionFactory connectionFactory) {
+		String topology = (connectionFactory instanceof LettuceConnectionFactory lettuce)
+				? RedisTopology.describe(lettuce) : "Redis";
+		return new WardenAdmin(warden, topology, lockCalls.getIfAvailable(),
+				properties.getActuator().isWriteOperations());
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = "io.micrometer.core.instrument.MeterRegistry")
+	@ConditionalOnBean(WardenMetrics.class)
+	static class LatenessConfiguration {
+
+		LatenessConfiguration(WardenAdmin admin, WardenMetrics metrics) {
+			admin.setLateness(metrics::latenessPercentiles);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = "org.springframework.boot.actuate.endpoint.annotation.Endpoint")
+	@ConditionalOnAvailableEndpoint(WardenEndpoint.class)
+	static class EndpointConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		WardenEndpoint wardenEndpoint(WardenAdmin admin) {
+			return new WardenEndpoint(admin);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = "org.springframework.boot.health.contributor.HealthIndicator")
+	@ConditionalOnEnabledHealthIndicator("warden")
+	static class HealthConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean(name = "wardenHealthIndicator")
+		WardenHealthIndicator wardenHealthIndicator(WardenAdmin admin, WardenProperties properties) {
+			return new WardenHealthIndicator(admin, properties.getHealth().getDeadLetterStatus());
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+	@ConditionalOnClass(name = "org.springframework.web.servlet.DispatcherServlet")
+	@ConditionalOnBooleanProperty("warden.dashboard.enabled")
+	static class DashboardConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		WardenDashboardController wardenDashboardController(WardenAdmin admin) {
+			return new WardenDashboardController(admin);
+		}
+
+	}
+
+}

@@ -1,0 +1,313 @@
+package dev.warden.actuate;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import dev.warden.Eventually;
+import dev.warden.Warden;
+import dev.warden.WardenClients;
+import dev.warden.lock.annotation.DistributedLock;
+import dev.warden.task.ConsumerOptions;
+import dev.warden.task.DelayedQueue;
+import dev.warden.task.TaskConsumer;
+import dev.warden.test.redis.RedisServerExtension;
+import dev.warden.test.redis.TcpProxy;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The {@code warden} Actuator endpoint and health indicator over HTTP, in a running web
+ * application on a real Redis, with a second, independent client scheduling to queues this
+ * application does not consume.
+ */
+class WardenActuatorTests {
+
+	private static final ConsumerOptions ONE_ATTEMPT = new ConsumerOptions(1, Duration.ofMillis(50),
+			Duration.ofSeconds(1), Duration.ofMinutes(1));
+
+	@RegisterExtension
+	static final RedisServerExtension redis = new RedisServerExtension();
+
+	@RegisterExtension
+	final WardenClients clients = new WardenClients();
+
+	private static final JsonMapper json = JsonMapper.builder().build();
+
+	private final HttpClient http = HttpClient.newHttpClient();
+
+	private final List<ConfigurableApplicationContext> applications = new ArrayList<>();
+
+	@BeforeEach
+	void flush() {
+		redis.node().call("FLUSHALL");
+	}
+
+	@AfterEach
+	void stop() {
+		applications.forEach(ConfigurableApplicationContext::close);
+	}
+
+	@Test
+	void theOverviewShowsTheClientTheLocksHeldHereAndEveryQueueInRedis() throws Exception {
+		ConfigurableApplicationContext app = start(redis.node().host(), redis.node().port());
+		DelayedQueue<String> elsewhere = clients.open(redis.node()).getDelayedQueue("billing", String.class);
+		elsewhere.schedule("invoice-1", "x", Duration.ofHours(1));
+		elsewhere.schedule("invoice-2", "x", Duration.ofHours(2));
+		killTask(clients.open(redis.node()).getDelayedQueue("emails", String.class), "mail-1");
+		Stock stock = app.getBean(Stock.class);
+		CountDownLatch holding = new CountDownLatch(1);
+		CountDownLatch release = new CountDownLatch(1);
+		CompletableFuture<Void> holder = CompletableFuture.runAsync(() -> stock.reserve("sku-1", holding, release));
+		assertThat(holding.await(10, TimeUnit.SECONDS)).isTrue();
+		try {
+			JsonNode overview = get(app, "/actuator/warden", 200);
+
+			assertThat(overview.get("clientId").asString()).isEqualTo(app.getBean(Warden.class).getClientId());
+			assertThat(overview.get("topology").asString()).contains(Integer.toString(redis.node().port()));
+			assertThat(overview.get("writeOperations").asBoolean()).isFalse();
+			JsonNode lock = overview.get("locks").get(0);
+			assertThat(lock.get("names").get(0).asString()).isEqualTo("warden:lock:stock:sku-1");
+			assertThat(lock.get("kind").asString()).isEqualTo("reentrant");
+			assertThat(lock.get("method").asString()).contains("reserve");
+			assertThat(lock.get("leaseLeftMillis").asLong()).as("a watchdog lease").isPositive();
+			JsonNode billing = queue(overview, "billing");
+			assertThat(billing.get("pending").asLong()).isEqualTo(2);
+			assertThat(billing.get("inFlight").asLong()).isZero();
+			assertThat(billing.get("deadLetters").asLong()).isZero();
+			assertThat(billing.get("nextDueAt").asString()).isNotBlank();
+			assertThat(billing.get("consumedHere").asBoolean()).isFalse();
+			assertThat(queue(overview, "emails").get("deadLetters").asLong()).isEqualTo(1);
+		}
+		finally {
+			release.countDown();
+			holder.get(10, TimeUnit.SECONDS);
+		}
+		assertThat(get(app, "/actuator/warden", 200).get("locks")).isEmpty();
+	}
+
+	@Test
+	void aQueueIsReadAPageAtATimeWithAttemptsAndErrors() throws Exception {
+		ConfigurableApplicationContext app = start(redis.node().host(), redis.node().port());
+		DelayedQueue<String> queue = clients.open(redis.node()).getDelayedQueue("orders", String.class);
+		for (int i = 0; i < 5; i++) {
+			queue.schedule("order-" + i, "{\"n\":" + i + "}", Duration.ofMinutes(10 + i));
+		}
+		killTask(queue, "broken");
+
+		JsonNode first = get(app, "/actuator/warden/queues/orders?offset=0&limit=2", 200);
+		JsonNode second = get(app, "/actuator/warden/queues/orders?offset=2&limit=2", 200);
+
+		assertThat(first.get("queue").get("pending").asLong()).isEqualTo(5);
+		assertThat(ids(first.get("pending"))).containsExactly("order-0", "order-1");
+		assertThat(ids(second.get("pending"))).containsExactly("order-2", "order-3");
+		assertThat(first.get("pending").get(0).get("attempts").asInt()).isZero();
+		assertThat(first.get("pending").get(0).get("payload").asString()).contains("n");
+		JsonNode letter = first.get("deadLetters").get(0);
+		assertThat(letter.get("id").asString()).isEqualTo("broken");
+		assertThat(letter.get("attempts").asInt()).isEqualTo(1);
+		assertThat(letter.get("error").asString()).contains("out of paper");
+		assertThat(second.get("deadLetters")).isEmpty();
+		assertThat(get(app, "/actuator/warden/queues/orders?limit=5000", 400).get("message").asString())
+			.contains("limit from 1 to 1000");
+		get(app, "/actuator/warden/other/orders", 404);
+	}
+
+	@Test
+	void writeOperationsAreRefusedUntilSwitchedOnAndThenChangeTheQueue() throws Exception {
+		DelayedQueue<String> queue = clients.open(redis.node()).getDelayedQueue("orders", String.class);
+		killTask(queue, "a");
+		killTask(queue, "b");
+		killTask(queue, "c");
+		queue.schedule("pending", "x", Duration.ofHours(1));
+		ConfigurableApplicationContext readOnly = start(redis.node().host(), redis.node().port());
+
+		JsonNode refused = post(readOnly, "/actuator/warden/queues/orders", "{\"action\":\"redrive\"}", 403);
+
+		assertThat(refused.get("message").asString()).contains("warden.actuator.write-operations=true");
+		assertThat(queue.deadLetterCount()).isEqualTo(3);
+		readOnly.close();
+
+		ConfigurableApplicationContext app = start(redis.node().host(), redis.node().port(),
+				"--warden.actuator.write-operations=true");
+		assertThat(post(app, "/actuator/warden/queues/orders", "{\"action\":\"redrive\",\"taskId\":\"a\"}", 200)
+			.get("count").asLong()).isEqualTo(1);
+		assertThat(queue.contains("a")).isTrue();
+		assertThat(post(app, "/actuator/warden/queues/orders", "{\"action\":\"purge\",\"taskId\":\"b\"}", 200)
+			.get("count").asLong()).isEqualTo(1);
+		assertThat(post(app, "/actuator/warden/queues/orders", "{\"action\":\"redrive\"}", 200).get("count").asLong())
+			.as("all that is left").isEqualTo(1);
+		assertThat(queue.contains("c")).isTrue();
+		assertThat(queue.deadLetterCount()).isZero();
+		assertThat(post(app, "/actuator/warden/queues/orders", "{\"action\":\"cancel\",\"taskId\":\"pending\"}", 200)
+			.get("count").asLong()).isEqualTo(1);
+		assertThat(queue.contains("pending")).isFalse();
+		assertThat(post(app, "/actuator/warden/queues/orders", "{\"action\":\"explode\"}", 400).get("message")
+			.asString()).contains("redrive, purge or cancel");
+		assertThat(post(app, "/actuator/warden/queues/orders",
+				"{\"action\":\"redrive\",\"failedFrom\":\"yesterday\"}", 400).get("message").asString())
+			.contains("ISO-8601");
+	}
+
+	@Test
+	void healthIsUpWhenRedisAnswersAndDownWithTheReasonWhenItDoesNot() throws Exception {
+		try (TcpProxy proxy = TcpProxy.start(redis.node())) {
+			ConfigurableApplicationContext app = start(proxy.host(), proxy.port(), "--warden.command-timeout=500ms");
+			JsonNode up = get(app, "/actuator/health/warden", 200);
+			assertThat(up.get("status").asString()).isEqualTo("UP");
+			assertThat(up.get("details").get("clientId").asString()).isNotBlank();
+			assertThat(up.get("details").get("pingMicros").asLong()).isPositive();
+
+			proxy.blackhole();
+			long started = System.nanoTime();
+			JsonNode down = get(app, "/actuator/health/warden", 503);
+
+			assertThat(down.get("status").asString()).isEqualTo("DOWN");
+			assertThat(down.get("details").get("error").asString()).contains("PING");
+			assertThat(Duration.ofNanos(System.nanoTime() - started)).as("within the command timeout, not a hang")
+				.isLessThan(Duration.ofSeconds(5));
+			proxy.heal();
+			Eventually.await("UP again", Duration.ofSeconds(30), () -> status(app, "/actuator/health/warden") == 200);
+		}
+	}
+
+	@Test
+	void deadLettersOfAQueueConsumedHereCanReportAStatusOfTheirOwn() throws Exception {
+		ConfigurableApplicationContext app = start(redis.node().host(), redis.node().port(),
+				"--warden.health.dead-letter-status=DEGRADED",
+				"--management.endpoint.health.status.order=DOWN,DEGRADED,UP",
+				"--management.endpoint.health.status.http-mapping.DEGRADED=200");
+		Warden warden = app.getBean(Warden.class);
+		DelayedQueue<String> queue = warden.getDelayedQueue("jobs", String.class);
+		try (TaskConsumer consumer = queue.consume(delivery -> {
+			throw new IllegalStateException("disk full");
+		}, ONE_ATTEMPT)) {
+			assertThat(get(app, "/actuator/health/warden", 200).get("status").asString()).isEqualTo("UP");
+			queue.schedule("j", "x", Duration.ZERO);
+			Eventually.await("the task died", () -> queue.deadLetterCount() == 1);
+
+			JsonNode degraded = get(app, "/actuator/health/warden", 200);
+
+			assertThat(degraded.get("status").asString()).isEqualTo("DEGRADED");
+			assertThat(degraded.get("details").get("deadLetters").get("jobs").asLong()).isEqualTo(1);
+		}
+	}
+
+	private ConfigurableApplicationContext start(String host, int port, String... more) {
+		List<String> args = new ArrayList<>(List.of("--server.port=0", "--spring.data.redis.host=" + host,
+				"--spring.data.redis.port=" + port, "--management.endpoints.web.exposure.include=warden,health",
+				"--management.endpoint.health.show-details=always", "--spring.datasource.url=jdbc:h2:mem:actuator"));
+		args.addAll(List.of(more));
+		ConfigurableApplicationContext app = new SpringApplicationBuilder(Application.class)
+			.run(args.toArray(String[]::new));
+		applications.add(app);
+		return app;
+	}
+
+	private static void killTask(DelayedQueue<String> queue, String id) throws Exception {
+		queue.schedule(id, "x", Duration.ZERO);
+		try (TaskConsumer consumer = queue.consume(delivery -> {
+			throw new IllegalStateException("out of paper");
+		}, ONE_ATTEMPT)) {
+			Eventually.await("task " + id + " died", () -> queue.deadLetters(0, 1000).stream()
+				.anyMatch(letter -> letter.id().equals(id)));
+		}
+	}
+
+	private static JsonNode queue(JsonNode overview, String name) {
+		for (JsonNode queue : overview.get("queues")) {
+			if (queue.get("name").asString().equals(name)) {
+				return queue;
+			}
+		}
+		throw new AssertionError("No queue " + name + " in " + overview);
+	}
+
+	private static List<String> ids(JsonNode tasks) {
+		List<String> ids = new ArrayList<>();
+		tasks.forEach(task -> ids.add(task.get("id").asString()));
+		return ids;
+	}
+
+	private JsonNode get(ConfigurableApplicationContext app, String path, int status) throws Exception {
+		HttpResponse<String> response = http.send(HttpRequest.newBuilder(uri(app, path)).timeout(Duration.ofSeconds(20))
+			.build(), HttpResponse.BodyHandlers.ofString());
+		assertThat(response.statusCode()).as(path + ": " + response.body()).isEqualTo(status);
+		return response.body().isEmpty() ? json.createObjectNode() : json.readTree(response.body());
+	}
+
+	private int status(ConfigurableApplicationContext app, String path) {
+		try {
+			return http.send(HttpRequest.newBuilder(uri(app, path)).timeout(Duration.ofSeconds(20)).build(),
+					HttpResponse.BodyHandlers.discarding()).statusCode();
+		}
+		catch (java.io.IOException ex) {
+			return -1;
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return -1;
+		}
+	}
+
+	private JsonNode post(ConfigurableApplicationContext app, String path, String body, int status) throws Exception {
+		HttpResponse<String> response = http.send(HttpRequest.newBuilder(uri(app, path))
+			.timeout(Duration.ofSeconds(20))
+			.header("Content-Type", "application/json")
+			.POST(HttpRequest.BodyPublishers.ofString(body))
+			.build(), HttpResponse.BodyHandlers.ofString());
+		assertThat(response.statusCode()).as(path + " " + body + ": " + response.body()).isEqualTo(status);
+		return json.readTree(response.body());
+	}
+
+	private static URI uri(ConfigurableApplicationContext app, String path) {
+		int port = ((WebServerApplicationContext) app).getWebServer().getPort();
+		return URI.create("http://localhost:" + port + path);
+	}
+
+	@SpringBootConfiguration
+	@EnableAutoConfiguration
+	static class Application {
+
+		@Bean
+		Stock stock() {
+			return new Stock();
+		}
+
+	}
+
+	static class Stock {
+
+		@DistributedLock(name = "stock", key = "#sku")
+		public void reserve(String sku, CountDownLatch holding, CountDownLatch release) {
+			holding.countDown();
+			try {
+				release.await(30, TimeUnit.SECONDS);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+		}
+
+	}
+
+}

@@ -1,0 +1,150 @@
+package dev.warden.samples.orders;
+
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.List;
+
+import dev.warden.Warden;
+import dev.warden.task.ConsumerOptions;
+import dev.warden.task.DelayedQueue;
+import dev.warden.task.TaskConsumer;
+import dev.warden.test.redis.RedisServerExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+import org.openqa.selenium.By;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The dashboard of a running order service, in the system's headless Chromium: the queue table
+ * shows what Redis holds, a queue's dead letters show their errors, and the re-drive button puts a
+ * dead letter back in its queue. Saves a screenshot to {@code target/dashboard.png}.
+ */
+class DashboardBrowserTests {
+
+	private static final File CHROMIUM = new File("/usr/bin/chromium");
+
+	private static final File CHROMEDRIVER = new File("/usr/bin/chromedriver");
+
+	private static final Duration WAIT = Duration.ofSeconds(20);
+
+	@RegisterExtension
+	static final RedisServerExtension redis = new RedisServerExtension();
+
+	private ConfigurableApplicationContext service;
+
+	private ChromeDriver browser;
+
+	@BeforeEach
+	void start(@TempDir Path profile) {
+		assertThat(CHROMIUM.canExecute()).as("Debian's chromium (apt-get install chromium chromium-driver)").isTrue();
+		assertThat(CHROMEDRIVER.canExecute()).as("Debian's chromedriver (apt-get install chromium chromium-driver)").isTrue();
+		service = new SpringApplicationBuilder(OrderServiceApplication.class).run("--server.port=0",
+				"--spring.data.redis.host=" + redis.node().host(), "--spring.data.redis.port=" + redis.node().port(),
+				"--spring.datasource.url=jdbc:h2:mem:dashboard;DB_CLOSE_DELAY=-1");
+		ChromeOptions options = new ChromeOptions();
+		options.setBinary(CHROMIUM);
+		// The flags of a headless browser on a machine with no network but loopback.
+		options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+				"--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update",
+				"--disable-sync", "--window-size=1400,1100", "--user-data-dir=" + profile.toAbsolutePath());
+		ChromeDriverService driverService = new ChromeDriverService.Builder().usingDriverExecutable(CHROMEDRIVER)
+			.usingAnyFreePort()
+			.build();
+		browser = new ChromeDriver(driverService, options);
+		browser.manage().timeouts().pageLoadTimeout(WAIT).scriptTimeout(WAIT);
+	}
+
+	@AfterEach
+	void stop() {
+		if (browser != null) {
+			browser.quit();
+		}
+		if (service != null) {
+			service.close();
+		}
+	}
+
+	@Test
+	void theQueueTableShowsRedisAndADeadLetterIsReDrivenFromThePage() throws Exception {
+		Warden warden = service.getBean(Warden.class);
+		DelayedQueue<String> receipts = warden.getDelayedQueue("receipts", String.class);
+		killTasks(receipts, "receipt-1001", "receipt-1002");
+		receipts.schedule("receipt-1003", "{\"order\":1003}", Duration.ofMinutes(5));
+		service.getBean(OrderService.class).purchase("apple", 1);
+
+		browser.get("http://localhost:" + port() + "/warden");
+		WebDriverWait wait = new WebDriverWait(browser, WAIT);
+		WebElement row = wait.until(ExpectedConditions
+			.presenceOfElementLocated(By.cssSelector("#queues tr[data-queue='receipts']")));
+
+		List<String> cells = row.findElements(By.tagName("td")).stream().map(WebElement::getText).toList();
+		assertThat(cells.subList(0, 4)).containsExactly("receipts", "1", "0", "2");
+		assertThat(browser.findElement(By.cssSelector("#queues tr[data-queue='" + OrderTimeouts.QUEUE + "']"))
+			.getText()).as("the order's payment timeout").contains(OrderTimeouts.QUEUE + " 1 0 0");
+		assertThat(browser.findElement(By.id("client")).getText()).contains(warden.getClientId());
+
+		row.click();
+		wait.until(ExpectedConditions.numberOfElementsToBe(By.cssSelector("#dead-letters tr[data-task]"), 2));
+		WebElement letter = browser.findElement(By.cssSelector("#dead-letters tr[data-task='receipt-1002']"));
+		assertThat(letter.getText()).contains("printer jammed");
+		assertThat(browser.findElement(By.cssSelector("#pending tr[data-task='receipt-1003']")).getText())
+			.contains("receipt-1003");
+		saveScreenshot();
+
+		letter.findElement(By.cssSelector("button.redrive")).click();
+
+		wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("message"), "Re-drove 1 dead letter(s)"));
+		wait.until(ExpectedConditions.numberOfElementsToBe(By.cssSelector("#dead-letters tr[data-task]"), 1));
+		assertThat(receipts.deadLetters(0, 10)).extracting(letterInRedis -> letterInRedis.id())
+			.containsExactly("receipt-1001");
+		assertThat(receipts.contains("receipt-1002")).as("pending again").isTrue();
+		wait.until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("#pending tr[data-task='receipt-1002']")));
+	}
+
+	private void killTasks(DelayedQueue<String> queue, String... ids) throws Exception {
+		for (String id : ids) {
+			queue.schedule(id, "{\"order\":" + id.substring(id.indexOf('-') + 1) + "}", Duration.ZERO);
+		}
+		ConsumerOptions once = new ConsumerOptions(1, Duration.ofMillis(50), Duration.ofSeconds(1), Duration.ofMinutes(1));
+		try (TaskConsumer consumer = queue.consume(delivery -> {
+			throw new IllegalStateException("printer jammed");
+		}, once)) {
+			long deadline = System.nanoTime() + WAIT.toNanos();
+			// A poll with a deadline: nothing tells the test when a failure has been recorded.
+			while (queue.deadLetterCount() < ids.length) {
+				assertThat(System.nanoTime()).as("the receipts died in time").isLessThan(deadline);
+				Thread.sleep(20);
+			}
+		}
+	}
+
+	private int port() {
+		return ((WebServerApplicationContext) service).getWebServer().getPort();
+	}
+
+	private void saveScreenshot() throws IOException {
+		Path shot = browser.getScreenshotAs(OutputType.FILE).toPath();
+		Path target = Path.of("target", "dashboard.png");
+		Files.createDirectories(target.getParent());
+		Files.copy(shot, target, StandardCopyOption.REPLACE_EXISTING);
+	}
+
+}

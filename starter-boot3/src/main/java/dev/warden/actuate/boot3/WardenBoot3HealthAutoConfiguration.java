@@ -1,0 +1,28 @@
+package dev.warden.actuate.boot3;
+
+import dev.warden.actuate.WardenAdmin;
+import dev.warden.autoconfigure.WardenActuatorAutoConfiguration;
+import dev.warden.autoconfigure.WardenProperties;
+import org.springframework.boot.actuate.autoconfigure.health.ConditionalOnEnabledHealthIndicator;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * The {@code warden} health indicator of a Spring Boot 3.5 application with Actuator.
+ */
+@AutoConfiguration(after = WardenActuatorAutoConfiguration.class)
+@ConditionalOnClass(name = "org.springframework.boot.actuate.health.HealthIndicator")
+@ConditionalOnBean(WardenAdmin.class)
+@ConditionalOnEnabledHealthIndicator("warden")
+public class WardenBoot3HealthAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean(name = "wardenHealthIndicator")
+	WardenBoot3HealthIndicator wardenHealthIndicator(WardenAdmin admin, WardenProperties properties) {
+		return new WardenBoot3HealthIndicator(admin, properties.getHealth().getDeadLetterStatus());
+	}
+
+}

@@ -1,0 +1,7 @@
+/**
+ * What Warden adds on the Spring Boot 3.5 line only: the health indicator in Boot 3's health API.
+ */
+@NullMarked
+package dev.warden.actuate.boot3;
+
+import org.jspecify.annotations.NullMarked;
