@@ -48,6 +48,7 @@ import dev.warden.task.redis.TaskWorkers;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.cluster.RedisClusterClient;
+import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -118,6 +119,7 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 		builder.taskQueueDefaults.forEach(consumers::setQueueDefaults);
 		consumers.setDeadLetterRetention(builder.taskDeadLetterRetention);
 		consumers.setListener(builder.taskListener);
+		consumers.setObservationRegistry(builder.observationRegistry);
 	}
 
 	/**
@@ -432,6 +434,8 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 
 		private TaskListener taskListener = TaskListener.NONE;
 
+		private ObservationRegistry observationRegistry = ObservationRegistry.NOOP;
+
 		private JsonMapper jsonMapper = JsonMapper.builder().findAndAddModules().build();
 
 		private Duration fairLockWaiterTimeout = WardenDefaults.FAIR_LOCK_WAITER_TIMEOUT;
@@ -527,6 +531,22 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 				throw new IllegalArgumentException("The task listener must not be null");
 			}
 			this.taskListener = taskListener;
+			return this;
+		}
+
+		/**
+		 * Makes task schedules ({@code warden.task.schedule}) and deliveries
+		 * ({@code warden.task.run}) observations of {@code registry}: the trace context of the code
+		 * that schedules a task is stored with it, and the delivery, on whichever instance runs it,
+		 * continues that trace.
+		 * @param observationRegistry the registry
+		 * @return this builder
+		 */
+		public Builder observationRegistry(ObservationRegistry observationRegistry) {
+			if (observationRegistry == null) {
+				throw new IllegalArgumentException("The observation registry must not be null");
+			}
+			this.observationRegistry = observationRegistry;
 			return this;
 		}
 

@@ -24,6 +24,9 @@ public final class WardenRuntimeHints implements RuntimeHintsRegistrar {
 	/** Every script Warden loads, and the preludes they are put behind. */
 	public static final String SCRIPTS = "dev/warden/**/*.lua";
 
+	/** The dashboard page, served from the jar. */
+	public static final String DASHBOARD = "dev/warden/actuate/dashboard.html";
+
 	/** Warden's annotations, by name: they name this package's processor, which should not name them back. */
 	static final String[] ANNOTATIONS = { WardenAnnotationsReflectiveProcessor.DISTRIBUTED_LOCK,
 			"dev.warden.task.annotation.DelayedTask", "dev.warden.task.annotation.RecurringTask" };
@@ -31,6 +34,7 @@ public final class WardenRuntimeHints implements RuntimeHintsRegistrar {
 	@Override
 	public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
 		hints.resources().registerPattern(SCRIPTS);
+		hints.resources().registerPattern(DASHBOARD);
 		// Their attributes are read reflectively (MergedAnnotations), on every annotated bean.
 		for (String annotation : ANNOTATIONS) {
 			hints.reflection().registerType(TypeReference.of(annotation), MemberCategory.INVOKE_DECLARED_METHODS);

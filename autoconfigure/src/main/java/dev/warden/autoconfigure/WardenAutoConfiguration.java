@@ -1,5 +1,7 @@
 package dev.warden.autoconfigure;
 
+import java.util.List;
+
 import dev.warden.RedisAuthenticationException;
 import dev.warden.RedisUnavailableException;
 import dev.warden.Warden;
@@ -8,7 +10,7 @@ import dev.warden.lock.LockListener;
 import dev.warden.task.TaskListener;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
-import java.util.List;
+import io.micrometer.observation.ObservationRegistry;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -59,6 +61,7 @@ public final class WardenAutoConfiguration {
 	@ConditionalOnBean(RedisConnectionFactory.class)
 	Warden warden(RedisConnectionFactory connectionFactory, WardenProperties properties,
 			ObjectProvider<LockListener> lockListeners, ObjectProvider<TaskListener> taskListeners,
+			ObjectProvider<ObservationRegistry> observationRegistry,
 			RedLockNodeClients redLockNodeClients,
 			ObjectProvider<JsonMapper> jsonMapper, Environment environment) {
 		if (!(connectionFactory instanceof LettuceConnectionFactory lettuce)) {
@@ -93,6 +96,9 @@ public final class WardenAutoConfiguration {
 		}
 		builder.lockListener(CompositeListeners.lockListener(lockListeners.orderedStream().toList()));
 		builder.taskListener(CompositeListeners.taskListener(taskListeners.orderedStream().toList()));
+		if (properties.getObservations().isEnabled()) {
+			observationRegistry.ifAvailable(builder::observationRegistry);
+		}
 		// Programmatic queues store payloads with the application's own mapper too.
 		jsonMapper.ifAvailable(builder::jsonMapper);
 		List<RedisClient> nodes = redLockNodeClients.connect(client);

@@ -13,6 +13,7 @@ import dev.warden.lock.interceptor.LockOperationSource;
 import dev.warden.lock.interceptor.LockOperationSourceAdvisor;
 import dev.warden.lock.interceptor.LockedReturnTypeHandler;
 import dev.warden.lock.interceptor.ReactorHandler;
+import io.micrometer.observation.ObservationRegistry;
 import org.springframework.aop.Advisor;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -75,8 +76,11 @@ public final class WardenLockAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	LockCalls wardenLockCalls(ObjectProvider<LockCalls.Listener> listeners) {
-		return new LockCalls(CompositeListeners.lockCallListener(listeners.orderedStream().toList()));
+	LockCalls wardenLockCalls(ObjectProvider<LockCalls.Listener> listeners,
+			ObjectProvider<ObservationRegistry> observationRegistry, Environment environment) {
+		ObservationRegistry observations = properties(environment).getObservations().isEnabled()
+				? observationRegistry.getIfAvailable(() -> ObservationRegistry.NOOP) : ObservationRegistry.NOOP;
+		return new LockCalls(CompositeListeners.lockCallListener(listeners.orderedStream().toList()), observations);
 	}
 
 	@Bean

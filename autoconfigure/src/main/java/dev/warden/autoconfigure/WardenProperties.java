@@ -51,6 +51,8 @@ public class WardenProperties {
 
 	private final Dashboard dashboard = new Dashboard();
 
+	private final Observations observations = new Observations();
+
 	public boolean isEnabled() {
 		return enabled;
 	}
@@ -105,6 +107,31 @@ public class WardenProperties {
 
 	public Dashboard getDashboard() {
 		return dashboard;
+	}
+
+	public Observations getObservations() {
+		return observations;
+	}
+
+	/**
+	 * Micrometer Observation properties.
+	 */
+	public static class Observations {
+
+		/**
+		 * Whether lock waits, task schedules and task runs are observations of the application's
+		 * ObservationRegistry (tracing spans, and timers through Spring Boot's default handler).
+		 */
+		private boolean enabled = true;
+
+		public boolean isEnabled() {
+			return enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
 	}
 
 	/**

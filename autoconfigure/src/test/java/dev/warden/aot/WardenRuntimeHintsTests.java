@@ -53,6 +53,14 @@ class WardenRuntimeHintsTests {
 	}
 
 	@Test
+	void theDashboardPageIsARegisteredResource() {
+		new WardenRuntimeHints().registerHints(hints, getClass().getClassLoader());
+
+		assertThat(getClass().getClassLoader().getResource(WardenRuntimeHints.DASHBOARD)).as("the page").isNotNull();
+		assertThat(RuntimeHintsPredicates.resource().forResource(WardenRuntimeHints.DASHBOARD)).accepts(hints);
+	}
+
+	@Test
 	void theJdkMethodsBehindVirtualThreadsAreRegistered() {
 		new WardenRuntimeHints().registerHints(hints, getClass().getClassLoader());
 

@@ -10,6 +10,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.warden.lock.DistributedMutex;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,14 +30,21 @@ public final class LockCalls {
 
 	private final Listener listener;
 
+	private final ObservationRegistry observations;
+
 	/** Counts calls and tells no one. */
 	public LockCalls() {
-		this(Listener.NONE);
+		this(Listener.NONE, ObservationRegistry.NOOP);
 	}
 
-	/** @param listener told how each wait and each hold ended */
-	public LockCalls(Listener listener) {
+	/**
+	 * @param listener told how each wait and each hold ended
+	 * @param observations where each wait is an observation ({@code warden.lock.wait}, tagged with
+	 * the annotation's name, the kind of lock and the outcome)
+	 */
+	public LockCalls(Listener listener, ObservationRegistry observations) {
 		this.listener = listener;
+		this.observations = observations;
 	}
 
 	/** How a call's wait for its locks ended. */
@@ -116,6 +125,18 @@ public final class LockCalls {
 	long waitStarted() {
 		waiting.incrementAndGet();
 		return System.nanoTime();
+	}
+
+	/** Starts the observation of a call's wait (a no-op one without a registry). */
+	Observation observeWait(LockOperation operation) {
+		if (observations.isNoop()) {
+			return Observation.NOOP;
+		}
+		return Observation.createNotStarted("warden.lock.wait", observations)
+			.contextualName("lock " + operation.label())
+			.lowCardinalityKeyValue("name", operation.label())
+			.lowCardinalityKeyValue("kind", operation.type().name().toLowerCase(Locale.ROOT))
+			.start();
 	}
 
 	void waitEnded(LockSet set, Outcome outcome, long startedNanos) {

@@ -15,6 +15,7 @@ import dev.warden.lock.DistributedMutex;
 import dev.warden.lock.LockAcquisitionException;
 import dev.warden.lock.LockOwner;
 import dev.warden.lock.MultiLock;
+import io.micrometer.observation.Observation;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -49,6 +50,8 @@ public final class LockSet {
 
 	private final AtomicBoolean waitOver = new AtomicBoolean();
 
+	private volatile Observation waitObservation = Observation.NOOP;
+
 	/** When the last acquisition succeeded, by this process's wall clock, for operators. */
 	private volatile Instant acquiredAt = Instant.EPOCH;
 
@@ -80,6 +83,7 @@ public final class LockSet {
 	}
 
 	private void startWait() {
+		waitObservation = calls.observeWait(operation);
 		waitStartedNanos = calls.waitStarted();
 	}
 
@@ -92,6 +96,7 @@ public final class LockSet {
 			acquired();
 		}
 		calls.waitEnded(this, outcome, waitStartedNanos);
+		waitObservation.lowCardinalityKeyValue("outcome", outcome.tag()).stop();
 		return true;
 	}
 

@@ -80,10 +80,11 @@ final class ClaimCall {
 	static Reply read(List<Object> reply, List<String> finished) {
 		long receivedNanos = System.nanoTime();
 		List<ClaimedTask> tasks = new ArrayList<>();
-		for (int i = 3 + finished.size() / 2; i + 4 < reply.size(); i += 5) {
+		for (int i = 3 + finished.size() / 2; i + 5 < reply.size(); i += 6) {
 			long startIn = (Long) reply.get(i + 4);
 			tasks.add(new ClaimedTask((String) reply.get(i), (String) reply.get(i + 1), ((Long) reply.get(i + 2)).intValue(),
-					(String) reply.get(i + 3), Math.max(0, startIn), Math.max(0, -startIn), receivedNanos));
+					(String) reply.get(i + 3), Math.max(0, startIn), Math.max(0, -startIn), receivedNanos,
+					(String) reply.get(i + 5)));
 		}
 		return new Reply((Long) reply.get(1), tasks);
 	}
@@ -108,9 +109,10 @@ final class ClaimCall {
 	 * @param startInMicros how long until it is due (0: at once), when it was claimed ahead
 	 * @param lateMicros how long past its due time it was claimed, by Redis's clock
 	 * @param claimedNanos when the claim's reply was read, by {@link System#nanoTime()}
+	 * @param traceContext the trace context stored with the task, encoded ({@link TaskTracing}); '' for none
 	 */
 	record ClaimedTask(String id, String payload, int attempt, String token, long startInMicros, long lateMicros,
-			long claimedNanos) {
+			long claimedNanos, String traceContext) {
 
 		/** How long past its due time the task starts now, by Redis's clock and the time since its claim. */
 		long latenessNanos() {

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -30,6 +31,8 @@ import dev.warden.task.TaskListener;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScriptOutputType;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -108,8 +111,20 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 		requireId(taskId);
 		String encoded = ScheduleArguments.encode(codec, name, taskId, payload, consumers.maxPayloadBytes());
 		boolean replace = Arrays.asList(options).contains(ScheduleOption.REPLACE);
-		List<Long> reply = engine.await(consumers.schedules(engine, keys).schedule(taskId, encoded, mode, time, replace),
-				"schedule of task '" + taskId + "'");
+		Map<String, String> traceHeaders = new HashMap<>(4);
+		Observation observation = consumers.tracing().startSchedule(name, taskId, traceHeaders);
+		List<Long> reply;
+		try {
+			reply = engine.await(consumers.schedules(engine, keys).schedule(taskId, encoded, mode, time, replace,
+					TaskTracing.encode(traceHeaders)), "schedule of task '" + taskId + "'");
+		}
+		catch (RuntimeException ex) {
+			observation.error(ex);
+			throw ex;
+		}
+		finally {
+			observation.stop();
+		}
 		ScheduleResult.Status status = switch (reply.get(0).intValue()) {
 			case 1 -> ScheduleResult.Status.SCHEDULED;
 			case 2 -> ScheduleResult.Status.REPLACED;
@@ -296,7 +311,7 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 		}
 		ClaimCall claims = new ClaimCall(engine, keys, options, consumers.consumerId(), consumers.claimAhead());
 		TaskRun<T> run = new TaskRun<>(name, keys, engine, codec, handler, options,
-				consumers.deadLetterRetentionMillis(), consumers.listener());
+				consumers.deadLetterRetentionMillis(), consumers.listener(), consumers.tracing());
 		ClaimExtension extension = new ClaimExtension(name, keys, engine, options.visibilityTimeout());
 		return consumers.start(name,
 				stop -> new DueTaskDispatcher<>(name, keys, engine, claims, run, extension, consumers, stop));
@@ -398,6 +413,8 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 
 		private volatile TaskListener listener = TaskListener.NONE;
 
+		private volatile TaskTracing tracing = new TaskTracing(ObservationRegistry.NOOP);
+
 		private final Map<String, ScheduleBatcher> schedules = new java.util.concurrent.ConcurrentHashMap<>();
 
 		/**
@@ -450,6 +467,19 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 
 		TaskListener listener() {
 			return listener;
+		}
+
+		/**
+		 * Makes schedules and deliveries observations of {@code registry}, and carries the trace
+		 * context of the code that schedules a task to the delivery that runs it.
+		 * @param registry the registry
+		 */
+		public void setObservationRegistry(ObservationRegistry registry) {
+			this.tracing = new TaskTracing(registry);
+		}
+
+		TaskTracing tracing() {
+			return tracing;
 		}
 
 		/** The options of a consumer of the queue started without its own. */

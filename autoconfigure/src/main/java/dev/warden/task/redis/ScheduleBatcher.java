@@ -39,10 +39,12 @@ final class ScheduleBatcher {
 
 	/**
 	 * Schedules one task.
+	 * @param traceContext the scheduling code's trace context, encoded ({@link TaskTracing}), '' for none
 	 * @return its {status, due, now}, as the schedule script answers for each task
 	 */
-	CompletableFuture<List<Long>> schedule(String taskId, String payload, String mode, long time, boolean replace) {
-		Request request = new Request(taskId, payload, mode, time, replace, new CompletableFuture<>());
+	CompletableFuture<List<Long>> schedule(String taskId, String payload, String mode, long time, boolean replace,
+			String traceContext) {
+		Request request = new Request(taskId, payload, mode, time, replace, traceContext, new CompletableFuture<>());
 		List<Request> batch;
 		synchronized (this) {
 			pending.add(request);
@@ -83,15 +85,16 @@ final class ScheduleBatcher {
 
 	/** Sends a batch of at least one schedule, then the next one. */
 	private void send(List<Request> batch) {
-		String[] args = new String[1 + 5 * batch.size()];
+		String[] args = new String[1 + 6 * batch.size()];
 		args[0] = keys.channel;
 		for (int i = 0; i < batch.size(); i++) {
 			Request request = batch.get(i);
-			args[1 + 5 * i] = request.taskId;
-			args[2 + 5 * i] = request.payload;
-			args[3 + 5 * i] = request.mode;
-			args[4 + 5 * i] = Long.toString(request.time);
-			args[5 + 5 * i] = request.replace ? "1" : "0";
+			args[1 + 6 * i] = request.taskId;
+			args[2 + 6 * i] = request.payload;
+			args[3 + 6 * i] = request.mode;
+			args[4 + 6 * i] = Long.toString(request.time);
+			args[5 + 6 * i] = request.replace ? "1" : "0";
+			args[6 + 6 * i] = request.traceContext;
 		}
 		CompletableFuture<List<Long>> reply;
 		try {
@@ -148,7 +151,7 @@ final class ScheduleBatcher {
 	}
 
 	private record Request(String taskId, String payload, String mode, long time, boolean replace,
-			CompletableFuture<List<Long>> reply) {
+			String traceContext, CompletableFuture<List<Long>> reply) {
 	}
 
 }

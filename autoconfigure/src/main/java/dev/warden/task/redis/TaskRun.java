@@ -11,6 +11,7 @@ import dev.warden.task.TaskHandler;
 import dev.warden.task.TaskListener;
 import dev.warden.task.UnreadablePayloadException;
 import io.lettuce.core.ScriptOutputType;
+import io.micrometer.observation.Observation;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,13 +52,17 @@ final class TaskRun<T> {
 
 	private final TaskListener listener;
 
+	private final TaskTracing tracing;
+
 	/**
 	 * @param deadLetterRetentionMillis dead letters older than this are trimmed; -1 keeps them
 	 * @param listener told how each delivery starts and ends
+	 * @param tracing observes each delivery, in the trace of the code that scheduled the task
 	 */
 	TaskRun(String queue, QueueKeys keys, RedisEngine engine, PayloadCodec<T> codec, TaskHandler<T> handler,
-			ConsumerOptions options, long deadLetterRetentionMillis, TaskListener listener) {
+			ConsumerOptions options, long deadLetterRetentionMillis, TaskListener listener, TaskTracing tracing) {
 		this.listener = listener;
+		this.tracing = tracing;
 		this.queue = queue;
 		this.keys = keys;
 		this.engine = engine;
@@ -75,8 +80,20 @@ final class TaskRun<T> {
 	 * is delivered again after its visibility timeout)
 	 */
 	boolean run(ClaimCall.ClaimedTask task) {
-		String id = task.id();
 		listener.onStarted(queue, task.latenessNanos());
+		Observation observation = tracing.startRun(queue, task);
+		try (Observation.Scope scope = observation.openScope()) {
+			boolean succeeded = deliver(task, observation);
+			observation.lowCardinalityKeyValue("outcome", succeeded ? "completed" : "failed");
+			return succeeded;
+		}
+		finally {
+			observation.stop();
+		}
+	}
+
+	private boolean deliver(ClaimCall.ClaimedTask task, Observation observation) {
+		String id = task.id();
 		long started = System.nanoTime();
 		try {
 			T value;
@@ -84,6 +101,7 @@ final class TaskRun<T> {
 				value = codec.decode(task.payload());
 			}
 			catch (UnreadablePayloadException ex) {
+				observation.error(ex);
 				listener.onFailed(queue, System.nanoTime() - started, deadLetter(task, ex));
 				return false;
 			}
@@ -91,10 +109,12 @@ final class TaskRun<T> {
 				handler.handle(new Delivery<>(queue, id, value, task.attempt()));
 			}
 			catch (UnreadablePayloadException ex) {
+				observation.error(ex);
 				listener.onFailed(queue, System.nanoTime() - started, deadLetter(task, ex));
 				return false;
 			}
 			catch (Exception ex) {
+				observation.error(ex);
 				listener.onFailed(queue, System.nanoTime() - started, failed(task, ex));
 				return false;
 			}

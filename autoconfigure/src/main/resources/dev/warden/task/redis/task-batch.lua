@@ -31,6 +31,7 @@ local function metaFields(ids)
         fields[#fields + 1] = 'c:' .. id
         fields[#fields + 1] = 'e:' .. id
         fields[#fields + 1] = 'd:' .. id
+        fields[#fields + 1] = 'h:' .. id
     end
     return fields
 end

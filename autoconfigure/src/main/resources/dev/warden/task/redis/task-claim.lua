@@ -13,7 +13,7 @@
 -- KEYS[2]  tasks hash
 -- KEYS[3]  in-flight zset
 -- KEYS[4]  meta hash (a:<id> attempts, c:<id> claim token, e:<id> last error, d:<id> due time of a
---          task claimed before it was due)
+--          task claimed before it was due, h:<id> the trace context of the code that scheduled it)
 -- KEYS[5]  dead letters: hash, task id -> JSON {id, payload, attempts, error, failedAt}
 -- KEYS[6]  dead letters by failure time: zset, task id -> failedAt (ms)
 -- ARGV[1]  how many tasks to claim at most
@@ -27,12 +27,14 @@
 -- ARGV[7]… n pairs: task id, the delivery's claim token
 -- Reads Redis's clock with redisClock (redis-clock.lua, a prelude).
 --
--- Returns  {now, wake, n, outcome1, ..., outcomeN, id1, payload1, attempt1, token1, start1, id2, ...}:
+-- Returns  {now, wake, n, outcome1, ..., outcomeN, id1, payload1, attempt1, token1, start1, context1,
+--          id2, ...}:
 --          now is Redis's clock (epoch ms); wake is how many µs until the next unclaimed task is due
 --          or the next deadline passes (-1: nothing pending); each outcome is 1 when that delivery
 --          was completed, 0 when its claim no longer matched (cancelled, replaced, redelivered;
 --          nothing changed); start is how many µs until the task is due, negative when it is late
---          (for a delivery that timed out, counted from its deadline).
+--          (for a delivery that timed out, counted from its deadline); context is the trace context
+--          stored with the task, '' for none.
 local micros, now, time = redisClock()
 local limit = tonumber(ARGV[1])
 local visibility = tonumber(ARGV[2])
@@ -85,11 +87,12 @@ local function claimFrom(source, upTo)
     end
     redis.call('zrem', source, unpack(ids))
     local payloads = redis.call('hmget', KEYS[2], unpack(ids))
-    local attemptFields = {}
+    local metaRead = {}
     for i, id in ipairs(ids) do
-        attemptFields[i] = 'a:' .. id
+        metaRead[2 * i - 1] = 'a:' .. id
+        metaRead[2 * i] = 'h:' .. id
     end
-    local attempts = redis.call('hmget', KEYS[4], unpack(attemptFields))
+    local read = hmget(KEYS[4], metaRead)
     local meta = {}
     local inflight = {}
     local dead = {}
@@ -98,7 +101,7 @@ local function claimFrom(source, upTo)
     for i, id in ipairs(ids) do
         local payload = payloads[i]
         if payload then
-            local attempt = (tonumber(attempts[i]) or 0) + 1
+            local attempt = (tonumber(read[2 * i - 1]) or 0) + 1
             if attempt > maxDeliveries then
                 local error = redis.call('hget', KEYS[4], 'e:' .. id) or 'no acknowledgement'
                 redis.call('hset', KEYS[5], id, cjson.encode({id = id, payload = payload,
@@ -127,6 +130,7 @@ local function claimFrom(source, upTo)
                 out[#out + 1] = attempt
                 out[#out + 1] = token
                 out[#out + 1] = scores[i] * 1000 - micros
+                out[#out + 1] = read[2 * i] or ''
                 claimed = claimed + 1
             end
         end

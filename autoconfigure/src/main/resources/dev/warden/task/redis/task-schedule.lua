@@ -7,14 +7,16 @@
 -- KEYS[2]  tasks: hash, task id -> payload (the only copy of the payload)
 -- KEYS[3]  in flight: zset, task id -> visibility deadline (epoch ms)
 -- KEYS[4]  meta: hash, a:<task id> -> deliveries so far, c:<task id> -> token of the delivery under
---          way, e:<task id> -> last handler error, d:<task id> -> due time of a task claimed ahead
+--          way, e:<task id> -> last handler error, d:<task id> -> due time of a task claimed ahead,
+--          h:<task id> -> the trace context of the code that scheduled it
 -- ARGV[1]  the queue's channel (a wake-up message is the µs until the task it announces is due)
--- ARGV[2…] one group of five per task, in order:
+-- ARGV[2…] one group of six per task, in order:
 --          task id;
 --          payload;
 --          'in': the next is a delay in ms from Redis's clock; 'at': it is an epoch ms;
 --          the delay or the due time;
---          '1' to replace a task of that id that is already pending or in flight, else '0'
+--          '1' to replace a task of that id that is already pending or in flight, else '0';
+--          its trace context (propagation headers, encoded by the client), '' for none
 -- Reads Redis's clock with redisClock (redis-clock.lua, a prelude).
 --
 -- Returns  {status, due, now} per task, flattened: status 1 scheduled, 2 replaced, 0 already pending
@@ -34,18 +36,18 @@ local order = {}
 local discarded = {}
 -- Which of the batch's tasks exist already, read in one command: their payloads, false if none.
 local ids = {}
-for i = 2, #ARGV - 4, 5 do
+for i = 2, #ARGV - 5, 6 do
     ids[#ids + 1] = ARGV[i]
 end
 local stored = hmget(KEYS[2], ids)
-for i = 2, #ARGV - 4, 5 do
+for i = 2, #ARGV - 5, 6 do
     local id = ARGV[i]
     local due = tonumber(ARGV[i + 3])
     if ARGV[i + 2] == 'in' then
         due = now + due
     end
     local mine = written[id]
-    local exists = mine ~= nil or stored[(i + 3) / 5] ~= false
+    local exists = mine ~= nil or stored[(i + 4) / 6] ~= false
     if exists and ARGV[i + 4] ~= '1' then
         local score = mine and mine.due or redis.call('zscore', KEYS[1], id)
         if not score then
@@ -65,6 +67,7 @@ for i = 2, #ARGV - 4, 5 do
         end
         mine.payload = ARGV[i + 1]
         mine.due = due
+        mine.headers = ARGV[i + 5]
         if earliest == nil or due < earliest then
             earliest = due
         end
@@ -100,6 +103,17 @@ if #order > 0 then
     end
     variadic('hset', KEYS[2], payloads)
     variadic('zadd', KEYS[1], dues)
+    -- A replaced task's old context went with its other meta fields (metaFields) above.
+    local headers = {}
+    for _, id in ipairs(order) do
+        if written[id].headers ~= '' then
+            headers[#headers + 1] = 'h:' .. id
+            headers[#headers + 1] = written[id].headers
+        end
+    end
+    if #headers > 0 then
+        variadic('hset', KEYS[4], headers)
+    end
 end
 if earliest ~= nil and (headDue == nil or earliest < headDue) then
     redis.call('publish', ARGV[1], string.format('%d', math.max(0, earliest * 1000 - micros)))
