@@ -35,7 +35,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Every kind on a real three-master Redis Cluster, with names on every master: two clients, each
  * with its own cluster client, exclude each other and wake each other's waiters; delayed queues
- * schedule, run, cancel and keep dead letters; a multi-lock spans slots.
+ * schedule, run, cancel and keep dead letters, and are all found by a scan; a multi-lock spans slots.
  */
 class ClusterKindsTests {
 
@@ -190,7 +190,9 @@ class ClusterKindsTests {
 			Eventually.await(queue + " has its dead letter", () -> !scheduled.deadLetters().isEmpty());
 			assertThat(scheduled.deadLetters()).extracting(letter -> letter.id()).containsExactly("dead");
 			assertThat(scheduled.contains("cancelled")).isFalse();
+			assertThat(scheduled.stats().deadLetters()).isEqualTo(1);
 		}
+		assertThat(first.queueNames(100)).as("found with SCAN on every master").containsAll(onEveryMaster("queue"));
 	}
 
 	/** Three names of the kind, one in the slot range of each master. */

@@ -71,7 +71,7 @@ public class WardenDashboardController {
 	 * Re-drives one dead letter, or all of the queue's.
 	 * @param queue the queue's name
 	 * @param taskId the dead letter, or none for all
-	 * @return what was done, or 403 while write operations are off
+	 * @return what was done, or 403 while write operations are off, or 400 for a bad queue name
 	 */
 	@PostMapping("/api/queues/{queue}/redrive")
 	@ResponseBody
@@ -82,6 +82,9 @@ public class WardenDashboardController {
 		}
 		catch (WardenAdmin.WriteOperationsDisabledException ex) {
 			return ResponseEntity.status(HttpStatus.FORBIDDEN).body(new WardenAdmin.Problem(ex.getMessage()));
+		}
+		catch (IllegalArgumentException ex) {
+			return ResponseEntity.badRequest().body(new WardenAdmin.Problem(ex.getMessage()));
 		}
 	}
 

@@ -1,11 +1,11 @@
 package dev.warden.actuate;
 
 import org.jspecify.annotations.Nullable;
-import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
+import org.springframework.boot.actuate.endpoint.web.annotation.WebEndpoint;
 
 /**
  * The {@code warden} Actuator endpoint.
@@ -21,10 +21,11 @@ import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
  * them), {@code purge} (one by {@code taskId}, or those that failed before {@code failedBefore}, all
  * without it), {@code cancel} (the pending task {@code taskId}).</li>
  * </ul>
- * Expose it like any endpoint ({@code management.endpoints.web.exposure.include=warden}) and secure
- * it like the others: it shows payloads and can change queues.
+ * A web endpoint (its answers carry HTTP statuses): expose it like any other
+ * ({@code management.endpoints.web.exposure.include=warden}) and secure it like the others: it shows
+ * payloads and can change queues.
  */
-@Endpoint(id = "warden")
+@WebEndpoint(id = "warden")
 public class WardenEndpoint {
 
 	private static final String QUEUES = "queues";

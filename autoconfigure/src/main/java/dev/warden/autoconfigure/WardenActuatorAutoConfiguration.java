@@ -55,7 +55,7 @@ public final class WardenActuatorAutoConfiguration {
 	}
 
 	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnClass(name = "org.springframework.boot.actuate.endpoint.annotation.Endpoint")
+	@ConditionalOnClass(name = "org.springframework.boot.actuate.endpoint.web.annotation.WebEndpoint")
 	@ConditionalOnAvailableEndpoint(WardenEndpoint.class)
 	static class EndpointConfiguration {
 

@@ -52,8 +52,6 @@ public final class LockSet {
 
 	private volatile Observation waitObservation = Observation.NOOP;
 
-	/** When the last acquisition succeeded, by this process's wall clock, for operators. */
-	private volatile Instant acquiredAt = Instant.EPOCH;
 
 	LockSet(List<String> sortedNames, Function<String, DistributedMutex> lockFactory, LockOwner owner,
 			LockOperation operation, LockCalls calls) {
@@ -73,13 +71,14 @@ public final class LockSet {
 	}
 
 	LockCalls.Hold hold() {
-		return new LockCalls.Hold(names, operation.type().name().toLowerCase(Locale.ROOT), operation.describe(),
-				acquiredAt, locks);
+		// The wall-clock time is worked out when asked, not on every acquisition.
+		Instant since = Instant.now().minusNanos(System.nanoTime() - acquiredNanos);
+		return new LockCalls.Hold(names, operation.type().name().toLowerCase(Locale.ROOT), operation.describe(), since,
+				locks);
 	}
 
 	private void acquired() {
 		acquiredNanos = System.nanoTime();
-		acquiredAt = Instant.now();
 	}
 
 	private void startWait() {

@@ -21,11 +21,12 @@ import dev.warden.test.redis.RedisNode;
  * (default 3), {@code --tasks=N} (delayed tasks per lateness run, default 10,000; ten times as many
  * for the memory run), {@code --spread-ms=N} (over how long their due times spread, default 5000),
  * {@code --output=PATH} (default {@code target/benchmark.md}), {@code --only=GROUPS} (a comma-separated
- * subset of {@code ceiling,locks,weight,delayed}; default all).
+ * subset of {@code ceiling,locks,weight,delayed,metrics}; default all). The {@code metrics} group
+ * measures Warden with its meters on and off, in a second table.
  */
 public final class Benchmark {
 
-	private static final List<String> ALL_GROUPS = List.of("ceiling", "locks", "weight", "delayed");
+	private static final List<String> ALL_GROUPS = List.of("ceiling", "locks", "weight", "delayed", "metrics");
 
 	private Benchmark() {
 	}
@@ -37,12 +38,17 @@ public final class Benchmark {
 		long spreadMillis = longArgument(args, "--spread-ms=", 5_000);
 		Path output = Path.of(stringArgument(args, "--output=", "target/benchmark.md"));
 		Set<String> groups = Set.of(stringArgument(args, "--only=", String.join(",", ALL_GROUPS)).split(","));
-		Report report = run(runMillis, repetitions, tasks, spreadMillis, groups);
+		Report metrics = new Report();
+		Report report = run(runMillis, repetitions, tasks, spreadMillis, groups, metrics);
 		String table = report.markdown();
 		String text = "Warden vs Redisson on one loopback redis-server (" + redisVersion() + "), "
 				+ Runtime.getRuntime().availableProcessors() + " cores, Java " + System.getProperty("java.version") + "; "
 				+ repetitions + " repetitions of " + runMillis + " ms per measurement, median (min–max); " + Instant.now()
-				+ "\n\n" + table;
+				+ "\n\n" + ((report.size() > 0) ? table : "");
+		if (metrics.size() > 0) {
+			text += "\nWarden with its Micrometer meters off and on (SimpleMeterRegistry), alternating in one run:\n\n"
+					+ metrics.markdown(MetricsScenarios.ON, MetricsScenarios.OFF);
+		}
 		Files.createDirectories(output.toAbsolutePath().getParent());
 		Files.writeString(output, text, StandardCharsets.UTF_8);
 		Path chart = output.resolveSibling(output.getFileName().toString().replaceFirst("\\.md$", "") + ".png");
@@ -53,12 +59,15 @@ public final class Benchmark {
 
 	/** Runs every scenario and returns the figures. */
 	static Report run(long runMillis, int repetitions, int tasks, long spreadMillis) throws Exception {
-		return run(runMillis, repetitions, tasks, spreadMillis, Set.copyOf(ALL_GROUPS));
+		return run(runMillis, repetitions, tasks, spreadMillis, Set.copyOf(ALL_GROUPS), new Report());
 	}
 
-	/** Runs the scenarios of the given groups and returns the figures. */
-	static Report run(long runMillis, int repetitions, int tasks, long spreadMillis, Set<String> groups)
-			throws Exception {
+	/**
+	 * Runs the scenarios of the given groups and returns the figures; those of the {@code metrics}
+	 * group go to {@code metrics}.
+	 */
+	static Report run(long runMillis, int repetitions, int tasks, long spreadMillis, Set<String> groups,
+			Report metrics) throws Exception {
 		Report report = new Report();
 		try (RedisNode redis = RedisNode.start(RedisNode.config().name("benchmark"))) {
 			Scenarios scenarios = new Scenarios(redis, runMillis);
@@ -105,6 +114,15 @@ public final class Benchmark {
 					delayed.lateness(tasks, spreadMillis, label, report);
 					delayed.lateness(tasks, 0, label, report);
 					delayed.bytesPerTask(tasks * 10, label, report);
+				}
+				if (groups.contains("metrics")) {
+					new MetricsScenarios(redis, runMillis).annotatedLocks(metrics);
+					List<String> variants = (repetition % 2 == 0) ? List.of(MetricsScenarios.OFF, MetricsScenarios.ON)
+							: List.of(MetricsScenarios.ON, MetricsScenarios.OFF);
+					for (String variant : variants) {
+						delayed.lateness(tasks, 0, variant, metrics);
+					}
+					redis.call("FLUSHALL");
 				}
 			}
 		}

@@ -7,13 +7,16 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 import dev.warden.Warden;
 import dev.warden.benchmark.Report.Metric;
+import dev.warden.metrics.WardenMetrics;
 import dev.warden.task.DelayedQueue;
 import dev.warden.task.TaskConsumer;
 import dev.warden.test.redis.RedisNode;
 import io.lettuce.core.RedisClient;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.redisson.Redisson;
 import org.redisson.api.RBlockingQueue;
 import org.redisson.api.RDelayedQueue;
@@ -50,9 +53,17 @@ final class DelayedTaskScenarios {
 		long leadMillis = Math.max(200, tasks / 5);
 		String scenario = "delayed, " + tasks + " due " + (spreadMillis == 0 ? "at once" : "over " + spreadMillis + " ms");
 		Measured measured;
-		if (label.equals("Warden")) {
+		if (!label.equals("Redisson")) {
 			RedisClient client = RedisClient.create(redis.uri());
-			try (Warden warden = Warden.builder(client).shutdownGrace(Duration.ofSeconds(5)).build()) {
+			Warden.Builder builder = Warden.builder(client).shutdownGrace(Duration.ofSeconds(5));
+			AtomicReference<Warden> built = new AtomicReference<>();
+			if (label.equals(MetricsScenarios.ON)) {
+				// Every delivery is counted and timed; the gauges are not scraped here.
+				builder.taskListener(new WardenMetrics(new SimpleMeterRegistry(), () -> 0,
+						queue -> built.get().getDelayedQueue(queue).stats(), Duration.ofSeconds(10)));
+			}
+			try (Warden warden = builder.build()) {
+				built.set(warden);
 				DelayedQueue<Long> queue = warden.getDelayedQueue("bench-delay-" + System.nanoTime(), Long.class);
 				TaskConsumer consumer = queue.consume(delivery -> deliveries.record(delivery.payload()));
 				measured = measure(deliveries, tasks, leadMillis, spreadMillis,

@@ -63,11 +63,17 @@ final class Report {
 	}
 
 	String markdown() {
+		return markdown("Warden", "Redisson");
+	}
+
+	/** The table of two columns, and the first's ratio to the second's. */
+	String markdown(String first, String second) {
 		StringBuilder out = new StringBuilder();
-		out.append("| scenario | Warden | Redisson | Warden / Redisson |\n|---|---|---|---|\n");
+		out.append("| scenario | ").append(first).append(" | ").append(second).append(" | ").append(first).append(" / ")
+			.append(second).append(" |\n|---|---|---|---|\n");
 		for (Map.Entry<Metric, Map<String, List<Double>>> entry : values.entrySet()) {
-			List<Double> warden = entry.getValue().getOrDefault("Warden", List.of());
-			List<Double> redisson = entry.getValue().getOrDefault("Redisson", List.of());
+			List<Double> warden = entry.getValue().getOrDefault(first, List.of());
+			List<Double> redisson = entry.getValue().getOrDefault(second, List.of());
 			List<Double> shared = entry.getValue().getOrDefault("", List.of());
 			out.append("| ").append(entry.getKey().name()).append(" | ");
 			if (!shared.isEmpty()) {

@@ -1,5 +1,7 @@
 package dev.warden.benchmark;
 
+import java.util.Set;
+
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -9,7 +11,9 @@ class BenchmarkSmokeTests {
 
 	@Test
 	void everyScenarioProducesFiguresForBothLibraries() throws Exception {
-		Report report = Benchmark.run(150, 1, 200, 200);
+		Report metrics = new Report();
+		Report report = Benchmark.run(150, 1, 200, 200, Set.of("ceiling", "locks", "weight", "delayed",
+				"metrics"), metrics);
 		String table = report.markdown();
 		assertThat(table).contains("| 8 threads, own keys: pairs/s |", "| handoff, unlock() called → waiter holds: p50 (µs) |",
 				"| handoff, two clients, unlock() called → waiter holds: p99 (µs) |",
@@ -21,6 +25,10 @@ class BenchmarkSmokeTests {
 		assertThat(report.median("simple lock, 8 threads, own keys: pairs/s", "Warden")).isPositive();
 		assertThat(report.median("delayed, bytes per pending task (40-byte payload)", "Warden")).isPositive();
 		assertThat(report.median("delayed, bytes per pending task (40-byte payload)", "Redisson")).isPositive();
+		assertThat(metrics.median("8 threads, own keys, @DistributedLock: calls/s", MetricsScenarios.ON)).isPositive();
+		assertThat(metrics.median("8 threads, own keys, @DistributedLock: calls/s", MetricsScenarios.OFF)).isPositive();
+		assertThat(metrics.median("delayed, 200 due at once: drain rate (tasks/s)", MetricsScenarios.ON)).isPositive();
+		assertThat(metrics.markdown(MetricsScenarios.ON, MetricsScenarios.OFF)).contains("| metrics on | metrics off |");
 	}
 
 }

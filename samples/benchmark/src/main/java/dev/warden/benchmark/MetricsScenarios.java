@@ -1,0 +1,155 @@
+package dev.warden.benchmark;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import dev.warden.Warden;
+import dev.warden.benchmark.Report.Metric;
+import dev.warden.expression.MethodExpressions;
+import dev.warden.lock.LockListener;
+import dev.warden.lock.annotation.DistributedLock;
+import dev.warden.lock.annotation.LockType;
+import dev.warden.lock.interceptor.CompletionStageHandler;
+import dev.warden.lock.interceptor.LockAspectSupport;
+import dev.warden.lock.interceptor.LockCalls;
+import dev.warden.lock.interceptor.LockInterceptor;
+import dev.warden.lock.interceptor.LockOperationSource;
+import dev.warden.metrics.WardenMetrics;
+import dev.warden.test.redis.RedisNode;
+import io.lettuce.core.RedisClient;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
+import org.springframework.aop.framework.ProxyFactory;
+
+/**
+ * What Warden's meters cost: {@code @DistributedLock} calls through the real interceptor, once
+ * without meters and once with {@link WardenMetrics} on a {@link SimpleMeterRegistry}, in slices
+ * that alternate on one client so both see the machine in the same state; and the delayed-task
+ * drain with and without the task meters. The columns are {@value #OFF} and {@value #ON}.
+ */
+final class MetricsScenarios {
+
+	static final String OFF = "metrics off";
+
+	static final String ON = "metrics on";
+
+	/** How many slices of each variant alternate in one measurement. */
+	private static final int SLICES = 8;
+
+	private final RedisNode redis;
+
+	private final long runNanos;
+
+	MetricsScenarios(RedisNode redis, long runMillis) {
+		this.redis = redis;
+		this.runNanos = TimeUnit.MILLISECONDS.toNanos(runMillis);
+	}
+
+	/** Annotated lock calls per second on own keys (1, 8, 64 threads) and on one key (8 threads). */
+	void annotatedLocks(Report report) throws Exception {
+		RedisClient client = RedisClient.create(redis.uri());
+		try (Warden warden = Warden.create(client)) {
+			MeterRegistry registry = new SimpleMeterRegistry();
+			Stock off = proxy(warden, new LockCalls());
+			LockCalls metered = new LockCalls(new WardenMetrics(registry, () -> 0,
+					queue -> warden.getDelayedQueue(queue).stats(), Duration.ofSeconds(10)), ObservationRegistry.NOOP);
+			Stock on = proxy(warden, metered);
+			for (int threads : new int[] { 1, 8, 64 }) {
+				alternate(report, threads + (threads == 1 ? " thread" : " threads") + ", own keys, @DistributedLock", threads,
+						off, on, false);
+			}
+			alternate(report, "8 threads, one key, @DistributedLock", 8, off, on, true);
+			if (registry.find("warden.lock.acquire").timer() == null) {
+				throw new IllegalStateException("The metered calls recorded nothing");
+			}
+		}
+		finally {
+			client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+		}
+	}
+
+	private void alternate(Report report, String scenario, int threads, Stock off, Stock on, boolean oneKey)
+			throws Exception {
+		long sliceNanos = runNanos / SLICES;
+		calls(off, threads, oneKey, sliceNanos);
+		calls(on, threads, oneKey, sliceNanos);
+		long offCalls = 0;
+		long onCalls = 0;
+		long offNanos = 0;
+		long onNanos = 0;
+		for (int slice = 0; slice < SLICES; slice++) {
+			// Alternate which goes first in each pair of slices.
+			boolean offFirst = slice % 2 == 0;
+			for (Stock stock : offFirst ? List.of(off, on) : List.of(on, off)) {
+				long started = System.nanoTime();
+				long count = calls(stock, threads, oneKey, sliceNanos);
+				long took = System.nanoTime() - started;
+				if (stock == off) {
+					offCalls += count;
+					offNanos += took;
+				}
+				else {
+					onCalls += count;
+					onNanos += took;
+				}
+			}
+		}
+		Metric metric = new Metric(scenario + ": calls/s", true);
+		report.add(metric, OFF, offCalls / (offNanos / 1e9));
+		report.add(metric, ON, onCalls / (onNanos / 1e9));
+	}
+
+	/** Calls for {@code nanos} on {@code threads} threads; returns how many completed. */
+	private static long calls(Stock stock, int threads, boolean oneKey, long nanos) throws Exception {
+		ExecutorService pool = Executors.newFixedThreadPool(threads);
+		try {
+			long deadline = System.nanoTime() + nanos;
+			List<Future<Long>> counts = new ArrayList<>();
+			for (int thread = 0; thread < threads; thread++) {
+				String key = oneKey ? "shared" : "own-" + thread;
+				counts.add(pool.submit(() -> {
+					long count = 0;
+					while (System.nanoTime() - deadline < 0) {
+						stock.reserve(key);
+						count++;
+					}
+					return count;
+				}));
+			}
+			long total = 0;
+			for (Future<Long> count : counts) {
+				total += count.get();
+			}
+			return total;
+		}
+		finally {
+			pool.shutdownNow();
+		}
+	}
+
+	private static Stock proxy(Warden warden, LockCalls calls) {
+		LockOperationSource operations = new LockOperationSource(new MethodExpressions(null), "bench:metrics:", 10_000);
+		LockAspectSupport support = new LockAspectSupport(warden, LockListener.NONE, operations,
+				List.of(new CompletionStageHandler()), true, calls);
+		ProxyFactory factory = new ProxyFactory(new Stock());
+		factory.setProxyTargetClass(true);
+		factory.addAdvice(new LockInterceptor(() -> support));
+		return (Stock) factory.getProxy();
+	}
+
+	/** The annotated bean: an empty method under a reentrant lock on its argument. */
+	public static class Stock {
+
+		@DistributedLock(name = "stock", key = "#p0", type = LockType.REENTRANT)
+		public void reserve(String sku) {
+		}
+
+	}
+
+}
