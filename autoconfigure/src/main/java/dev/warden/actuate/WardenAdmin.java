@@ -3,6 +3,7 @@ package dev.warden.actuate;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -329,6 +330,25 @@ public final class WardenAdmin {
 	 * @param deadLetters the queues consumed here that hold dead letters, with their counts
 	 */
 	public record HealthCheck(String clientId, long pingMicros, Map<String, Long> deadLetters) {
+
+		/**
+		 * The status to report.
+		 * @param deadLetterStatus the status while a queue holds dead letters, or {@code null} for UP
+		 * @return the status code
+		 */
+		public String status(@Nullable String deadLetterStatus) {
+			return (deadLetters.isEmpty() || deadLetterStatus == null) ? "UP" : deadLetterStatus;
+		}
+
+		/** The details to report: the client id, the round trip, the queues with dead letters. */
+		public Map<String, Object> details() {
+			Map<String, Object> details = new LinkedHashMap<>();
+			details.put("clientId", clientId);
+			details.put("pingMicros", pingMicros);
+			details.put("deadLetters", deadLetters);
+			return details;
+		}
+
 	}
 
 	/**

@@ -3,7 +3,6 @@ package dev.warden.actuate;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
-import org.springframework.boot.health.contributor.Status;
 
 /**
  * The {@code warden} health indicator (Spring Boot 4): UP when Redis answers {@code PING} on both of
@@ -32,11 +31,7 @@ public class WardenHealthIndicator extends AbstractHealthIndicator {
 	@Override
 	protected void doHealthCheck(Health.Builder builder) {
 		WardenAdmin.HealthCheck check = admin.health();
-		boolean degraded = !check.deadLetters().isEmpty() && deadLetterStatus != null;
-		builder.status(degraded ? new Status(deadLetterStatus) : Status.UP)
-			.withDetail("clientId", check.clientId())
-			.withDetail("pingMicros", check.pingMicros())
-			.withDetail("deadLetters", check.deadLetters());
+		builder.status(check.status(deadLetterStatus)).withDetails(check.details());
 	}
 
 }

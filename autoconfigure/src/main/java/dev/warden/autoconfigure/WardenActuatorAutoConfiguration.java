@@ -7,6 +7,7 @@ import dev.warden.actuate.WardenEndpoint;
 import dev.warden.actuate.WardenHealthIndicator;
 import dev.warden.lock.interceptor.LockCalls;
 import dev.warden.metrics.WardenMetrics;
+import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -88,7 +89,9 @@ public final class WardenActuatorAutoConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean
-		WardenDashboardController wardenDashboardController(WardenAdmin admin) {
+		WardenDashboardController wardenDashboardController(WardenAdmin admin, WardenProperties properties) {
+			LoggerFactory.getLogger(Warden.class).info("Warden dashboard served at {} (write operations {})",
+					properties.getDashboard().getPath(), admin.writeOperations() ? "on" : "off");
 			return new WardenDashboardController(admin);
 		}
 

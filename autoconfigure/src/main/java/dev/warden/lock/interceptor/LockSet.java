@@ -5,11 +5,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
+import java.util.function.Predicate;
 
 import dev.warden.lock.DistributedMutex;
 import dev.warden.lock.LockAcquisitionException;
@@ -124,20 +126,11 @@ public final class LockSet {
 	 * @throws InterruptedException when interrupted while waiting
 	 */
 	public boolean acquire() throws InterruptedException {
-		startWait();
-		boolean acquired;
-		try {
-			acquired = (leaseMillis == LockOperation.WATCHDOG_LEASE)
-					? multiLock.tryLock(owner, waitMillis, TimeUnit.MILLISECONDS)
-					: multiLock.tryLock(owner, waitMillis, leaseMillis, TimeUnit.MILLISECONDS);
-		}
-		catch (InterruptedException | RuntimeException | Error ex) {
-			endWait(LockCalls.Outcome.ERROR);
-			throw ex;
-		}
-		endWait(outcome(acquired));
-		return acquired;
+		return waitFor(() -> (leaseMillis == LockOperation.WATCHDOG_LEASE)
+				? multiLock.tryLock(owner, waitMillis, TimeUnit.MILLISECONDS)
+				: multiLock.tryLock(owner, waitMillis, leaseMillis, TimeUnit.MILLISECONDS), Boolean::booleanValue);
 	}
+
 
 	/**
 	 * Like {@link #acquire()}, returning each lock's fencing token.
@@ -145,20 +138,34 @@ public final class LockSet {
 	 * @throws InterruptedException when interrupted while waiting
 	 */
 	public @Nullable Map<String, Long> acquireWithTokens() throws InterruptedException {
+		return waitFor(() -> (leaseMillis == LockOperation.WATCHDOG_LEASE)
+				? multiLock.tryLockWithTokens(owner, waitMillis, TimeUnit.MILLISECONDS)
+				: multiLock.tryLockWithTokens(owner, waitMillis, leaseMillis, TimeUnit.MILLISECONDS), Objects::nonNull);
+	}
+
+	/** A blocking acquisition. */
+	@FunctionalInterface
+	private interface Attempt<T> {
+
+		@Nullable T run() throws InterruptedException;
+
+	}
+
+	/** Runs a blocking acquisition as this call's wait: counted, observed, and ended whatever happens. */
+	private <T> @Nullable T waitFor(Attempt<T> attempt, Predicate<@Nullable T> acquired) throws InterruptedException {
 		startWait();
-		Map<String, Long> tokens;
+		T result;
 		try {
-			tokens = (leaseMillis == LockOperation.WATCHDOG_LEASE)
-					? multiLock.tryLockWithTokens(owner, waitMillis, TimeUnit.MILLISECONDS)
-					: multiLock.tryLockWithTokens(owner, waitMillis, leaseMillis, TimeUnit.MILLISECONDS);
+			result = attempt.run();
 		}
 		catch (InterruptedException | RuntimeException | Error ex) {
 			endWait(LockCalls.Outcome.ERROR);
 			throw ex;
 		}
-		endWait(outcome(tokens != null));
-		return tokens;
+		endWait(outcome(acquired.test(result)));
+		return result;
 	}
+
 
 	/**
 	 * Acquires every lock within one shared wait without blocking a thread.

@@ -120,6 +120,7 @@ public final class Benchmark {
 					List<String> variants = (repetition % 2 == 0) ? List.of(MetricsScenarios.OFF, MetricsScenarios.ON)
 							: List.of(MetricsScenarios.ON, MetricsScenarios.OFF);
 					for (String variant : variants) {
+						delayed.lateness(tasks, spreadMillis, variant, metrics);
 						delayed.lateness(tasks, 0, variant, metrics);
 					}
 					redis.call("FLUSHALL");

@@ -30,8 +30,9 @@ import org.springframework.aop.framework.ProxyFactory;
 /**
  * What Warden's meters cost: {@code @DistributedLock} calls through the real interceptor, once
  * without meters and once with {@link WardenMetrics} on a {@link SimpleMeterRegistry}, in slices
- * that alternate on one client so both see the machine in the same state; and the delayed-task
- * drain with and without the task meters. The columns are {@value #OFF} and {@value #ON}.
+ * that alternate on one client so both see the machine in the same state (the delayed-task rows,
+ * with and without the task meters, are run by {@link DelayedTaskScenarios}). The columns are
+ * {@value #OFF} and {@value #ON}.
  */
 final class MetricsScenarios {
 
@@ -51,7 +52,10 @@ final class MetricsScenarios {
 		this.runNanos = TimeUnit.MILLISECONDS.toNanos(runMillis);
 	}
 
-	/** Annotated lock calls per second on own keys (1, 8, 64 threads) and on one key (8 threads). */
+	/**
+	 * Annotated lock calls per second: reentrant on own keys (1, 8, 64 threads) and on one key (8
+	 * threads), simple on own keys and fair on one key (8 threads).
+	 */
 	void annotatedLocks(Report report) throws Exception {
 		RedisClient client = RedisClient.create(redis.uri());
 		try (Warden warden = Warden.create(client)) {
@@ -62,9 +66,13 @@ final class MetricsScenarios {
 			Stock on = proxy(warden, metered);
 			for (int threads : new int[] { 1, 8, 64 }) {
 				alternate(report, threads + (threads == 1 ? " thread" : " threads") + ", own keys, @DistributedLock", threads,
-						off, on, false);
+						off::reserve, on::reserve, false);
 			}
-			alternate(report, "8 threads, one key, @DistributedLock", 8, off, on, true);
+			alternate(report, "8 threads, one key, @DistributedLock", 8, off::reserve, on::reserve, true);
+			alternate(report, "simple lock, 8 threads, own keys, @DistributedLock", 8, off::reserveSimple,
+					on::reserveSimple, false);
+			alternate(report, "fair lock, 8 threads, one key, @DistributedLock", 8, off::reserveFair, on::reserveFair,
+					true);
 			if (registry.find("warden.lock.acquire").timer() == null) {
 				throw new IllegalStateException("The metered calls recorded nothing");
 			}
@@ -74,7 +82,7 @@ final class MetricsScenarios {
 		}
 	}
 
-	private void alternate(Report report, String scenario, int threads, Stock off, Stock on, boolean oneKey)
+	private void alternate(Report report, String scenario, int threads, Call off, Call on, boolean oneKey)
 			throws Exception {
 		long sliceNanos = runNanos / SLICES;
 		calls(off, threads, oneKey, sliceNanos);
@@ -86,11 +94,11 @@ final class MetricsScenarios {
 		for (int slice = 0; slice < SLICES; slice++) {
 			// Alternate which goes first in each pair of slices.
 			boolean offFirst = slice % 2 == 0;
-			for (Stock stock : offFirst ? List.of(off, on) : List.of(on, off)) {
+			for (Call call : offFirst ? List.of(off, on) : List.of(on, off)) {
 				long started = System.nanoTime();
-				long count = calls(stock, threads, oneKey, sliceNanos);
+				long count = calls(call, threads, oneKey, sliceNanos);
 				long took = System.nanoTime() - started;
-				if (stock == off) {
+				if (call == off) {
 					offCalls += count;
 					offNanos += took;
 				}
@@ -106,7 +114,7 @@ final class MetricsScenarios {
 	}
 
 	/** Calls for {@code nanos} on {@code threads} threads; returns how many completed. */
-	private static long calls(Stock stock, int threads, boolean oneKey, long nanos) throws Exception {
+	private static long calls(Call call, int threads, boolean oneKey, long nanos) throws Exception {
 		ExecutorService pool = Executors.newFixedThreadPool(threads);
 		try {
 			long deadline = System.nanoTime() + nanos;
@@ -116,7 +124,7 @@ final class MetricsScenarios {
 				counts.add(pool.submit(() -> {
 					long count = 0;
 					while (System.nanoTime() - deadline < 0) {
-						stock.reserve(key);
+						call.run(key);
 						count++;
 					}
 					return count;
@@ -143,11 +151,27 @@ final class MetricsScenarios {
 		return (Stock) factory.getProxy();
 	}
 
-	/** The annotated bean: an empty method under a reentrant lock on its argument. */
+	/** One annotated method. */
+	@FunctionalInterface
+	private interface Call {
+
+		void run(String key);
+
+	}
+
+	/** The annotated bean: empty methods under a lock on their argument. */
 	public static class Stock {
 
 		@DistributedLock(name = "stock", key = "#p0", type = LockType.REENTRANT)
 		public void reserve(String sku) {
+		}
+
+		@DistributedLock(name = "stock-simple", key = "#p0", type = LockType.SIMPLE)
+		public void reserveSimple(String sku) {
+		}
+
+		@DistributedLock(name = "stock-fair", key = "#p0", type = LockType.FAIR)
+		public void reserveFair(String sku) {
 		}
 
 	}

@@ -4,7 +4,6 @@ import dev.warden.actuate.WardenAdmin;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.health.AbstractHealthIndicator;
 import org.springframework.boot.actuate.health.Health;
-import org.springframework.boot.actuate.health.Status;
 
 /**
  * The {@code warden} health indicator on Spring Boot 3.5, whose health API lives in another package
@@ -33,11 +32,7 @@ public class WardenBoot3HealthIndicator extends AbstractHealthIndicator {
 	@Override
 	protected void doHealthCheck(Health.Builder builder) {
 		WardenAdmin.HealthCheck check = admin.health();
-		boolean degraded = !check.deadLetters().isEmpty() && deadLetterStatus != null;
-		builder.status(degraded ? new Status(deadLetterStatus) : Status.UP)
-			.withDetail("clientId", check.clientId())
-			.withDetail("pingMicros", check.pingMicros())
-			.withDetail("deadLetters", check.deadLetters());
+		builder.status(check.status(deadLetterStatus)).withDetails(check.details());
 	}
 
 }
