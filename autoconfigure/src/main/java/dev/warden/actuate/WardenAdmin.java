@@ -10,6 +10,8 @@ import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 
 import dev.warden.Warden;
@@ -41,6 +43,12 @@ public final class WardenAdmin {
 	/** The page size when none is asked for. */
 	public static final int DEFAULT_PAGE = 20;
 
+	/**
+	 * How long the queue names found by a scan are reused: a scan walks the whole keyspace, and the
+	 * dashboard asks for the overview every few seconds.
+	 */
+	static final long NAMES_REUSED_NANOS = TimeUnit.SECONDS.toNanos(30);
+
 	private final Warden warden;
 
 	private final String topology;
@@ -50,6 +58,12 @@ public final class WardenAdmin {
 	private final boolean writeOperations;
 
 	private volatile Function<String, Map<String, Double>> lateness = queue -> Map.of();
+
+	private final ReentrantLock scanning = new ReentrantLock();
+
+	private volatile @Nullable SortedSet<String> scannedNames;
+
+	private volatile long scannedAtNanos;
 
 	/**
 	 * @param warden the client
@@ -65,8 +79,9 @@ public final class WardenAdmin {
 	}
 
 	/**
-	 * Where each queue's lateness percentiles come from: the metrics, when the application has them.
-	 * @param lateness a queue's percentiles in ms, by name (p50, p95, p99), empty when unknown
+	 * Where each queue's lateness figures come from: the metrics, when the application has them.
+	 * @param lateness a queue's figures in ms, by name (percentiles such as p50 and p99 when
+	 * configured, mean, max), empty when unknown
 	 */
 	public void setLateness(Function<String, Map<String, Double>> lateness) {
 		this.lateness = lateness;
@@ -80,7 +95,7 @@ public final class WardenAdmin {
 	/** The client, the locks held here, and every queue in Redis with its counts. */
 	public Overview overview() {
 		Set<String> consumed = warden.consumedQueues();
-		SortedSet<String> names = new TreeSet<>(warden.queueNames(MAX_QUEUES));
+		SortedSet<String> names = new TreeSet<>(queueNames());
 		names.addAll(consumed);
 		List<QueueSummary> queues = new ArrayList<>(names.size());
 		for (String name : names) {
@@ -96,6 +111,25 @@ public final class WardenAdmin {
 			}
 		}
 		return new Overview(warden.getClientId(), topology, writeOperations, waiting, locks, queues);
+	}
+
+	/** The queues in Redis, scanned at most once per {@link #NAMES_REUSED_NANOS}. */
+	private SortedSet<String> queueNames() {
+		SortedSet<String> names = scannedNames;
+		if (names != null && System.nanoTime() - scannedAtNanos < NAMES_REUSED_NANOS) {
+			return names;
+		}
+		scanning.lock();
+		try {
+			if (scannedNames == null || System.nanoTime() - scannedAtNanos >= NAMES_REUSED_NANOS) {
+				scannedNames = warden.queueNames(MAX_QUEUES);
+				scannedAtNanos = System.nanoTime();
+			}
+			return scannedNames;
+		}
+		finally {
+			scanning.unlock();
+		}
 	}
 
 	/** The shortest lease left among the locks, in ms; -1 under the watchdog, -2 when one is gone. */
@@ -278,8 +312,9 @@ public final class WardenAdmin {
 	 * @param deadLetters tasks given up on
 	 * @param nextDueAt when the first pending task is due (ISO-8601), or {@code null}
 	 * @param consumedHere whether this instance consumes the queue
-	 * @param latenessMillis the lateness percentiles of the deliveries run here (p50, p95, p99, in ms),
-	 * from the metrics; empty without them
+	 * @param latenessMillis the lateness of the deliveries run here, in ms, from the metrics: the
+	 * percentiles configured for {@code warden.task.lateness} (p50, p99, …), mean and max; empty
+	 * without metrics
 	 */
 	public record QueueSummary(String name, long pending, long inFlight, long deadLetters, @Nullable String nextDueAt,
 			boolean consumedHere, Map<String, Double> latenessMillis) {

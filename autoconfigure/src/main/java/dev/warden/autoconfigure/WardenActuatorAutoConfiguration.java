@@ -50,7 +50,7 @@ public final class WardenActuatorAutoConfiguration {
 	static class LatenessConfiguration {
 
 		LatenessConfiguration(WardenAdmin admin, WardenMetrics metrics) {
-			admin.setLateness(metrics::latenessPercentiles);
+			admin.setLateness(metrics::lateness);
 		}
 
 	}

@@ -1,6 +1,7 @@
 package dev.warden.metrics;
 
 import java.lang.reflect.Method;
+import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.LinkedHashMap;
@@ -22,6 +23,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.distribution.HistogramSnapshot;
 import io.micrometer.core.instrument.distribution.ValueAtPercentile;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -51,8 +53,6 @@ import org.slf4j.LoggerFactory;
 public final class WardenMetrics implements LockListener, LockCalls.Listener, TaskListener {
 
 	private static final Logger logger = LoggerFactory.getLogger(WardenMetrics.class);
-
-	private static final double[] LATENESS_PERCENTILES = { 0.5, 0.95, 0.99 };
 
 	private final MeterRegistry registry;
 
@@ -134,20 +134,28 @@ public final class WardenMetrics implements LockListener, LockCalls.Listener, Ta
 	}
 
 	/**
-	 * The lateness percentiles of the deliveries this instance ran from a queue, from its timer.
+	 * The lateness of the deliveries this instance ran from a queue, from its timer: the percentiles
+	 * the timer publishes (none unless configured, for example with Spring Boot's
+	 * {@code management.metrics.distribution.percentiles.warden.task.lateness=0.5,0.95,0.99}), then its
+	 * mean and max.
 	 * @param queue the queue's name
-	 * @return p50, p95 and p99 in ms; empty before the first delivery
+	 * @return in ms, by name ({@code p50}, {@code p95}, …, {@code mean}, {@code max}); empty before the
+	 * first delivery
 	 */
-	public Map<String, Double> latenessPercentiles(String queue) {
+	public Map<String, Double> lateness(String queue) {
 		QueueMeters meters = queues.get(queue);
 		if (meters == null || meters.lateness.count() == 0) {
 			return Map.of();
 		}
-		Map<String, Double> percentiles = new LinkedHashMap<>();
-		for (ValueAtPercentile value : meters.lateness.takeSnapshot().percentileValues()) {
-			percentiles.put("p" + Math.round(value.percentile() * 100), value.value(TimeUnit.MILLISECONDS));
+		Map<String, Double> lateness = new LinkedHashMap<>();
+		HistogramSnapshot snapshot = meters.lateness.takeSnapshot();
+		for (ValueAtPercentile value : snapshot.percentileValues()) {
+			lateness.put("p" + BigDecimal.valueOf(value.percentile() * 100).stripTrailingZeros().toPlainString(),
+					value.value(TimeUnit.MILLISECONDS));
 		}
-		return percentiles;
+		lateness.put("mean", snapshot.mean(TimeUnit.MILLISECONDS));
+		lateness.put("max", snapshot.max(TimeUnit.MILLISECONDS));
+		return lateness;
 	}
 
 	private LockMeters lockMeters(LockOperation operation) {
@@ -236,7 +244,6 @@ public final class WardenMetrics implements LockListener, LockCalls.Listener, Ta
 			this.lateness = Timer.builder("warden.task.lateness")
 				.description("From a task's due time to its start, by Redis's clock")
 				.tag("queue", queue)
-				.publishPercentiles(LATENESS_PERCENTILES)
 				.register(registry);
 			this.completedDuration = duration("completed");
 			this.failedDuration = duration("failed");

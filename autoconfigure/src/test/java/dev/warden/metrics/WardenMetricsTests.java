@@ -159,6 +159,8 @@ class WardenMetricsTests {
 			assertThat(lateness.max(TimeUnit.MILLISECONDS)).as("the retry waited for its backoff only")
 				.isLessThan(10_000);
 			assertThat(gauge(registry, "warden.task.in.flight")).isZero();
+			assertThat(context.getBean(WardenMetrics.class).lateness("orders")).as("for the dashboard")
+				.containsOnlyKeys("mean", "max");
 		});
 	}
 
