@@ -18,7 +18,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * The Redis ACL rule the README gives for Warden's user is enough: locks, fencing tokens,
- * semaphores and a delayed queue work for a user with only those permissions.
+ * semaphores, a delayed queue and the operator's views (ping, queue scan, counts) work for a user
+ * with only those permissions.
  */
 class RedisAclTests {
 
@@ -50,6 +51,11 @@ class RedisAclTests {
 		queue.consume(delivery -> ran.countDown());
 		queue.schedule("t", "x", Duration.ZERO);
 		assertThat(ran.await(10, TimeUnit.SECONDS)).isTrue();
+		// What the health indicator and the warden endpoint use.
+		queue.schedule("later", "x", Duration.ofHours(1));
+		assertThat(warden.ping()).isPositive();
+		assertThat(warden.queueNames(10)).contains("acl-queue");
+		assertThat(queue.stats().pending()).isEqualTo(1);
 	}
 
 	/**
