@@ -14,6 +14,8 @@ import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
 import java.util.stream.Stream;
 
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import tools.jackson.databind.json.JsonMapper;
@@ -23,8 +25,8 @@ import tools.jackson.databind.json.JsonMapper;
  * client is built, instead of on first use. Thousands of virtual threads that take their first lock
  * at once would otherwise wait for one of them to load a class or to run a static initializer (the
  * scripts, the fencing counters' keys), and a virtual thread waiting for that pins its carrier
- * thread. Only the engine's packages, which need nothing beyond Lettuce, Jackson and SLF4J: Warden
- * also runs without Spring Boot.
+ * thread. Only the engine's packages, which need nothing beyond Lettuce, Jackson, SLF4J and
+ * Micrometer's Observation API: Warden also runs without Spring Boot.
  */
 final class WardenClasses {
 
@@ -49,6 +51,7 @@ final class WardenClasses {
 			return;
 		}
 		warmUp(mapper);
+		warmUpObservations();
 		ClassLoader loader = WardenClasses.class.getClassLoader();
 		for (String name : classNames()) {
 			try {
@@ -72,6 +75,24 @@ final class WardenClasses {
 		}
 		catch (RuntimeException ex) {
 			logger.debug("Could not warm up the JSON mapper", ex);
+		}
+	}
+
+	/**
+	 * Goes once through what every task delivery and lock wait does with the no-op observation (a
+	 * scope opened and closed, a key value, a stop), so that those interfaces and their no-op
+	 * classes are initialized before the first delivery runs on a virtual thread.
+	 */
+	private static void warmUpObservations() {
+		try {
+			Observation observation = Observation.createNotStarted("warden.warm-up", ObservationRegistry.NOOP).start();
+			try (Observation.Scope scope = observation.openScope()) {
+				observation.lowCardinalityKeyValue("outcome", "none");
+			}
+			observation.stop();
+		}
+		catch (RuntimeException | LinkageError ex) {
+			logger.debug("Could not warm up the observation API", ex);
 		}
 	}
 
