@@ -38,6 +38,7 @@ import dev.warden.task.DelayedQueueFactory;
 import dev.warden.task.Misfire;
 import dev.warden.task.PayloadCodec;
 import dev.warden.task.RecurringJob;
+import dev.warden.task.QueueStats;
 import dev.warden.task.RecurringJobRunner;
 import dev.warden.task.TaskConsumer;
 import dev.warden.task.TaskListener;
@@ -327,6 +328,15 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 	 */
 	public java.util.SortedSet<String> queueNames(int max) {
 		return RedisDelayedQueue.queueNames(engine, max);
+	}
+
+	/**
+	 * The counts of several delayed queues, read with one script call each, sent together.
+	 * @param names the queues' names
+	 * @return their counts, in the order of {@code names}
+	 */
+	public List<QueueStats> queueStats(java.util.Collection<String> names) {
+		return RedisDelayedQueue.stats(engine, names);
 	}
 
 	/**

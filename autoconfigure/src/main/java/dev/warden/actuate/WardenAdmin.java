@@ -98,8 +98,8 @@ public final class WardenAdmin {
 		SortedSet<String> names = new TreeSet<>(queueNames());
 		names.addAll(consumed);
 		List<QueueSummary> queues = new ArrayList<>(names.size());
-		for (String name : names) {
-			queues.add(summary(warden.getDelayedQueue(name).stats(), consumed.contains(name)));
+		for (QueueStats stats : warden.queueStats(names)) {
+			queues.add(summary(stats, consumed.contains(stats.queue())));
 		}
 		List<HeldLock> locks = new ArrayList<>();
 		int waiting = 0;
@@ -257,10 +257,9 @@ public final class WardenAdmin {
 	public HealthCheck health() {
 		long micros = warden.ping();
 		Map<String, Long> dead = new TreeMap<>();
-		for (String name : warden.consumedQueues()) {
-			long count = warden.getDelayedQueue(name).stats().deadLetters();
-			if (count > 0) {
-				dead.put(name, count);
+		for (QueueStats stats : warden.queueStats(warden.consumedQueues())) {
+			if (stats.deadLetters() > 0) {
+				dead.put(stats.queue(), stats.deadLetters());
 			}
 		}
 		return new HealthCheck(warden.getClientId(), micros, dead);

@@ -3,7 +3,6 @@ package dev.warden.metrics;
 import java.lang.reflect.Method;
 import java.math.BigDecimal;
 import java.time.Duration;
-import java.util.Locale;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -180,7 +179,7 @@ public final class WardenMetrics implements LockListener, LockCalls.Listener, Ta
 		private final Timer held;
 
 		LockMeters(LockOperation operation) {
-			String kind = operation.type().name().toLowerCase(Locale.ROOT);
+			String kind = operation.type().tag();
 			this.acquired = acquireTimer(kind, operation.label(), LockCalls.Outcome.ACQUIRED);
 			this.timedOut = acquireTimer(kind, operation.label(), LockCalls.Outcome.TIMEOUT);
 			this.failed = acquireTimer(kind, operation.label(), LockCalls.Outcome.ERROR);

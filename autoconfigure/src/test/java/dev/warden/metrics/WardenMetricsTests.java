@@ -54,17 +54,14 @@ class WardenMetricsTests {
 		runner.run(context -> {
 			MeterRegistry registry = context.getBean(MeterRegistry.class);
 			Stock stock = context.getBean(Stock.class);
-			CountDownLatch holding = new CountDownLatch(1);
-			CountDownLatch release = new CountDownLatch(1);
-			CompletableFuture<Void> holder = CompletableFuture.runAsync(() -> stock.reserve("sku-1", holding, release));
-			assertThat(holding.await(10, TimeUnit.SECONDS)).isTrue();
+			Holding holder = hold(stock, "sku-1");
 
 			assertThatExceptionOfType(LockAcquisitionException.class).isThrownBy(() -> stock.tryReserve("sku-1"));
 			CompletableFuture<Void> waiter = CompletableFuture.runAsync(() -> stock.waitToReserve("sku-1"));
 			Eventually.await("a call waits for the lock",
 					() -> registry.get("warden.lock.waiters").gauge().value() == 1.0);
-			release.countDown();
-			holder.get(10, TimeUnit.SECONDS);
+			holder.release().countDown();
+			holder.call().get(10, TimeUnit.SECONDS);
 			waiter.get(10, TimeUnit.SECONDS);
 
 			assertThat(registry.get("warden.lock.waiters").gauge().value()).isZero();
@@ -89,17 +86,14 @@ class WardenMetricsTests {
 		runner.run(context -> {
 			MeterRegistry registry = context.getBean(MeterRegistry.class);
 			Stock stock = context.getBean(Stock.class);
-			CountDownLatch holding = new CountDownLatch(1);
-			CountDownLatch release = new CountDownLatch(1);
-			CompletableFuture<Void> holder = CompletableFuture.runAsync(() -> stock.reserve("sku-2", holding, release));
-			assertThat(holding.await(10, TimeUnit.SECONDS)).isTrue();
+			Holding holder = hold(stock, "sku-2");
 
 			// An operator's mistake: the held lock is deleted under its holder. The watchdog finds it gone.
 			redis.node().call("DEL", "warden:lock:stock:sku-2");
 			Eventually.await("the lost lease is counted", Duration.ofSeconds(30),
 					() -> registry.get("warden.lock.lease.lost").counter().count() == 1.0);
-			release.countDown();
-			assertThat(holder).failsWithin(Duration.ofSeconds(10));
+			holder.release().countDown();
+			assertThat(holder.call()).failsWithin(Duration.ofSeconds(10));
 		});
 	}
 
@@ -187,6 +181,23 @@ class WardenMetricsTests {
 			.run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(WardenMetrics.class));
 		runner.withPropertyValues("warden.metrics.enabled=false")
 			.run(context -> assertThat(context.getBean(MeterRegistry.class).find("warden.lock.waiters").gauge()).isNull());
+	}
+
+	/**
+	 * A call of {@link Stock#reserve} holding its lock until released.
+	 *
+	 * @param call the call
+	 * @param release lets it return
+	 */
+	private record Holding(CompletableFuture<Void> call, CountDownLatch release) {
+	}
+
+	private static Holding hold(Stock stock, String sku) throws InterruptedException {
+		CountDownLatch holding = new CountDownLatch(1);
+		CountDownLatch release = new CountDownLatch(1);
+		CompletableFuture<Void> call = CompletableFuture.runAsync(() -> stock.reserve(sku, holding, release));
+		assertThat(holding.await(10, TimeUnit.SECONDS)).isTrue();
+		return new Holding(call, release);
 	}
 
 	private static double counter(MeterRegistry registry, String name) {

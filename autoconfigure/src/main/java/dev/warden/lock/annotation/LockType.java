@@ -1,5 +1,7 @@
 package dev.warden.lock.annotation;
 
+import java.util.Locale;
+
 /** Which kind of lock a {@link DistributedLock} method holds. */
 public enum LockType {
 
@@ -20,6 +22,13 @@ public enum LockType {
 	 * release, not reentrant, so a call that nests another call locking the same name fails with
 	 * {@link IllegalStateException}.
 	 */
-	SIMPLE
+	SIMPLE;
+
+	private final String tag = name().toLowerCase(Locale.ROOT);
+
+	/** The kind as metrics, observations and the operator's views name it: {@code reentrant}, {@code fair}, …. */
+	public String tag() {
+		return tag;
+	}
 
 }

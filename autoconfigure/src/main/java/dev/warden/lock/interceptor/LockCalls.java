@@ -59,9 +59,11 @@ public final class LockCalls {
 		/** The acquisition failed: Redis could not be reached, or the wait was interrupted or cancelled. */
 		ERROR;
 
+		private final String tag = name().toLowerCase(Locale.ROOT);
+
 		/** The outcome as a metric tag value. */
 		public String tag() {
-			return name().toLowerCase(Locale.ROOT);
+			return tag;
 		}
 
 	}
@@ -135,7 +137,7 @@ public final class LockCalls {
 		return Observation.createNotStarted("warden.lock.wait", observations)
 			.contextualName("lock " + operation.label())
 			.lowCardinalityKeyValue("name", operation.label())
-			.lowCardinalityKeyValue("kind", operation.type().name().toLowerCase(Locale.ROOT))
+			.lowCardinalityKeyValue("kind", operation.type().tag())
 			.start();
 	}
 

@@ -3,7 +3,6 @@ package dev.warden.lock.interceptor;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -75,7 +74,7 @@ public final class LockSet {
 	LockCalls.Hold hold() {
 		// The wall-clock time is worked out when asked, not on every acquisition.
 		Instant since = Instant.now().minusNanos(System.nanoTime() - acquiredNanos);
-		return new LockCalls.Hold(names, operation.type().name().toLowerCase(Locale.ROOT), operation.describe(), since,
+		return new LockCalls.Hold(names, operation.type().tag(), operation.describe(), since,
 				locks);
 	}
 

@@ -4,13 +4,14 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.SortedSet;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 
@@ -31,7 +32,6 @@ import dev.warden.task.TaskListener;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScriptOutputType;
-import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JsonNode;
@@ -111,19 +111,18 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 		requireId(taskId);
 		String encoded = ScheduleArguments.encode(codec, name, taskId, payload, consumers.maxPayloadBytes());
 		boolean replace = Arrays.asList(options).contains(ScheduleOption.REPLACE);
-		Map<String, String> traceHeaders = new HashMap<>(4);
-		Observation observation = consumers.tracing().startSchedule(name, taskId, traceHeaders);
+		TaskTracing.Scheduling scheduling = consumers.tracing().startSchedule(name, taskId);
 		List<Long> reply;
 		try {
 			reply = engine.await(consumers.schedules(engine, keys).schedule(taskId, encoded, mode, time, replace,
-					TaskTracing.encode(traceHeaders)), "schedule of task '" + taskId + "'");
+					scheduling.traceContext()), "schedule of task '" + taskId + "'");
 		}
 		catch (RuntimeException ex) {
-			observation.error(ex);
+			scheduling.observation().error(ex);
 			throw ex;
 		}
 		finally {
-			observation.stop();
+			scheduling.observation().stop();
 		}
 		ScheduleResult.Status status = switch (reply.get(0).intValue()) {
 			case 1 -> ScheduleResult.Status.SCHEDULED;
@@ -334,11 +333,32 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 
 	@Override
 	public QueueStats stats() {
-		List<Long> counts = engine.await(engine.eval(TaskScripts.STATS, ScriptOutputType.MULTI,
-				new String[] { keys.due, keys.inflight, keys.dead }), "counts of queue '" + name + "'");
-		long next = counts.get(3);
-		return new QueueStats(name, counts.get(0), counts.get(1), counts.get(2),
-				(next >= 0) ? Instant.ofEpochMilli(next) : null);
+		return stats(engine, List.of(name)).get(0);
+	}
+
+	/**
+	 * The counts of several queues: the script calls go out together, one per queue, and their
+	 * replies are read after, so that many queues cost about one round trip.
+	 * @param engine the client's engine
+	 * @param names the queues
+	 * @return their counts, in the order of {@code names}
+	 */
+	public static List<QueueStats> stats(RedisEngine engine, Collection<String> names) {
+		List<CompletableFuture<List<Long>>> replies = new ArrayList<>(names.size());
+		for (String queue : names) {
+			QueueKeys queueKeys = new QueueKeys(KEY_PREFIX, queue);
+			replies.add(engine.eval(TaskScripts.STATS, ScriptOutputType.MULTI,
+					new String[] { queueKeys.due, queueKeys.inflight, queueKeys.dead }));
+		}
+		List<QueueStats> stats = new ArrayList<>(names.size());
+		int i = 0;
+		for (String queue : names) {
+			List<Long> counts = engine.await(replies.get(i++), "counts of queue '" + queue + "'");
+			long next = counts.get(3);
+			stats.add(new QueueStats(queue, counts.get(0), counts.get(1), counts.get(2),
+					(next >= 0) ? Instant.ofEpochMilli(next) : null));
+		}
+		return stats;
 	}
 
 	/**

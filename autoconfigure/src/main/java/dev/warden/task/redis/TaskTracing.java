@@ -31,16 +31,34 @@ final class TaskTracing {
 	}
 
 	/**
+	 * A schedule under way: its observation, and the propagation headers its handlers wrote.
+	 *
+	 * @param observation the started observation
+	 * @param headers the headers, to store with the task
+	 */
+	record Scheduling(Observation observation, Map<String, String> headers) {
+
+		/** What a schedule carries without a registry: nothing. */
+		static final Scheduling NONE = new Scheduling(Observation.NOOP, Map.of());
+
+		/** The headers as stored with the task. */
+		String traceContext() {
+			return encode(headers);
+		}
+
+	}
+
+	/**
 	 * Starts the observation of a schedule, in the scheduling thread's current observation.
 	 * @param queue the queue
 	 * @param taskId the task
-	 * @param carrier receives the propagation headers of the observation's handlers
-	 * @return the started observation (a no-op one without a registry)
+	 * @return the started observation and its headers ({@link Scheduling#NONE} without a registry)
 	 */
-	Observation startSchedule(String queue, String taskId, Map<String, String> carrier) {
+	Scheduling startSchedule(String queue, String taskId) {
 		if (registry.isNoop()) {
-			return Observation.NOOP;
+			return Scheduling.NONE;
 		}
+		Map<String, String> carrier = new LinkedHashMap<>();
 		SenderContext<Map<String, String>> context = new SenderContext<>((headers, name, value) -> {
 			if (headers != null) {
 				headers.put(name, value);
@@ -48,11 +66,12 @@ final class TaskTracing {
 		});
 		context.setCarrier(carrier);
 		context.setRemoteServiceName("redis");
-		return Observation.createNotStarted("warden.task.schedule", () -> context, registry)
+		Observation observation = Observation.createNotStarted("warden.task.schedule", () -> context, registry)
 			.contextualName("schedule " + queue)
 			.lowCardinalityKeyValue("queue", queue)
 			.highCardinalityKeyValue("task.id", taskId)
 			.start();
+		return new Scheduling(observation, carrier);
 	}
 
 	/**

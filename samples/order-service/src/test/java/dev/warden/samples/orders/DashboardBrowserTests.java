@@ -7,11 +7,14 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 import dev.warden.Warden;
 import dev.warden.task.ConsumerOptions;
 import dev.warden.task.DelayedQueue;
 import dev.warden.task.TaskConsumer;
+import dev.warden.task.TaskListener;
 import dev.warden.test.redis.RedisServerExtension;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -56,7 +59,7 @@ class DashboardBrowserTests {
 	void start(@TempDir Path profile) {
 		assertThat(CHROMIUM.canExecute()).as("Debian's chromium (apt-get install chromium chromium-driver)").isTrue();
 		assertThat(CHROMEDRIVER.canExecute()).as("Debian's chromedriver (apt-get install chromium chromium-driver)").isTrue();
-		service = new SpringApplicationBuilder(OrderServiceApplication.class).run("--server.port=0",
+		service = new SpringApplicationBuilder(OrderServiceApplication.class, DeadLetters.class).run("--server.port=0",
 				"--spring.data.redis.host=" + redis.node().host(), "--spring.data.redis.port=" + redis.node().port(),
 				"--spring.datasource.url=jdbc:h2:mem:dashboard;DB_CLOSE_DELAY=-1");
 		ChromeOptions options = new ChromeOptions();
@@ -124,16 +127,28 @@ class DashboardBrowserTests {
 			queue.schedule(id, "{\"order\":" + id.substring(id.indexOf('-') + 1) + "}", Duration.ZERO);
 		}
 		ConsumerOptions once = new ConsumerOptions(1, Duration.ofMillis(50), Duration.ofSeconds(1), Duration.ofMinutes(1));
+		CountDownLatch died = new CountDownLatch(ids.length);
+		service.getBean(DeadLetters.class).latch = died;
 		try (TaskConsumer consumer = queue.consume(delivery -> {
 			throw new IllegalStateException("printer jammed");
 		}, once)) {
-			long deadline = System.nanoTime() + WAIT.toNanos();
-			// A poll with a deadline: nothing tells the test when a failure has been recorded.
-			while (queue.deadLetterCount() < ids.length) {
-				assertThat(System.nanoTime()).as("the receipts died in time").isLessThan(deadline);
-				Thread.sleep(20);
+			assertThat(died.await(WAIT.toSeconds(), TimeUnit.SECONDS)).as("the receipts died in time").isTrue();
+		}
+		assertThat(queue.deadLetterCount()).isEqualTo(ids.length);
+	}
+
+	/** Counts down when a delivery run by the service moves its task to the dead letters. */
+	static class DeadLetters implements TaskListener {
+
+		volatile CountDownLatch latch = new CountDownLatch(0);
+
+		@Override
+		public void onFailed(String queue, long durationNanos, boolean dead) {
+			if (dead) {
+				latch.countDown();
 			}
 		}
+
 	}
 
 	private int port() {
