@@ -23,9 +23,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tasks due over a few seconds, three consumer processes, one of them killed ({@code SIGKILL}) and
- * started again each time another eighth of the tasks has run, and Redis itself killed and restarted once (AOF, fsync on
- * every write): every task runs, none before its due time, and a task runs twice only when the
+ * Tasks due over a few seconds in eight waves, three consumer processes, one of them killed
+ * ({@code SIGKILL}) and started again while each wave runs, and Redis itself killed and restarted once
+ * with a wave pending (AOF, fsync on every write): every task runs, none before its due time, and a task runs twice only when the
  * process running it was killed, or Redis was killed while its completion was on the way. The
  * counts are printed. {@code -Pchaos-soak} runs 20,000 tasks over 20 s.
  */
@@ -36,6 +36,10 @@ class TaskChaosTests {
 	private static final int SECONDS = Integer.getInteger("warden.chaos.seconds", 5);
 
 	private static final long VISIBILITY_MILLIS = 2_000;
+
+	private static final long LEAD_MILLIS = 1_000;
+
+	private static final int WAVES = 8;
 
 	@RegisterExtension
 	final WardenClients clients = new WardenClients();
@@ -61,39 +65,42 @@ class TaskChaosTests {
 			}
 			Warden producer = clients.open(redis);
 			DelayedQueue<String> queue = producer.getDelayedQueue("chaos", String.class);
-			long first = System.currentTimeMillis() + 1_000;
-			for (int i = 0; i < TASKS; i++) {
-				long due = first + (long) i * SECONDS * 1_000 / TASKS;
-				queue.schedule("t-" + i, Long.toString(due), Instant.ofEpochMilli(due));
-			}
 
-			Map<String, List<Long>> runs = new HashMap<>();
+			// Paced by progress, not by the clock, so that a slow machine sees the same chaos: the
+			// tasks come in WAVES, each due over its share of SECONDS from LEAD after it is scheduled.
+			// A consumer dies once a quarter of each wave has run, and Redis dies once, just after the
+			// middle wave is scheduled and before any of it is due.
+			Map<String, List<long[]>> runs = new HashMap<>();
 			List<long[]> deaths = new ArrayList<>();
-			long end = first + SECONDS * 1_000L;
-			boolean redisKilled = false;
-			int round = 0;
-			while (System.currentTimeMillis() < end && round < 10_000) {
-				// The next kill once an eighth of the tasks more have run (or the last is due).
-				int target = runs.size() + Math.max(1, TASKS / 8);
-				Eventually.holdsWithin(Duration.ofSeconds(30), () -> {
+			int perWave = TASKS / WAVES;
+			long window = SECONDS * 1_000L / WAVES;
+			int leftWhenRedisKilled = -1;
+			for (int wave = 0; wave < WAVES; wave++) {
+				long start = System.currentTimeMillis() + LEAD_MILLIS;
+				for (int j = 0; j < perWave; j++) {
+					long due = Math.max(start + j * window / perWave, System.currentTimeMillis() + LEAD_MILLIS);
+					queue.schedule("t-" + (wave * perWave + j), Long.toString(due), Instant.ofEpochMilli(due));
+				}
+				if (wave == WAVES / 2) {
 					collect(runs);
-					return runs.size() >= target || System.currentTimeMillis() >= end;
+					leftWhenRedisKilled = (wave + 1) * perWave - runs.size();
+					long redisKilledAt = System.currentTimeMillis();
+					redis.kill();
+					redis.restart();
+					deaths.add(new long[] { redisKilledAt - 1_000, System.currentTimeMillis() });
+				}
+				int target = wave * perWave + perWave / 4;
+				Eventually.holdsWithin(Duration.ofSeconds(60), () -> {
+					collect(runs);
+					return runs.size() >= target;
 				});
-				ForkedJvm victim = consumers.remove(round % consumers.size());
+				ForkedJvm victim = consumers.remove(wave % consumers.size());
 				long killedAt = System.currentTimeMillis();
 				victim.kill();
 				collect(victim, runs);
 				killed.add(victim);
 				deaths.add(new long[] { killedAt - VISIBILITY_MILLIS, killedAt });
-				consumers.add(startConsumer(redis, "consumer-" + (3 + round)));
-				if (!redisKilled && System.currentTimeMillis() > first + SECONDS * 500L) {
-					long redisKilledAt = System.currentTimeMillis();
-					redis.kill();
-					redis.restart();
-					deaths.add(new long[] { redisKilledAt - 1_000, System.currentTimeMillis() });
-					redisKilled = true;
-				}
-				round++;
+				consumers.add(startConsumer(redis, "consumer-" + (3 + wave)));
 			}
 			// Whether all ran is asserted below, after the counts are printed.
 			Eventually.holdsWithin(Duration.ofSeconds(60), () -> {
@@ -106,47 +113,46 @@ class TaskChaosTests {
 			Set<String> unexplained = new HashSet<>();
 			runs.forEach((id, starts) -> {
 				starts.forEach(start -> {
-					if (start < dueOf(id, first)) {
+					if (start[0] < start[1]) {
 						early.add(id);
 					}
 				});
 				if (starts.size() > 1) {
 					duplicates.put(id, starts.size());
-					long firstStart = starts.stream().min(Long::compare).orElseThrow();
+					long firstStart = starts.stream().mapToLong(start -> start[0]).min().orElseThrow();
 					boolean explained = deaths.stream().anyMatch(death -> firstStart >= death[0] && firstStart <= death[1]);
 					if (!explained) {
 						unexplained.add(id);
 					}
 				}
 			});
-			System.out.println("Chaos: " + TASKS + " tasks over " + SECONDS + " s, " + killed.size()
-					+ " consumer processes killed, Redis killed once (" + redisKilled + "); ran " + runs.size()
+			System.out.println("Chaos: " + TASKS + " tasks in " + WAVES + " waves over " + SECONDS + " s, "
+					+ killed.size() + " consumer processes killed, Redis killed once with " + leftWhenRedisKilled
+					+ " tasks still to run; ran " + runs.size()
 					+ ", early " + early.size() + ", run twice or more " + duplicates.size() + ", unexplained "
 					+ unexplained.size());
 
-			assertThat(redisKilled).isTrue();
+			assertThat(leftWhenRedisKilled).as("tasks pending when Redis was killed").isPositive();
+			assertThat(killed).as("consumer processes killed").hasSize(WAVES);
 			assertThat(runs).as("every task ran").hasSize(TASKS);
 			assertThat(early).as("tasks started before their due time").isEmpty();
 			assertThat(unexplained).as("tasks run twice though nothing died while they ran").isEmpty();
 		}
 	}
 
-	private long dueOf(String id, long first) {
-		int i = Integer.parseInt(id.substring(2));
-		return first + (long) i * SECONDS * 1_000 / TASKS;
-	}
-
-	private void collect(Map<String, List<Long>> runs) {
+	private void collect(Map<String, List<long[]>> runs) {
 		for (ForkedJvm consumer : consumers) {
 			collect(consumer, runs);
 		}
 	}
 
-	private static void collect(ForkedJvm consumer, Map<String, List<Long>> runs) {
+	/** Each run as {start, due}, both epoch milliseconds, as the consumer printed them. */
+	private static void collect(ForkedJvm consumer, Map<String, List<long[]>> runs) {
 		for (String line : consumer.drainLines()) {
 			if (line.startsWith("RAN ")) {
 				String[] fields = line.split(" ");
-				runs.computeIfAbsent(fields[1], id -> new ArrayList<>()).add(Long.parseLong(fields[2]));
+				runs.computeIfAbsent(fields[1], id -> new ArrayList<>())
+					.add(new long[] { Long.parseLong(fields[2]), Long.parseLong(fields[3]) });
 			}
 		}
 	}

@@ -18,7 +18,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 /**
  * With {@code taskReplicaSync}, a schedule is acknowledged only once a replica has it: with the
  * replica paused, scheduling fails within the timeout instead of acknowledging a task a fail-over
- * would lose; without the check the same schedule is acknowledged unreplicated.
+ * would lose; without the check the same schedule is acknowledged unreplicated. The replica is in
+ * sync before each check, and the timeout is one that a loaded machine's replica meets.
  */
 class ScheduleReplicaSyncTests {
 
@@ -35,6 +36,7 @@ class ScheduleReplicaSyncTests {
 		replica = RedisNode.start(RedisNode.config()
 			.name("durable-replica")
 			.option("replicaof", master.host(), Integer.toString(master.port())));
+		replica.awaitInSync();
 	}
 
 	@AfterAll
@@ -65,18 +67,19 @@ class ScheduleReplicaSyncTests {
 
 		assertThatExceptionOfType(RedisUnavailableException.class)
 			.isThrownBy(() -> queue.schedule("t-1", "x", Duration.ofHours(1)))
-			.withMessageContaining("not acknowledged by 1 replica(s) within 300 ms");
+			.withMessageContaining("not acknowledged by 1 replica(s) within 2000 ms");
 		assertThat(unchecked.schedule("t-2", "x", Duration.ofHours(1)).status())
 			.as("acknowledged without the check, though no replica has it")
 			.isEqualTo(ScheduleResult.Status.SCHEDULED);
 
 		replica.resume();
+		replica.awaitInSync();
 		assertThat(queue.schedule("t-1", "x", Duration.ofHours(1)).status()).as("scheduled again: the same task")
 			.isEqualTo(ScheduleResult.Status.ALREADY_PENDING);
 	}
 
 	private Warden durable() {
-		return clients.open(master, options -> options.taskReplicaSync(1, Duration.ofMillis(300)));
+		return clients.open(master, options -> options.taskReplicaSync(1, Duration.ofSeconds(2)));
 	}
 
 }

@@ -139,6 +139,15 @@ public final class RedisNode implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * Waits until this node, a replica, has finished its sync with its master ({@code
+	 * master_link_status:up}): a replica that is still loading acknowledges no {@code WAIT}.
+	 */
+	public void awaitInSync() {
+		Processes.await("the replica " + this + " in sync with its master", Duration.ofSeconds(60),
+				() -> String.valueOf(call("INFO", "replication")).contains("master_link_status:up"));
+	}
+
 	/** Stops the server's process ({@code SIGSTOP}): it keeps its connections and answers nothing. */
 	public void pause() {
 		signal("STOP");
