@@ -42,6 +42,9 @@ import dev.warden.task.QueueStats;
 import dev.warden.task.RecurringJobRunner;
 import dev.warden.task.TaskConsumer;
 import dev.warden.task.TaskListener;
+import dev.warden.task.TaskWrite;
+import dev.warden.task.TaskWriteDeferral;
+import dev.warden.task.redis.Consumers;
 import dev.warden.task.redis.JsonPayloadCodec;
 import dev.warden.task.redis.RecurringJobs;
 import dev.warden.task.redis.RedisDelayedQueue;
@@ -98,7 +101,22 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 
 	private final LockListener lockListener;
 
-	private final RedisDelayedQueue.Consumers consumers;
+	private final Consumers consumers;
+
+	/** Payloads as stored: the writes that {@link #applyTaskWrites} makes carry them encoded. */
+	private static final PayloadCodec<String> STORED = new PayloadCodec<>() {
+
+		@Override
+		public String encode(String payload) {
+			return payload;
+		}
+
+		@Override
+		public String decode(String stored) {
+			return stored;
+		}
+
+	};
 
 	private Warden(Builder builder, RedisEngine engine) {
 		this.clientId = builder.clientId;
@@ -111,7 +129,7 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 		this.fairLockWaiterTimeout = builder.fairLockWaiterTimeout;
 		this.lockListener = builder.lockListener;
 		this.redLockNodes = connectRedLockNodes(builder);
-		this.consumers = new RedisDelayedQueue.Consumers(
+		this.consumers = new Consumers(
 				new TaskWorkers(builder.taskConcurrency, "warden-task-" + shortId(clientId) + "-",
 						builder.taskVirtualThreads),
 				clientId,
@@ -121,6 +139,7 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 		consumers.setDeadLetterRetention(builder.taskDeadLetterRetention);
 		consumers.setListener(builder.taskListener);
 		consumers.setObservationRegistry(builder.observationRegistry);
+		consumers.setDeferral(builder.taskWriteDeferral);
 	}
 
 	/**
@@ -302,6 +321,35 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 	}
 
 	/**
+	 * Makes writes that a {@link TaskWriteDeferral} held, now and in order, on whichever client
+	 * makes them: the writes of one transaction once it committed. A schedule or reschedule that a
+	 * later cancel of the same task follows is left out, so that the task cannot run in between.
+	 * @param writes the writes
+	 * @throws RedisUnavailableException when Redis cannot be reached: the writes before the failed
+	 * one were made, and making them all again is safe (a schedule keeps a pending task of its id)
+	 */
+	public void applyTaskWrites(List<TaskWrite> writes) {
+		for (int i = 0; i < writes.size(); i++) {
+			TaskWrite write = writes.get(i);
+			if (write.kind() == TaskWrite.Kind.CANCEL || !cancelledLater(writes, i)) {
+				new RedisDelayedQueue<>(write.queue(), engine, STORED, jsonMapper, consumers).apply(write);
+			}
+		}
+	}
+
+	private static boolean cancelledLater(List<TaskWrite> writes, int index) {
+		TaskWrite write = writes.get(index);
+		for (int i = index + 1; i < writes.size(); i++) {
+			TaskWrite later = writes.get(i);
+			if (later.kind() == TaskWrite.Kind.CANCEL && later.queue().equals(write.queue())
+					&& later.taskId().equals(write.taskId())) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/**
 	 * Runs recurring jobs on this instance: each occurrence of a job runs once, on one of the
 	 * instances that run the same jobs on the same queue, at a time decided by Redis's clock. The
 	 * jobs are planned in Redis first (see {@link RecurringJobs}); the returned consumer runs the
@@ -444,6 +492,8 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 
 		private TaskListener taskListener = TaskListener.NONE;
 
+		private TaskWriteDeferral taskWriteDeferral = TaskWriteDeferral.NONE;
+
 		private ObservationRegistry observationRegistry = ObservationRegistry.NOOP;
 
 		private JsonMapper jsonMapper = JsonMapper.builder().findAndAddModules().build();
@@ -541,6 +591,21 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 				throw new IllegalArgumentException("The task listener must not be null");
 			}
 			this.taskListener = taskListener;
+			return this;
+		}
+
+		/**
+		 * Defers the schedules, cancels and reschedules that {@code deferral} says to (by default
+		 * none): how writes made inside a transaction wait for its commit. The deferred writes reach
+		 * Redis through {@link Warden#applyTaskWrites}.
+		 * @param deferral the deferral
+		 * @return this builder
+		 */
+		public Builder taskWriteDeferral(TaskWriteDeferral deferral) {
+			if (deferral == null) {
+				throw new IllegalArgumentException("The task write deferral must not be null");
+			}
+			this.taskWriteDeferral = deferral;
 			return this;
 		}
 

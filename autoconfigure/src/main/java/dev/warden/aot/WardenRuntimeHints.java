@@ -27,6 +27,9 @@ public final class WardenRuntimeHints implements RuntimeHintsRegistrar {
 	/** The dashboard page, served from the jar. */
 	public static final String DASHBOARD = "dev/warden/actuate/dashboard.html";
 
+	/** The outbox table's DDL, one file per database. */
+	public static final String OUTBOX_SCHEMAS = "dev/warden/task/transaction/schema-*.sql";
+
 	/** Warden's annotations, by name: they name this package's processor, which should not name them back. */
 	static final String[] ANNOTATIONS = { WardenAnnotationsReflectiveProcessor.DISTRIBUTED_LOCK,
 			"dev.warden.task.annotation.DelayedTask", "dev.warden.task.annotation.RecurringTask" };
@@ -35,6 +38,7 @@ public final class WardenRuntimeHints implements RuntimeHintsRegistrar {
 	public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
 		hints.resources().registerPattern(SCRIPTS);
 		hints.resources().registerPattern(DASHBOARD);
+		hints.resources().registerPattern(OUTBOX_SCHEMAS);
 		// Their attributes are read reflectively (MergedAnnotations), on every annotated bean.
 		for (String annotation : ANNOTATIONS) {
 			hints.reflection().registerType(TypeReference.of(annotation), MemberCategory.INVOKE_DECLARED_METHODS);

@@ -8,6 +8,7 @@ import dev.warden.Warden;
 import dev.warden.WardenConfigurationException;
 import dev.warden.lock.LockListener;
 import dev.warden.task.TaskListener;
+import dev.warden.task.TaskWriteDeferral;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
 import io.micrometer.observation.ObservationRegistry;
@@ -63,7 +64,8 @@ public final class WardenAutoConfiguration {
 			ObjectProvider<LockListener> lockListeners, ObjectProvider<TaskListener> taskListeners,
 			ObjectProvider<ObservationRegistry> observationRegistry,
 			RedLockNodeClients redLockNodeClients,
-			ObjectProvider<JsonMapper> jsonMapper, Environment environment) {
+			ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<TaskWriteDeferral> taskWriteDeferral,
+			Environment environment) {
 		if (!(connectionFactory instanceof LettuceConnectionFactory lettuce)) {
 			throw new WardenConfigurationException("Warden needs a Lettuce connection factory, but the application's "
 					+ "is a " + connectionFactory.getClass().getName(), "Set spring.data.redis.client-type=lettuce (and "
@@ -96,6 +98,7 @@ public final class WardenAutoConfiguration {
 		}
 		builder.lockListener(CompositeListeners.lockListener(lockListeners.orderedStream().toList()));
 		builder.taskListener(CompositeListeners.taskListener(taskListeners.orderedStream().toList()));
+		taskWriteDeferral.ifAvailable(builder::taskWriteDeferral);
 		if (properties.getObservations().isEnabled()) {
 			observationRegistry.ifAvailable(builder::observationRegistry);
 		}

@@ -504,6 +504,31 @@ public class WardenProperties {
 
 		private final ReplicaSync replicaSync = new ReplicaSync().named("warden.delayed-task.replica-sync");
 
+		private final Transactions transactions = new Transactions();
+
+		/**
+		 * How task writes made inside a Spring-managed transaction follow it.
+		 * @return the options
+		 */
+		public Transactions getTransactions() {
+			return transactions;
+		}
+
+		/**
+		 * The queues whose writes are made at once even inside a transaction
+		 * ({@code queues.<name>.transactional=false}).
+		 * @return their names
+		 */
+		public java.util.Set<String> immediateQueues() {
+			java.util.Set<String> names = new java.util.LinkedHashSet<>();
+			queues.forEach((name, queue) -> {
+				if (Boolean.FALSE.equals(queue.transactional)) {
+					names.add(name);
+				}
+			});
+			return names;
+		}
+
 		/**
 		 * The durability check after each schedule: with replicas above 0, a schedule is
 		 * acknowledged only once that many replicas have it, so that it survives a fail-over.
@@ -679,6 +704,20 @@ public class WardenProperties {
 			 */
 			private @Nullable Duration maxBackoff;
 
+			/**
+			 * Whether schedules, cancels and reschedules of this queue made inside a transaction
+			 * take effect when it commits (the default); false makes them at once.
+			 */
+			private @Nullable Boolean transactional;
+
+			public @Nullable Boolean getTransactional() {
+				return transactional;
+			}
+
+			public void setTransactional(@Nullable Boolean transactional) {
+				this.transactional = transactional;
+			}
+
 			public @Nullable Duration getVisibilityTimeout() {
 				return visibilityTimeout;
 			}
@@ -710,6 +749,99 @@ public class WardenProperties {
 			public void setMaxBackoff(@Nullable Duration maxBackoff) {
 				this.maxBackoff = maxBackoff;
 			}
+
+		}
+
+	}
+
+	/**
+	 * How delayed-task writes follow the application's transactions.
+	 */
+	public static class Transactions {
+
+		/**
+		 * Whether a schedule, cancel or reschedule made inside a Spring-managed transaction takes
+		 * effect only when it commits, through an outbox table in the application's DataSource. Off,
+		 * such writes are made at once, whatever becomes of the transaction.
+		 */
+		private boolean enabled = true;
+
+		/**
+		 * The outbox table, optionally with its schema.
+		 */
+		private String table = "warden_task_outbox";
+
+		/**
+		 * When Warden creates the outbox table (CREATE TABLE IF NOT EXISTS): on an embedded database
+		 * only (H2, HSQLDB, Derby), always, or never.
+		 */
+		private InitializeSchema initializeSchema = InitializeSchema.EMBEDDED;
+
+		/**
+		 * How long after its transaction began a committed write waits for its own instance before
+		 * any instance makes it: the bound on how late a write is when its instance dies after the
+		 * commit, or cannot reach Redis then.
+		 */
+		private Duration relayAfter = Duration.ofSeconds(10);
+
+		/**
+		 * How often each instance looks in the outbox table for committed writes that their
+		 * instance did not make.
+		 */
+		private Duration sweepInterval = Duration.ofSeconds(1);
+
+		public boolean isEnabled() {
+			return enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public String getTable() {
+			return table;
+		}
+
+		public void setTable(String table) {
+			this.table = table;
+		}
+
+		public InitializeSchema getInitializeSchema() {
+			return initializeSchema;
+		}
+
+		public void setInitializeSchema(InitializeSchema initializeSchema) {
+			this.initializeSchema = initializeSchema;
+		}
+
+		public Duration getRelayAfter() {
+			return relayAfter;
+		}
+
+		public void setRelayAfter(Duration relayAfter) {
+			this.relayAfter = WardenDefaults.requirePositive("warden.delayed-task.transactions.relay-after", relayAfter);
+		}
+
+		public Duration getSweepInterval() {
+			return sweepInterval;
+		}
+
+		public void setSweepInterval(Duration sweepInterval) {
+			this.sweepInterval = WardenDefaults.requirePositive("warden.delayed-task.transactions.sweep-interval",
+					sweepInterval);
+		}
+
+		/** When the outbox table is created. */
+		public enum InitializeSchema {
+
+			/** On an embedded database only. */
+			EMBEDDED,
+
+			/** On any database. */
+			ALWAYS,
+
+			/** Never: the table is created with the application's own migrations. */
+			NEVER
 
 		}
 

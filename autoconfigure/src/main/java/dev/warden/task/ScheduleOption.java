@@ -7,6 +7,12 @@ public enum ScheduleOption {
 	 * Overwrite a task of the same id that is pending or being handled (its handler's outcome is
 	 * then ignored), instead of keeping it.
 	 */
-	REPLACE
+	REPLACE,
+
+	/**
+	 * Write now, even inside a transaction that the application's {@link TaskWriteDeferral} follows
+	 * (by default a schedule made inside a Spring-managed transaction is stored when it commits).
+	 */
+	IMMEDIATE
 
 }

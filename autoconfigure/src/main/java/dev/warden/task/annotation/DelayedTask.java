@@ -75,4 +75,11 @@ public @interface DelayedTask {
 	 */
 	String visibilityTimeout() default "";
 
+	/**
+	 * Whether a call made inside a Spring-managed transaction schedules the task when that
+	 * transaction commits, and not at all when it rolls back (the default), or at once, whatever
+	 * becomes of the transaction. Outside a transaction a call always schedules at once.
+	 */
+	boolean transactional() default true;
+
 }

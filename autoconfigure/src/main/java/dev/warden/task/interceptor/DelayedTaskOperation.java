@@ -17,7 +17,8 @@ import org.springframework.expression.Expression;
  * @param id the task id expression, or {@code null} for a fresh id per call
  * @param codec the arguments' codec
  * @param options the consumer's attempts, backoff and visibility timeout
+ * @param transactional whether a call inside a transaction schedules when it commits
  */
 public record DelayedTaskOperation(Method method, String queue, Duration delay, @Nullable Expression id,
-		PayloadCodec<Object[]> codec, ConsumerOptions options) {
+		PayloadCodec<Object[]> codec, ConsumerOptions options, boolean transactional) {
 }

@@ -174,7 +174,7 @@ public final class DelayedTaskOperationSource {
 		ArgumentsCodec codec = new ArgumentsCodec(mapper, specific);
 		// Deliveries call it reflectively, through the bean's proxy.
 		ReflectionUtils.makeAccessible(specific);
-		return new DelayedTaskOperation(specific, queue, delay, id, codec, options);
+		return new DelayedTaskOperation(specific, queue, delay, id, codec, options, annotation.transactional());
 	}
 
 	private Duration duration(String where, String attribute, String text) {

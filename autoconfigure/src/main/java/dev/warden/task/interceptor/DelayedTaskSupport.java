@@ -9,6 +9,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import dev.warden.expression.MethodExpressions;
 import dev.warden.task.DelayedQueue;
 import dev.warden.task.DelayedQueueFactory;
+import dev.warden.task.ScheduleOption;
 import dev.warden.task.ScheduleResult;
 import dev.warden.task.TaskConsumer;
 import dev.warden.task.TaskHandle;
@@ -65,8 +66,9 @@ public final class DelayedTaskSupport {
 		}
 		Object[] arguments = invocation.getArguments();
 		String id = taskId(operation, arguments, target, targetClass);
-		ScheduleResult result = queue(operation).schedule(id, arguments, operation.delay());
-		if (!result.stored()) {
+		ScheduleResult result = operation.transactional() ? queue(operation).schedule(id, arguments, operation.delay())
+				: queue(operation).schedule(id, arguments, operation.delay(), ScheduleOption.IMMEDIATE);
+		if (result.status() == ScheduleResult.Status.ALREADY_PENDING) {
 			logger.debug("Task '{}' of queue '{}' is already pending; kept as it is", id, operation.queue());
 		}
 		return (operation.method().getReturnType() == TaskHandle.class) ? new TaskHandle(operation.queue(), id, result)

@@ -108,7 +108,7 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 	 * @param onStop called once the consumer has stopped claiming
 	 */
 	DueTaskDispatcher(String queue, QueueKeys keys, RedisEngine engine, ClaimCall claims, TaskRun<T> run,
-			ClaimExtension extension, RedisDelayedQueue.Consumers consumers, Runnable onStop) {
+			ClaimExtension extension, Consumers consumers, Runnable onStop) {
 		this.queue = queue;
 		this.keys = keys;
 		this.engine = engine;

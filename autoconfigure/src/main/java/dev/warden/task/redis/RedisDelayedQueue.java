@@ -3,19 +3,16 @@ package dev.warden.task.redis;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.SortedSet;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.Function;
 
-import dev.warden.lock.redis.ReplicaSync;
 import dev.warden.redis.RedisEngine;
 import dev.warden.task.ConsumerOptions;
 import dev.warden.task.DeadLetter;
@@ -28,11 +25,10 @@ import dev.warden.task.ScheduleOption;
 import dev.warden.task.ScheduleResult;
 import dev.warden.task.TaskConsumer;
 import dev.warden.task.TaskHandler;
-import dev.warden.task.TaskListener;
+import dev.warden.task.TaskWrite;
 import io.lettuce.core.KeyScanCursor;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScriptOutputType;
-import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
@@ -110,7 +106,17 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 	private ScheduleResult schedule(String taskId, T payload, String mode, long time, ScheduleOption... options) {
 		requireId(taskId);
 		String encoded = ScheduleArguments.encode(codec, name, taskId, payload, consumers.maxPayloadBytes());
-		boolean replace = Arrays.asList(options).contains(ScheduleOption.REPLACE);
+		boolean replace = has(options, ScheduleOption.REPLACE);
+		if (!has(options, ScheduleOption.IMMEDIATE) && consumers.deferral().defers(name)) {
+			consumers.deferral().defer(TaskWrite.schedule(name, taskId, encoded, mode.equals("in") ? time : -1,
+					mode.equals("at") ? time : -1, replace));
+			return new ScheduleResult(ScheduleResult.Status.PENDING_COMMIT, null);
+		}
+		return store(taskId, encoded, mode, time, replace);
+	}
+
+	/** Stores an encoded task now. */
+	ScheduleResult store(String taskId, String encoded, String mode, long time, boolean replace) {
 		TaskTracing.Scheduling scheduling = consumers.tracing().startSchedule(name, taskId);
 		List<Long> reply;
 		try {
@@ -136,9 +142,33 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 		return new ScheduleResult(status, (due >= 0) ? Instant.ofEpochMilli(due) : null);
 	}
 
+	private static boolean has(ScheduleOption[] options, ScheduleOption option) {
+		for (ScheduleOption given : options) {
+			if (given == option) {
+				return true;
+			}
+		}
+		return false;
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * Inside a transaction that the client's {@link dev.warden.task.TaskWriteDeferral} follows, the
+	 * cancel is made when the transaction commits, and this returns whether the task is pending now.
+	 */
 	@Override
 	public boolean cancel(String taskId) {
 		requireId(taskId);
+		if (consumers.deferral().defers(name)) {
+			consumers.deferral().defer(TaskWrite.cancel(name, taskId));
+			return contains(taskId);
+		}
+		return cancelNow(taskId);
+	}
+
+	/** Cancels now. */
+	boolean cancelNow(String taskId) {
 		Long existed = engine.await(engine.eval(TaskScripts.CANCEL, ScriptOutputType.INTEGER, keys.all, taskId,
 				keys.channel), "cancel of task '" + taskId + "'");
 		return existed != null && existed == 1L;
@@ -156,9 +186,34 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 
 	private boolean reschedule(String taskId, String mode, long time) {
 		requireId(taskId);
+		if (consumers.deferral().defers(name)) {
+			consumers.deferral().defer(TaskWrite.reschedule(name, taskId, mode.equals("in") ? time : -1,
+					mode.equals("at") ? time : -1));
+			return contains(taskId);
+		}
+		return rescheduleNow(taskId, mode, time);
+	}
+
+	/** Reschedules now. */
+	boolean rescheduleNow(String taskId, String mode, long time) {
 		Long due = engine.await(engine.eval(TaskScripts.RESCHEDULE, ScriptOutputType.INTEGER, keys.all, taskId, mode,
 				Long.toString(time), keys.channel), "reschedule of task '" + taskId + "'");
 		return due != null && due >= 0;
+	}
+
+	/**
+	 * Makes a write now, whatever the client's deferral says: a write that was deferred.
+	 * @param write the write, of this queue
+	 */
+	public void apply(TaskWrite write) {
+		String mode = (write.delayMillis() >= 0) ? "in" : "at";
+		long time = (write.delayMillis() >= 0) ? write.delayMillis() : write.dueAtMillis();
+		switch (write.kind()) {
+			case SCHEDULE -> store(write.taskId(), Objects.requireNonNull(write.payload()), mode, time,
+					write.replace());
+			case CANCEL -> cancelNow(write.taskId());
+			case RESCHEDULE -> rescheduleNow(write.taskId(), mode, time);
+		}
 	}
 
 	@Override
@@ -399,194 +454,6 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 		if (taskId == null || taskId.isBlank()) {
 			throw new IllegalArgumentException("A task id must not be null or blank");
 		}
-	}
-
-	/**
-	 * The consumers of one client, at most one per queue, sharing the client's handler pool; and
-	 * the client's schedules of each queue.
-	 */
-	public static final class Consumers implements AutoCloseable {
-
-		private final TaskWorkers workers;
-
-		private final String consumerId;
-
-		private final ConsumerOptions defaults;
-
-		private final Duration sweepInterval;
-
-		private final Duration claimAhead;
-
-		private final Duration shutdownGrace;
-
-		private final int maxPayloadBytes;
-
-		private final ReplicaSync replicaSync;
-
-		private final Map<String, ConsumerOptions> queueOptions = new java.util.concurrent.ConcurrentHashMap<>();
-
-		private final Map<String, DueTaskDispatcher<?>> running = new java.util.concurrent.ConcurrentHashMap<>();
-
-		private final ReentrantLock starting = new ReentrantLock();
-
-		private volatile long deadLetterRetentionMillis = -1;
-
-		private volatile TaskListener listener = TaskListener.NONE;
-
-		private volatile TaskTracing tracing = new TaskTracing(ObservationRegistry.NOOP);
-
-		private final Map<String, ScheduleBatcher> schedules = new java.util.concurrent.ConcurrentHashMap<>();
-
-		/**
-		 * @param workers the handler pool
-		 * @param consumerId the client's id, the prefix of its claim tokens
-		 * @param defaults options of consumers started without
-		 * @param sweepInterval the longest a consumer sleeps without checking its queue
-		 * @param claimAhead how long before its due time a consumer may claim a task
-		 * @param shutdownGrace how long closing waits for running handlers
-		 * @param maxPayloadBytes the largest payload a task may be scheduled with, in UTF-8 bytes
-		 * @param replicaSync the durability check after each schedule
-		 */
-		public Consumers(TaskWorkers workers, String consumerId, ConsumerOptions defaults, Duration sweepInterval,
-				Duration claimAhead, Duration shutdownGrace, int maxPayloadBytes, ReplicaSync replicaSync) {
-			this.workers = workers;
-			this.consumerId = consumerId;
-			this.defaults = defaults;
-			this.sweepInterval = sweepInterval;
-			this.claimAhead = claimAhead;
-			this.shutdownGrace = shutdownGrace;
-			this.maxPayloadBytes = maxPayloadBytes;
-			this.replicaSync = replicaSync;
-		}
-
-		int maxPayloadBytes() {
-			return maxPayloadBytes;
-		}
-
-		/** How long dead letters are kept, in ms; -1: for good. */
-		long deadLetterRetentionMillis() {
-			return deadLetterRetentionMillis;
-		}
-
-		/**
-		 * Keeps dead letters for that long after they failed: older ones are removed when another
-		 * task of their queue becomes a dead letter.
-		 * @param retention how long; {@code null} keeps them for good
-		 */
-		public void setDeadLetterRetention(@Nullable Duration retention) {
-			this.deadLetterRetentionMillis = (retention != null) ? retention.toMillis() : -1;
-		}
-
-		/**
-		 * Tells {@code listener} what this client schedules and how the deliveries it runs end.
-		 * @param listener the listener
-		 */
-		public void setListener(TaskListener listener) {
-			this.listener = listener;
-		}
-
-		TaskListener listener() {
-			return listener;
-		}
-
-		/**
-		 * Makes schedules and deliveries observations of {@code registry}, and carries the trace
-		 * context of the code that schedules a task to the delivery that runs it.
-		 * @param registry the registry
-		 */
-		public void setObservationRegistry(ObservationRegistry registry) {
-			this.tracing = new TaskTracing(registry);
-		}
-
-		TaskTracing tracing() {
-			return tracing;
-		}
-
-		/** The options of a consumer of the queue started without its own. */
-		ConsumerOptions defaults(String queue) {
-			return queueOptions.getOrDefault(queue, defaults);
-		}
-
-		/**
-		 * Sets the options of a queue's consumers started without their own.
-		 * @param queue the queue
-		 * @param options its options
-		 */
-		public void setQueueDefaults(String queue, ConsumerOptions options) {
-			queueOptions.put(queue, options);
-		}
-
-		/** The client's schedules of one queue, sent together while a call is under way. */
-		ScheduleBatcher schedules(RedisEngine engine, QueueKeys keys) {
-			return schedules.computeIfAbsent(keys.due, due -> new ScheduleBatcher(engine, keys, replicaSync));
-		}
-
-		TaskWorkers workers() {
-			return workers;
-		}
-
-		String consumerId() {
-			return consumerId;
-		}
-
-		Duration sweepInterval() {
-			return sweepInterval;
-		}
-
-		Duration claimAhead() {
-			return claimAhead;
-		}
-
-		Duration shutdownGrace() {
-			return shutdownGrace;
-		}
-
-		<T> TaskConsumer start(String queue, Function<Runnable, DueTaskDispatcher<T>> factory) {
-			// A lock, not a monitor: starting waits for Redis to confirm the subscription, and a
-			// virtual thread that waits inside a monitor pins its carrier on Java 21 to 23.
-			starting.lock();
-			try {
-				if (running.containsKey(queue)) {
-					throw new IllegalStateException("Queue '" + queue + "' already has a consumer on this client");
-				}
-				DueTaskDispatcher<T> dispatcher = factory.apply(() -> running.remove(queue));
-				dispatcher.start();
-				running.put(queue, dispatcher);
-				listener.onConsumerStarted(queue);
-				return dispatcher;
-			}
-			finally {
-				starting.unlock();
-			}
-		}
-
-		/** The queues consumed on this client. */
-		public java.util.Set<String> queues() {
-			return java.util.Set.copyOf(running.keySet());
-		}
-
-		/**
-		 * Stops every consumer: no new claims, then one shared grace period for the running handlers.
-		 * @return whether every running handler finished in time
-		 */
-		public boolean stopAll() {
-			List<DueTaskDispatcher<?>> all = List.copyOf(running.values());
-			all.forEach(DueTaskDispatcher::halt);
-			long deadline = System.nanoTime() + shutdownGrace.toNanos();
-			boolean finished = true;
-			for (DueTaskDispatcher<?> dispatcher : all) {
-				finished &= dispatcher.awaitIdle(deadline, shutdownGrace);
-			}
-			all.forEach(DueTaskDispatcher::stopExtending);
-			return finished;
-		}
-
-		@Override
-		public void close() {
-			stopAll();
-			workers.close();
-		}
-
 	}
 
 }

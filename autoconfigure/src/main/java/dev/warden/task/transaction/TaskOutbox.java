@@ -1,0 +1,290 @@
+package dev.warden.task.transaction;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.ArrayDeque;
+import java.util.List;
+import java.util.Queue;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+import javax.sql.DataSource;
+
+import dev.warden.Warden;
+import dev.warden.task.TaskWrite;
+import dev.warden.task.TaskWriteDeferral;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.jdbc.datasource.DataSourceUtils;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+/**
+ * Makes the task writes of a Spring-managed transaction follow it, through an outbox table in the
+ * application's database. A schedule, cancel or reschedule made inside a transaction is a row
+ * written in that transaction; when it commits, this instance makes the writes in Redis and deletes
+ * the rows; when it rolls back, the rows are gone with it. When the process dies after the commit,
+ * or Redis cannot be reached then, the rows stay, and any instance makes their writes once they are
+ * older than the relay delay. So a committed write reaches Redis at least once, and a rolled-back one
+ * never does.
+ * <p>
+ * A write's delay counts from when it reaches Redis: at the commit, or when an instance relays it.
+ * Outside a transaction, and for the queues it is told to leave alone, writes are made at once.
+ */
+public final class TaskOutbox implements TaskWriteDeferral, AutoCloseable {
+
+	private static final Logger logger = LoggerFactory.getLogger(TaskOutbox.class);
+
+	/** How many transactions one sweep relays, or one statement deletes, at most. */
+	private static final int BATCH = 100;
+
+	private final DataSource dataSource;
+
+	private final OutboxTable table;
+
+	private final Supplier<Warden> warden;
+
+	private final Set<String> immediateQueues;
+
+	private final Duration relayAfter;
+
+	private final ScheduledExecutorService relay;
+
+	/** Transactions whose writes this instance made, whose rows are still to delete. */
+	private final Queue<String> relayed = new ArrayDeque<>();
+
+	private boolean deleting;
+
+	/**
+	 * Starts sweeping the table for writes no instance made.
+	 * @param dataSource the application's database, which holds the table
+	 * @param tableName the table, optionally with its schema
+	 * @param warden the client that makes the writes, looked up at the first one
+	 * @param immediateQueues queues whose writes are made at once, even inside a transaction
+	 * @param relayAfter how long after its transaction began a committed write waits for its own
+	 * instance before any instance makes it
+	 * @param sweepInterval how often the table is swept
+	 */
+	public TaskOutbox(DataSource dataSource, String tableName, Supplier<Warden> warden, Set<String> immediateQueues,
+			Duration relayAfter, Duration sweepInterval) {
+		this.dataSource = dataSource;
+		this.table = new OutboxTable(tableName);
+		this.warden = warden;
+		this.immediateQueues = Set.copyOf(immediateQueues);
+		this.relayAfter = relayAfter;
+		this.relay = Executors.newSingleThreadScheduledExecutor(runnable -> {
+			Thread thread = new Thread(runnable, "warden-outbox");
+			thread.setDaemon(true);
+			return thread;
+		});
+		long interval = Math.max(1, sweepInterval.toMillis());
+		relay.scheduleWithFixedDelay(this::sweepQuietly, interval, interval, TimeUnit.MILLISECONDS);
+	}
+
+	/**
+	 * Checks that the table is there, creating it first when asked to.
+	 * @param create whether to run Warden's DDL for the database (idempotent)
+	 * @throws IllegalStateException naming the table and what to do, when it is missing
+	 */
+	public void checkTable(boolean create) {
+		try (Connection connection = dataSource.getConnection()) {
+			if (create) {
+				table.create(connection);
+			}
+			if (!table.exists(connection)) {
+				String product = connection.getMetaData().getDatabaseProductName();
+				String resource = OutboxTable.schemaResource(product);
+				throw new IllegalStateException("Warden's outbox table '" + table.name() + "' is missing in "
+						+ product + ": task writes made inside transactions are stored there until they commit. Create"
+						+ " it with " + ((resource != null) ? "dev/warden/task/transaction/" + resource + " in Warden's jar"
+								: "the DDL in dev/warden/task/transaction/ of Warden's jar")
+						+ ", set warden.delayed-task.transactions.initialize-schema=always, or set"
+						+ " warden.delayed-task.transactions.enabled=false to write tasks at once inside transactions");
+			}
+		}
+		catch (SQLException ex) {
+			throw new IllegalStateException("Cannot check Warden's outbox table '" + table.name() + "': "
+					+ ex.getMessage(), ex);
+		}
+	}
+
+	@Override
+	public boolean defers(String queue) {
+		return TransactionSynchronizationManager.isActualTransactionActive()
+				&& TransactionSynchronizationManager.isSynchronizationActive() && !immediateQueues.contains(queue);
+	}
+
+	@Override
+	public void defer(TaskWrite write) {
+		Writes writes = (Writes) TransactionSynchronizationManager.getResource(this);
+		if (writes == null) {
+			// Whether the transaction manages this database: if not, a row commits on its own, and
+			// a rollback must delete it.
+			writes = new Writes(UUID.randomUUID().toString(), TransactionSynchronizationManager.hasResource(dataSource));
+			TransactionSynchronizationManager.bindResource(this, writes);
+			TransactionSynchronizationManager.registerSynchronization(writes);
+		}
+		Connection connection = DataSourceUtils.getConnection(dataSource);
+		try {
+			table.insert(connection, writes.txId, writes.list.size(), write);
+		}
+		catch (SQLException ex) {
+			throw new IllegalStateException("Cannot store the " + write.kind().name().toLowerCase(java.util.Locale.ROOT)
+					+ " of task '" + write.taskId() + "' of queue '" + write.queue() + "' in Warden's outbox table '"
+					+ table.name() + "': " + ex.getMessage(), ex);
+		}
+		finally {
+			DataSourceUtils.releaseConnection(connection, dataSource);
+		}
+		writes.list.add(write);
+	}
+
+	/** Makes the writes of a committed transaction, and has its rows deleted once they are made. */
+	private void commit(Writes writes) {
+		try {
+			warden.get().applyTaskWrites(writes.list);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("The {} task write(s) of a committed transaction could not reach Redis ({}); they are kept in"
+					+ " the outbox table '{}', and an instance makes them once they are {} old", writes.list.size(),
+					ex.getMessage(), table.name(), relayAfter);
+			return;
+		}
+		deleteLater(writes.txId);
+	}
+
+	private void deleteLater(String txId) {
+		synchronized (relayed) {
+			relayed.add(txId);
+			if (deleting) {
+				return;
+			}
+			deleting = true;
+		}
+		relay.execute(this::deleteRelayed);
+	}
+
+	/** Deletes the rows of the transactions whose writes were made, a batch per statement. */
+	private void deleteRelayed() {
+		while (true) {
+			List<String> batch = new ArrayList<>();
+			synchronized (relayed) {
+				while (batch.size() < BATCH && !relayed.isEmpty()) {
+					batch.add(relayed.poll());
+				}
+				if (batch.isEmpty()) {
+					deleting = false;
+					return;
+				}
+			}
+			try (Connection connection = dataSource.getConnection()) {
+				connection.setAutoCommit(true);
+				table.delete(connection, batch);
+			}
+			catch (SQLException | RuntimeException ex) {
+				// Left for the sweep: it makes them again, which a schedule by id survives.
+				logger.warn("Could not delete {} relayed transaction(s) from the outbox table '{}': {}", batch.size(),
+						table.name(), ex.getMessage());
+			}
+		}
+	}
+
+	private void sweepQuietly() {
+		try {
+			sweep();
+		}
+		catch (SQLException | RuntimeException ex) {
+			logger.warn("Could not sweep the outbox table '{}': {}", table.name(), ex.getMessage());
+		}
+	}
+
+	/**
+	 * Makes the writes of committed transactions that their instance did not make in time (it died,
+	 * or lost Redis), and deletes them.
+	 * @return how many transactions' writes it made
+	 * @throws SQLException when the database fails
+	 */
+	int sweep() throws SQLException {
+		int made = 0;
+		try (Connection connection = dataSource.getConnection()) {
+			connection.setAutoCommit(true);
+			java.sql.Timestamp now = table.now(connection);
+			java.sql.Timestamp before = new java.sql.Timestamp(now.getTime() - relayAfter.toMillis());
+			java.sql.Timestamp until = new java.sql.Timestamp(now.getTime() + Math.max(relayAfter.toMillis(), 10_000));
+			for (String txId : table.unclaimed(connection, before, now, BATCH)) {
+				synchronized (relayed) {
+					if (relayed.contains(txId)) {
+						continue;
+					}
+				}
+				if (!table.claim(connection, txId, now, until)) {
+					continue;
+				}
+				List<TaskWrite> writes = table.writes(connection, txId);
+				warden.get().applyTaskWrites(writes);
+				table.delete(connection, List.of(txId));
+				made++;
+				logger.info("Made {} task write(s) of a transaction committed at least {} ago that its instance did not"
+						+ " make (it stopped, or lost Redis)", writes.size(), relayAfter);
+			}
+		}
+		return made;
+	}
+
+	@Override
+	public void close() {
+		relay.shutdown();
+		try {
+			relay.awaitTermination(5, TimeUnit.SECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	/** The writes of one transaction, and what becomes of them when it ends. */
+	private final class Writes implements TransactionSynchronization {
+
+		private final String txId;
+
+		private final boolean joined;
+
+		private final List<TaskWrite> list = new ArrayList<>();
+
+		Writes(String txId, boolean joined) {
+			this.txId = txId;
+			this.joined = joined;
+		}
+
+		@Override
+		public void suspend() {
+			TransactionSynchronizationManager.unbindResource(TaskOutbox.this);
+		}
+
+		@Override
+		public void resume() {
+			TransactionSynchronizationManager.bindResource(TaskOutbox.this, this);
+		}
+
+		@Override
+		public void afterCommit() {
+			commit(this);
+		}
+
+		@Override
+		public void afterCompletion(int status) {
+			TransactionSynchronizationManager.unbindResourceIfPossible(TaskOutbox.this);
+			if (status == STATUS_ROLLED_BACK && !joined) {
+				deleteLater(txId);
+			}
+		}
+
+	}
+
+}

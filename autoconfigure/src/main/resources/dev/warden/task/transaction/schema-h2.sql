@@ -1,0 +1,16 @@
+-- Warden's outbox: the task writes of committed transactions that Redis has not yet received.
+CREATE TABLE IF NOT EXISTS warden_task_outbox (
+  tx_id         VARCHAR(36)       NOT NULL,
+  seq           INT               NOT NULL,
+  queue_name    CHARACTER VARYING NOT NULL,
+  task_id       CHARACTER VARYING NOT NULL,
+  kind          VARCHAR(16)       NOT NULL,
+  payload       CLOB,
+  delay_millis  BIGINT            NOT NULL,
+  due_at_millis BIGINT            NOT NULL,
+  replace_task  BOOLEAN           NOT NULL,
+  created_at    TIMESTAMP(3)      NOT NULL,
+  claimed_until TIMESTAMP(3),
+  PRIMARY KEY (tx_id, seq)
+);
+CREATE INDEX IF NOT EXISTS warden_task_outbox_created ON warden_task_outbox (created_at);
