@@ -47,9 +47,11 @@ public class OrderService {
 	}
 
 	/**
-	 * Pays an order and cancels its payment timeout.
+	 * Pays an order and cancels its payment timeout. Both follow the transaction: the cancel is made
+	 * when it commits, and never when it rolls back, so a failed payment leaves the timeout pending.
 	 * @throws OrderNotPayableException when the order does not exist, is paid, or was closed
 	 */
+	@Transactional
 	public Order pay(long orderId) {
 		if (!inventory.payIfCreated(orderId)) {
 			throw new OrderNotPayableException(orderId);
