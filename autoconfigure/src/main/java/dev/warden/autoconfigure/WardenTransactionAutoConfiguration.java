@@ -51,10 +51,10 @@ public final class WardenTransactionAutoConfiguration {
 					"Set warden.delayed-task.transactions.table to a table name such as warden_task_outbox");
 		}
 		try {
-			outbox.checkTable(switch (transactions.getInitializeSchema()) {
+			outbox.checkTable(connection -> switch (transactions.getInitializeSchema()) {
 				case ALWAYS -> true;
 				case NEVER -> false;
-				case EMBEDDED -> embedded(dataSource);
+				case EMBEDDED -> embedded(connection);
 			});
 		}
 		catch (IllegalStateException ex) {
@@ -66,8 +66,9 @@ public final class WardenTransactionAutoConfiguration {
 		return outbox;
 	}
 
-	private static boolean embedded(DataSource dataSource) {
-		try (Connection connection = dataSource.getConnection()) {
+	/** Whether the connection's database lives in this process (or its files): H2, HSQLDB, Derby. */
+	private static boolean embedded(Connection connection) {
+		try {
 			String product = connection.getMetaData().getDatabaseProductName().toLowerCase(Locale.ROOT);
 			String url = String.valueOf(connection.getMetaData().getURL()).toLowerCase(Locale.ROOT);
 			return (product.contains("h2") && (url.startsWith("jdbc:h2:mem:") || url.startsWith("jdbc:h2:file:")

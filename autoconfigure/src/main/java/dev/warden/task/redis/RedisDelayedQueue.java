@@ -108,8 +108,8 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 		String encoded = ScheduleArguments.encode(codec, name, taskId, payload, consumers.maxPayloadBytes());
 		boolean replace = has(options, ScheduleOption.REPLACE);
 		if (!has(options, ScheduleOption.IMMEDIATE) && consumers.deferral().defers(name)) {
-			consumers.deferral().defer(TaskWrite.schedule(name, taskId, encoded, mode.equals("in") ? time : -1,
-					mode.equals("at") ? time : -1, replace));
+			consumers.deferral().defer(TaskWrite.schedule(name, taskId, encoded, delay(mode, time), dueAt(mode, time),
+					replace));
 			return new ScheduleResult(ScheduleResult.Status.PENDING_COMMIT, null);
 		}
 		return store(taskId, encoded, mode, time, replace);
@@ -140,6 +140,16 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 		}
 		long due = reply.get(1);
 		return new ScheduleResult(status, (due >= 0) ? Instant.ofEpochMilli(due) : null);
+	}
+
+	/** A write's delay: the time given in mode {@code in}, else -1. */
+	private static long delay(String mode, long time) {
+		return mode.equals("in") ? time : -1;
+	}
+
+	/** A write's due time: the time given in mode {@code at}, else -1. */
+	private static long dueAt(String mode, long time) {
+		return mode.equals("at") ? time : -1;
 	}
 
 	private static boolean has(ScheduleOption[] options, ScheduleOption option) {
@@ -187,8 +197,7 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 	private boolean reschedule(String taskId, String mode, long time) {
 		requireId(taskId);
 		if (consumers.deferral().defers(name)) {
-			consumers.deferral().defer(TaskWrite.reschedule(name, taskId, mode.equals("in") ? time : -1,
-					mode.equals("at") ? time : -1));
+			consumers.deferral().defer(TaskWrite.reschedule(name, taskId, delay(mode, time), dueAt(mode, time)));
 			return contains(taskId);
 		}
 		return rescheduleNow(taskId, mode, time);

@@ -2,16 +2,19 @@ package dev.warden.task.transaction;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Timestamp;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Queue;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 import javax.sql.DataSource;
@@ -89,12 +92,12 @@ public final class TaskOutbox implements TaskWriteDeferral, AutoCloseable {
 
 	/**
 	 * Checks that the table is there, creating it first when asked to.
-	 * @param create whether to run Warden's DDL for the database (idempotent)
+	 * @param create whether to run Warden's DDL (idempotent) on the database of that connection
 	 * @throws IllegalStateException naming the table and what to do, when it is missing
 	 */
-	public void checkTable(boolean create) {
+	public void checkTable(Predicate<Connection> create) {
 		try (Connection connection = dataSource.getConnection()) {
-			if (create) {
+			if (create.test(connection)) {
 				table.create(connection);
 			}
 			if (!table.exists(connection)) {
@@ -135,7 +138,7 @@ public final class TaskOutbox implements TaskWriteDeferral, AutoCloseable {
 			table.insert(connection, writes.txId, writes.list.size(), write);
 		}
 		catch (SQLException ex) {
-			throw new IllegalStateException("Cannot store the " + write.kind().name().toLowerCase(java.util.Locale.ROOT)
+			throw new IllegalStateException("Cannot store the " + write.kind().name().toLowerCase(Locale.ROOT)
 					+ " of task '" + write.taskId() + "' of queue '" + write.queue() + "' in Warden's outbox table '"
 					+ table.name() + "': " + ex.getMessage(), ex);
 		}
@@ -214,9 +217,9 @@ public final class TaskOutbox implements TaskWriteDeferral, AutoCloseable {
 		int made = 0;
 		try (Connection connection = dataSource.getConnection()) {
 			connection.setAutoCommit(true);
-			java.sql.Timestamp now = table.now(connection);
-			java.sql.Timestamp before = new java.sql.Timestamp(now.getTime() - relayAfter.toMillis());
-			java.sql.Timestamp until = new java.sql.Timestamp(now.getTime() + Math.max(relayAfter.toMillis(), 10_000));
+			Timestamp now = table.now(connection);
+			Timestamp before = new Timestamp(now.getTime() - relayAfter.toMillis());
+			Timestamp until = new Timestamp(now.getTime() + Math.max(relayAfter.toMillis(), 10_000));
 			for (String txId : table.unclaimed(connection, before, now, BATCH)) {
 				synchronized (relayed) {
 					if (relayed.contains(txId)) {
