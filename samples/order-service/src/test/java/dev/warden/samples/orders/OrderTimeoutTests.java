@@ -1,7 +1,9 @@
 package dev.warden.samples.orders;
 
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -16,12 +18,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Two instances share the payment-timeout queue: unpaid orders are closed (their stock returned)
- * exactly once, paid ones never.
+ * exactly once, paid ones never; a purchase or a payment whose transaction rolls back leaves the
+ * timeouts as they were.
  */
 class OrderTimeoutTests {
 
@@ -32,10 +37,12 @@ class OrderTimeoutTests {
 
 	@BeforeEach
 	void startTwoInstances() {
+		// One database for both instances, and a new one for each test.
+		String database = "jdbc:h2:mem:timeouts-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1";
 		for (int i = 0; i < 2; i++) {
 			instances.add(new SpringApplicationBuilder(OrderServiceApplication.class).run("--server.port=0",
 					"--spring.data.redis.host=" + redis.node().host(), "--spring.data.redis.port=" + redis.node().port(),
-					"--spring.datasource.url=jdbc:h2:mem:timeouts;DB_CLOSE_DELAY=-1", "--orders.payment-timeout=2s",
+					"--spring.datasource.url=" + database, "--orders.payment-timeout=2s",
 					"--warden.delayed-task.shutdown-grace=5s"));
 		}
 		instances.get(0).getBean(Inventory.class).setStock("apple", 2_000);
@@ -82,6 +89,39 @@ class OrderTimeoutTests {
 		// Stock returned once per closed order, never for a paid one.
 		assertThat(inventory.findProduct("apple")).get().extracting(Product::stock).isEqualTo(1_500);
 		assertThat(queue.deadLetters()).isEmpty();
+	}
+
+	@Test
+	void aRolledBackPurchaseSchedulesNothingAndARolledBackPaymentKeepsTheTimeout() throws Exception {
+		ConfigurableApplicationContext instance = instances.get(0);
+		OrderService orders = instance.getBean(OrderService.class);
+		Inventory inventory = instance.getBean(Inventory.class);
+		DelayedQueue<Object> queue = instance.getBean(Warden.class).getDelayedQueue(OrderTimeouts.QUEUE);
+		TransactionTemplate transaction = new TransactionTemplate(instance.getBean(PlatformTransactionManager.class));
+
+		Order undone = transaction.execute(status -> {
+			Order order = orders.purchase("apple", 1);
+			status.setRollbackOnly();
+			return order;
+		});
+		assertThat(inventory.findOrder(undone.id())).as("the purchase rolled back").isEmpty();
+		assertThat(queue.contains(OrderTimeouts.taskId(undone.id()))).as("its timeout").isFalse();
+
+		Order order = orders.purchase("apple", 1);
+		Instant due = queue.dueAt(OrderTimeouts.taskId(order.id())).orElseThrow();
+		transaction.executeWithoutResult(status -> {
+			orders.pay(order.id());
+			status.setRollbackOnly();
+		});
+		assertThat(queue.dueAt(OrderTimeouts.taskId(order.id()))).as("the timeout, after the failed payment")
+			.contains(due);
+
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+		while (!"CLOSED".equals(inventory.findOrder(order.id()).orElseThrow().status())) {
+			assertThat(System.nanoTime()).as("the unpaid order closed by its timeout within 60 s").isLessThan(deadline);
+			TimeUnit.MILLISECONDS.sleep(50);
+		}
+		assertThat(inventory.findProduct("apple")).get().extracting(Product::stock).isEqualTo(2_000);
 	}
 
 }
