@@ -22,6 +22,20 @@ public final class WardenApplications {
 			"org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration",
 			"org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration");
 
+	/**
+	 * Spring Boot's JDBC and transaction auto-configurations (DataSource, its transaction manager,
+	 * JdbcTemplate, TransactionTemplate), of the Boot line on the class path.
+	 */
+	public static final Class<?>[] JDBC_AUTO_CONFIGURATIONS = {
+			firstPresent("org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+					"org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration"),
+			firstPresent("org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration",
+					"org.springframework.boot.autoconfigure.jdbc.DataSourceTransactionManagerAutoConfiguration"),
+			firstPresent("org.springframework.boot.jdbc.autoconfigure.JdbcTemplateAutoConfiguration",
+					"org.springframework.boot.autoconfigure.jdbc.JdbcTemplateAutoConfiguration"),
+			firstPresent("org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration",
+					"org.springframework.boot.autoconfigure.transaction.TransactionAutoConfiguration") };
+
 	private WardenApplications() {
 	}
 

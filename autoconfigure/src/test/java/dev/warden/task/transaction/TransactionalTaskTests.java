@@ -6,9 +6,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 import dev.warden.Eventually;
 import dev.warden.Warden;
-import dev.warden.autoconfigure.WardenAutoConfiguration;
-import dev.warden.autoconfigure.WardenLockAutoConfiguration;
-import dev.warden.autoconfigure.WardenTaskAutoConfiguration;
+import dev.warden.WardenApplications;
 import dev.warden.autoconfigure.WardenTransactionAutoConfiguration;
 import dev.warden.task.DelayedQueue;
 import dev.warden.task.ScheduleResult;
@@ -19,13 +17,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
-import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
-import org.springframework.boot.jdbc.autoconfigure.JdbcTemplateAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -54,16 +46,12 @@ class TransactionalTaskTests {
 	/** Each run of the timeout: the order id, and whether its row was there when it ran. */
 	static final List<String> runs = new CopyOnWriteArrayList<>();
 
-	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, AopAutoConfiguration.class,
-				DataSourceAutoConfiguration.class, DataSourceTransactionManagerAutoConfiguration.class,
-				JdbcTemplateAutoConfiguration.class, TransactionAutoConfiguration.class,
-				WardenTransactionAutoConfiguration.class, WardenAutoConfiguration.class,
-				WardenLockAutoConfiguration.class, WardenTaskAutoConfiguration.class))
+	// Both Boot lines: the same tests run on Boot 3.5 in the boot3 module.
+	private final ApplicationContextRunner runner = WardenApplications.runner(redis.node())
+		.withConfiguration(AutoConfigurations.of(WardenApplications.JDBC_AUTO_CONFIGURATIONS))
+		.withConfiguration(AutoConfigurations.of(WardenTransactionAutoConfiguration.class))
 		.withUserConfiguration(Orders.class)
-		.withPropertyValues("spring.data.redis.host=" + redis.node().host(),
-				"spring.data.redis.port=" + redis.node().port(),
-				"spring.datasource.url=jdbc:h2:mem:warden-outbox;DB_CLOSE_DELAY=-1", "spring.datasource.username=sa",
+		.withPropertyValues("spring.datasource.url=jdbc:h2:mem:warden-outbox;DB_CLOSE_DELAY=-1", "spring.datasource.username=sa",
 				"warden.delayed-task.transactions.relay-after=1s", "warden.delayed-task.transactions.sweep-interval=200ms",
 				"warden.command-timeout=1s");
 
