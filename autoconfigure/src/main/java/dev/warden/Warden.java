@@ -46,6 +46,7 @@ import dev.warden.task.TaskWrite;
 import dev.warden.task.TaskWriteDeferral;
 import dev.warden.task.redis.Consumers;
 import dev.warden.task.redis.JsonPayloadCodec;
+import dev.warden.task.redis.QueueCatalog;
 import dev.warden.task.redis.RecurringJobs;
 import dev.warden.task.redis.RedisDelayedQueue;
 import dev.warden.task.redis.TaskWorkers;
@@ -375,7 +376,7 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 	 * @return the names, sorted
 	 */
 	public java.util.SortedSet<String> queueNames(int max) {
-		return RedisDelayedQueue.queueNames(engine, max);
+		return QueueCatalog.queueNames(engine, max);
 	}
 
 	/**
@@ -384,7 +385,7 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 	 * @return their counts, in the order of {@code names}
 	 */
 	public List<QueueStats> queueStats(java.util.Collection<String> names) {
-		return RedisDelayedQueue.stats(engine, names);
+		return QueueCatalog.stats(engine, names);
 	}
 
 	/**

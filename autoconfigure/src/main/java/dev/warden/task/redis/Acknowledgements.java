@@ -2,20 +2,59 @@ package dev.warden.task.redis;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BooleanSupplier;
+
+import dev.warden.redis.RedisEngine;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * One consumer's finished deliveries waiting to be acknowledged, as id, claim token pairs. They go
- * with the consumer's next claim when one comes soon, otherwise in a call of their own; while such
- * a call is under way, those that finish meanwhile wait for its answer and then go together.
+ * One consumer's finished deliveries waiting to be acknowledged, as id, claim token pairs, and
+ * their sending. They go with the consumer's next claim when one comes soon, otherwise in a call of
+ * their own (a claim of nothing); while such a call is under way, those that finish meanwhile wait
+ * for its answer and then go together. A delivery ends when its acknowledgement is answered.
  * <p>
- * Not thread-safe: guarded by its consumer's monitor.
+ * Guarded by its consumer's monitor, but {@link #send} and {@link #ended}, called without it.
  */
 final class Acknowledgements {
+
+	private static final Logger logger = LoggerFactory.getLogger(Acknowledgements.class);
+
+	private final String queue;
+
+	private final RedisEngine engine;
+
+	private final ClaimCall claims;
+
+	private final ActiveDeliveries deliveries;
+
+	private final Object monitor;
+
+	private final BooleanSupplier claimSoon;
 
 	private final List<String> pending = new ArrayList<>();
 
 	// Whether a call of their own is under way.
 	private boolean sending;
+
+	/**
+	 * @param queue the queue
+	 * @param engine the client's engine
+	 * @param claims the consumer's claim call, which carries acknowledgements
+	 * @param deliveries the consumer's deliveries under way
+	 * @param monitor the consumer's monitor
+	 * @param claimSoon whether a claim is under way or comes soon, asked holding the monitor
+	 */
+	Acknowledgements(String queue, RedisEngine engine, ClaimCall claims, ActiveDeliveries deliveries, Object monitor,
+			BooleanSupplier claimSoon) {
+		this.queue = queue;
+		this.engine = engine;
+		this.claims = claims;
+		this.deliveries = deliveries;
+		this.monitor = monitor;
+		this.claimSoon = claimSoon;
+	}
 
 	void add(String id, String token) {
 		pending.add(id);
@@ -35,19 +74,63 @@ final class Acknowledgements {
 	/**
 	 * The acknowledgements to send in a call of their own now: none when such a call is under way
 	 * (its answer sends the rest) or a claim will carry them.
-	 * @param claimSoon whether a claim is under way or comes soon
 	 */
-	List<String> takeToSendAlone(boolean claimSoon) {
-		if (pending.isEmpty() || sending || claimSoon) {
+	List<String> takeToSendAlone() {
+		if (pending.isEmpty() || sending || claimSoon.getAsBoolean()) {
 			return List.of();
 		}
 		sending = true;
 		return takeAll();
 	}
 
-	/** The call of their own was answered. */
-	void sent() {
-		sending = false;
+	/**
+	 * Sends a batch taken by {@link #takeToSendAlone} in a call of its own; once it is answered, the
+	 * acknowledgements that came meanwhile follow unless a claim will carry them. Called without the
+	 * monitor.
+	 */
+	void send(List<String> batch) {
+		if (batch.isEmpty()) {
+			return;
+		}
+		engine.withTimeout(claims.send(0, batch), "acknowledgement of " + (batch.size() / 2) + " task(s)")
+			.whenComplete((reply, failure) -> {
+				ended(batch, ClaimCall.outcomes(reply, batch), failure);
+				List<String> next;
+				synchronized (monitor) {
+					sending = false;
+					next = takeToSendAlone();
+				}
+				send(next);
+			});
+	}
+
+	/**
+	 * Ends the deliveries of an answered batch, logging those whose completion was not recorded.
+	 * Called without the monitor.
+	 */
+	void ended(List<String> batch, @Nullable List<Object> outcomes, @Nullable Throwable failure) {
+		if (!batch.isEmpty()) {
+			logUnrecorded(batch, outcomes, failure);
+			deliveries.end(batch.size() / 2);
+		}
+	}
+
+	/**
+	 * Logs the deliveries of a sent batch whose completion was not recorded: all of them when the
+	 * call failed, else those whose outcome is not 1 (cancelled, replaced or redelivered meanwhile).
+	 */
+	private void logUnrecorded(List<String> batch, @Nullable List<Object> outcomes, @Nullable Throwable failure) {
+		for (int i = 0; i + 1 < batch.size(); i += 2) {
+			String id = batch.get(i);
+			if (failure != null) {
+				logger.warn("Could not record the completion of task '{}' of queue '{}'; it will be delivered "
+						+ "again after its visibility timeout", id, queue, failure);
+			}
+			else if (outcomes == null || i / 2 >= outcomes.size() || !Long.valueOf(1L).equals(outcomes.get(i / 2))) {
+				logger.info("Task '{}' of queue '{}' was cancelled, replaced or redelivered while it ran; "
+						+ "its completion was not recorded", id, queue);
+			}
+		}
 	}
 
 }

@@ -1,11 +1,9 @@
 package dev.warden.task.redis;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import dev.warden.redis.ChannelListener;
@@ -15,7 +13,6 @@ import dev.warden.task.TaskConsumer;
 import dev.warden.task.redis.ClaimCall.ClaimedTask;
 import dev.warden.task.redis.ClaimedAhead.Revocation;
 import dev.warden.task.redis.ClaimedAhead.Waiting;
-import io.lettuce.core.ScriptOutputType;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -36,7 +33,8 @@ import org.slf4j.LoggerFactory;
  * another instance to run when they are due. All times are Redis's: the dispatcher only ever schedules relative
  * delays that Redis computed, so clients' clocks never matter.
  * <p>
- * One monitor, this object's, guards all of its state, that of its helpers included.
+ * One monitor, this object's, guards all of its state, that of its helpers included, but the count of
+ * deliveries under way ({@link ActiveDeliveries}), which shutdown waits on.
  *
  * @param <T> the payload type
  */
@@ -74,10 +72,12 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 
 	private final Runnable onStop;
 
+	private final AheadCalls ahead;
+
 	// Guarded by this.
 	private final WakeTimer timer;
 
-	private final Acknowledgements acknowledgements = new Acknowledgements();
+	private final Acknowledgements acknowledgements;
 
 	private final ClaimedAhead claimedAhead = new ClaimedAhead();
 
@@ -85,8 +85,7 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 
 	private boolean claiming;
 
-	// Deliveries whose handler runs or whose acknowledgement is under way.
-	private int activeHandlers;
+	private final ActiveDeliveries deliveries = new ActiveDeliveries();
 
 	// Whether a claim waits for a handler slot to free up (it runs when one does).
 	private boolean awaitingSlot;
@@ -119,6 +118,8 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 		this.acknowledgeWithClaimNanos = Math.max(ACKNOWLEDGE_WITH_CLAIM_NANOS, consumers.claimAhead().toNanos());
 		this.defaultGrace = consumers.shutdownGrace();
 		this.onStop = onStop;
+		this.ahead = new AheadCalls(queue, keys, engine);
+		this.acknowledgements = new Acknowledgements(queue, engine, claims, deliveries, this, this::claimSoon);
 		this.timer = new WakeTimer(engine.scheduler(), this::claim,
 				TimeUnit.NANOSECONDS.toMicros(consumers.sweepInterval().toNanos()));
 	}
@@ -197,7 +198,7 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 			if (reserved == 0) {
 				awaitingSlot = true;
 				workers.whenSlotFree(this::claim);
-				finished = acknowledgeAloneUnlessClaimingSoon();
+				finished = acknowledgements.takeToSendAlone();
 			}
 			else {
 				claiming = true;
@@ -206,7 +207,7 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 			}
 		}
 		if (reserved == 0) {
-			sendAcknowledgements(finished);
+			acknowledgements.send(finished);
 			return;
 		}
 		// Bounded by the command timeout: a claim whose reply never comes (its command lost with a
@@ -221,7 +222,7 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 		int claimed = 0;
 		long wakeInMicros = TimeUnit.MILLISECONDS.toMicros(RETRY_AFTER_ERROR_MILLIS);
 		try {
-			acknowledged(finished, ClaimCall.outcomes(reply, finished), failure);
+			acknowledgements.ended(finished, ClaimCall.outcomes(reply, finished), failure);
 			if (failure != null) {
 				logger.warn("Claiming due tasks of queue '{}' failed; trying again in {} ms", queue,
 						RETRY_AFTER_ERROR_MILLIS, failure);
@@ -234,7 +235,7 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 					claimed++;
 					accept(task, handBack);
 				}
-				handBack(handBack);
+				ahead.handBack(handBack, this::ended);
 			}
 		}
 		finally {
@@ -250,12 +251,12 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 			}
 			// Deliveries that finished while this claim was under way: with the next claim if it
 			// comes soon, else now.
-			alone = acknowledgeAloneUnlessClaimingSoon();
+			alone = acknowledgements.takeToSendAlone();
 		}
 		if (toClose != null) {
 			toClose.close();
 		}
-		sendAcknowledgements(alone);
+		acknowledgements.send(alone);
 	}
 
 	/**
@@ -269,8 +270,8 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 		Waiting waiting = (task.startInMicros() > 0) ? new Waiting(task.token()) : null;
 		Waiting superseded;
 		boolean givenBack;
+		deliveries.begin();
 		synchronized (this) {
-			activeHandlers++;
 			// Claimed ahead by a claim that was under way when the consumer stopped: not ours to run.
 			givenBack = waiting != null && !running;
 			if (givenBack) {
@@ -282,8 +283,9 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 			else {
 				superseded = claimedAhead.add(id, waiting);
 				waiting.start = engine.scheduler().schedule(() -> {
+					// Due: it starts once Redis confirms its claim still stands.
 					if (stopWaiting(id, waiting)) {
-						confirmThenDeliver(task);
+						ahead.confirm(task, () -> workers.execute(() -> deliver(task)), () -> ended(1));
 					}
 				}, task.startInMicros(), TimeUnit.MICROSECONDS);
 			}
@@ -299,75 +301,10 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 		}
 	}
 
-	/**
-	 * Gives tasks claimed ahead, taken out of the waiting ones, back to the queue: pending again at
-	 * their due time, so another instance runs them then. Their slots and deliveries end when Redis
-	 * has them back (or the call failed: they then stay in flight until their deadline).
-	 */
-	private void handBack(Map<String, Waiting> tasks) {
-		if (tasks.isEmpty()) {
-			return;
-		}
-		List<String> args = new ArrayList<>(1 + 2 * tasks.size());
-		args.add(keys.channel);
-		tasks.forEach((id, waiting) -> {
-			waiting.cancelStart();
-			args.add(id);
-			args.add(waiting.token);
-		});
-		CompletableFuture<Long> reply;
-		try {
-			reply = engine.withTimeout(engine.eval(TaskScripts.HAND_BACK, ScriptOutputType.INTEGER,
-					keys.dueInflightAndMeta, args.toArray(String[]::new)), "hand-back of tasks of queue '" + queue + "'");
-		}
-		catch (RuntimeException ex) {
-			reply = CompletableFuture.failedFuture(ex);
-		}
-		reply.whenComplete((handedBack, failure) -> {
-			if (failure != null) {
-				logger.warn("Could not hand back {} task(s) of queue '{}' claimed ahead of their due time; they are "
-						+ "delivered again after their visibility timeout", tasks.size(), queue, failure);
-			}
-			else {
-				logger.info("Handed back {} task(s) of queue '{}' claimed ahead of their due time, for another "
-						+ "instance to run", handedBack, queue);
-			}
-			workers.release(tasks.size());
-			deliveriesDone(tasks.size());
-		});
-	}
-
-	/**
-	 * Starts a task claimed ahead, now due, once Redis confirms its claim still stands: a cancel,
-	 * reschedule or replace that reached Redis first has taken it away, and its handler never runs;
-	 * from the confirmation on, the task runs whatever comes. A confirmation that fails leaves the
-	 * task in flight, to be delivered again after its deadline.
-	 */
-	private void confirmThenDeliver(ClaimedTask task) {
-		CompletableFuture<Long> confirmed;
-		try {
-			confirmed = engine.withTimeout(engine.eval(TaskScripts.START, ScriptOutputType.INTEGER, keys.metaOnly,
-					task.id(), task.token()), "start of task '" + task.id() + "'");
-		}
-		catch (RuntimeException ex) {
-			confirmed = CompletableFuture.failedFuture(ex);
-		}
-		confirmed.whenComplete((reply, failure) -> {
-			if (failure == null && reply != null && reply == 1L) {
-				workers.execute(() -> deliver(task));
-				return;
-			}
-			if (failure != null) {
-				logger.warn("Could not confirm the start of task '{}' of queue '{}'; it is delivered again after its "
-						+ "visibility timeout", task.id(), queue, failure);
-			}
-			else {
-				logger.debug("Task '{}' of queue '{}', claimed ahead, was taken away before it started", task.id(),
-						queue);
-			}
-			workers.release(1);
-			deliveriesDone(1);
-		});
+	/** Ends deliveries that did not run: their slots and their counts. */
+	private void ended(int count) {
+		workers.release(count);
+		deliveries.end(count);
 	}
 
 	/** A revocation message: drops that task if it still waits under the revoked claim. */
@@ -393,8 +330,7 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 	private void dropRevoked(String id, Waiting waiting) {
 		waiting.cancelStart();
 		logger.debug("Task '{}' of queue '{}', claimed ahead, was revoked before it started", id, queue);
-		workers.release(1);
-		deliveriesDone(1);
+		ended(1);
 	}
 
 	/**
@@ -452,7 +388,7 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 		finally {
 			if (!succeeded) {
 				// A delivery that succeeded ends when its acknowledgement is answered.
-				deliveriesDone(1);
+				deliveries.end(1);
 			}
 			// The handler is done: its slot may run another task while the acknowledgement is sent.
 			workers.release(1);
@@ -471,58 +407,14 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 		List<String> batch;
 		synchronized (this) {
 			acknowledgements.add(id, token);
-			batch = (running && awaitingSlot) ? List.of() : acknowledgeAloneUnlessClaimingSoon();
+			batch = (running && awaitingSlot) ? List.of() : acknowledgements.takeToSendAlone();
 		}
-		sendAcknowledgements(batch);
+		acknowledgements.send(batch);
 	}
 
-	/** Called holding this monitor: the acknowledgements to send in a call of their own now. */
-	private List<String> acknowledgeAloneUnlessClaimingSoon() {
-		return acknowledgements
-			.takeToSendAlone(running && (claiming || timer.claimWithin(acknowledgeWithClaimNanos)));
-	}
-
-	/** Completes finished deliveries with a claim of nothing, the only copy of that step in Redis. */
-	private void sendAcknowledgements(List<String> batch) {
-		if (batch.isEmpty()) {
-			return;
-		}
-		engine.withTimeout(claims.send(0, batch), "acknowledgement of " + (batch.size() / 2) + " task(s)")
-			.whenComplete((reply, failure) -> {
-				acknowledged(batch, ClaimCall.outcomes(reply, batch), failure);
-				List<String> next;
-				synchronized (this) {
-					acknowledgements.sent();
-					next = acknowledgeAloneUnlessClaimingSoon();
-				}
-				sendAcknowledgements(next);
-			});
-	}
-
-	/** Logs the deliveries whose completion was not recorded, and ends them all. */
-	private void acknowledged(List<String> batch, @Nullable List<Object> outcomes, @Nullable Throwable failure) {
-		if (batch.isEmpty()) {
-			return;
-		}
-		for (int i = 0; i + 1 < batch.size(); i += 2) {
-			String id = batch.get(i);
-			if (failure != null) {
-				logger.warn("Could not record the completion of task '{}' of queue '{}'; it will be delivered "
-						+ "again after its visibility timeout", id, queue, failure);
-			}
-			else if (outcomes == null || i / 2 >= outcomes.size() || !Long.valueOf(1L).equals(outcomes.get(i / 2))) {
-				logger.info("Task '{}' of queue '{}' was cancelled, replaced or redelivered while it ran; "
-						+ "its completion was not recorded", id, queue);
-			}
-		}
-		deliveriesDone(batch.size() / 2);
-	}
-
-	private void deliveriesDone(int count) {
-		synchronized (this) {
-			activeHandlers -= count;
-			notifyAll();
-		}
+	/** Called holding this monitor: whether a claim is under way or comes soon, to carry acknowledgements. */
+	private boolean claimSoon() {
+		return running && (claiming || timer.claimWithin(acknowledgeWithClaimNanos));
 	}
 
 	@Override
@@ -560,10 +452,10 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 				joined = null;
 			}
 			// No claim comes any more: acknowledgements waiting for one go now.
-			finished = acknowledgeAloneUnlessClaimingSoon();
+			finished = acknowledgements.takeToSendAlone();
 		}
-		sendAcknowledgements(finished);
-		handBack(handBack);
+		acknowledgements.send(finished);
+		ahead.handBack(handBack, this::ended);
 		if (joined != null) {
 			joined.close();
 		}
@@ -572,24 +464,7 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 
 	/** Waits until no handler of this consumer runs, or the deadline. */
 	boolean awaitIdle(long deadlineNanos, Duration grace) {
-		synchronized (this) {
-			while (activeHandlers > 0) {
-				long remaining = deadlineNanos - System.nanoTime();
-				if (remaining <= 0) {
-					logger.warn("{} task(s) of queue '{}' still running after the {} grace period; they stay in "
-							+ "flight and will be delivered again", activeHandlers, queue, grace);
-					return false;
-				}
-				try {
-					TimeUnit.NANOSECONDS.timedWait(this, remaining);
-				}
-				catch (InterruptedException ex) {
-					Thread.currentThread().interrupt();
-					return false;
-				}
-			}
-		}
-		return true;
+		return deliveries.awaitNone(queue, deadlineNanos, grace);
 	}
 
 	@Override

@@ -3,15 +3,9 @@ package dev.warden.task.redis;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collection;
-import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.SortedSet;
-import java.util.TreeSet;
-import java.util.concurrent.CompletableFuture;
 
 import dev.warden.redis.RedisEngine;
 import dev.warden.task.ConsumerOptions;
@@ -26,11 +20,8 @@ import dev.warden.task.ScheduleResult;
 import dev.warden.task.TaskConsumer;
 import dev.warden.task.TaskHandler;
 import dev.warden.task.TaskWrite;
-import io.lettuce.core.KeyScanCursor;
-import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScriptOutputType;
 import org.jspecify.annotations.Nullable;
-import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -44,20 +35,8 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 	/** The prefix of every queue's keys. */
 	public static final String KEY_PREFIX = "warden:task:";
 
-	/** How many keys one {@code SCAN} for queue names looks at. */
-	private static final int SCAN_COUNT = 1_000;
-
-	/** How many {@code SCAN} calls one search for queue names makes at most. */
-	private static final int MAX_SCAN_CALLS = 100_000;
-
 	/** The largest page of dead letters or pending tasks one call reads. */
 	public static final int MAX_DEAD_LETTER_PAGE = 1_000;
-
-	/** How many dead letters one script call requeues or purges at most. */
-	private static final int DEAD_LETTER_BATCH = 500;
-
-	/** The latest time a script is given (epoch ms stays exact in Lua's doubles): the year 9999. */
-	private static final Instant MAX_SCRIPT_INSTANT = Instant.parse("9999-12-31T23:59:59.999Z");
 
 	private final String name;
 
@@ -70,6 +49,8 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 	private final JsonMapper mapper;
 
 	private final Consumers consumers;
+
+	private final DeadLetters deadLetters;
 
 	/**
 	 * @param name the queue's name
@@ -86,6 +67,7 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 		this.codec = codec;
 		this.mapper = mapper;
 		this.consumers = consumers;
+		this.deadLetters = new DeadLetters(name, keys, engine, mapper);
 	}
 
 	@Override
@@ -266,100 +248,40 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 
 	@Override
 	public List<DeadLetter> deadLetters() {
-		Map<String, String> letters = engine.await(engine.commands().hgetall(keys.dead), "dead letters of '" + name + "'");
-		return letters.values()
-			.stream()
-			.map(this::readDeadLetter)
-			.sorted(Comparator.comparing(DeadLetter::failedAt))
-			.toList();
-	}
-
-	private DeadLetter readDeadLetter(String json) {
-		JsonNode letter = mapper.readTree(json);
-		JsonNode payload = letter.get("payload");
-		return new DeadLetter(letter.get("id").asString(), (payload != null && payload.isString()) ? payload.asString() : null,
-				letter.get("attempts").asInt(), letter.get("error").asString(),
-				Instant.ofEpochMilli(letter.get("failedAt").asLong()));
+		return deadLetters.all();
 	}
 
 	@Override
 	public List<DeadLetter> deadLetters(int offset, int limit) {
 		requirePage("dead letters", offset, limit);
-		List<Object> page = engine.await(engine.eval(TaskScripts.DEAD_PAGE, ScriptOutputType.MULTI, keys.deadLetters,
-				Integer.toString(offset), Integer.toString(limit)), "dead letters of '" + name + "'");
-		List<DeadLetter> letters = new ArrayList<>(page.size());
-		for (int i = 1; i < page.size(); i++) {
-			letters.add(readDeadLetter((String) page.get(i)));
-		}
-		return letters;
+		return deadLetters.page(offset, limit);
 	}
 
 	@Override
 	public long deadLetterCount() {
-		Long count = engine.await(engine.commands().hlen(keys.dead), "dead letters of '" + name + "'");
-		return (count != null) ? count : 0;
+		return deadLetters.count();
 	}
 
 	@Override
 	public long requeueDeadLetters(Instant failedFrom, Instant failedTo) {
-		long from = epochMillis(failedFrom, "failedFrom");
-		long to = epochMillis(failedTo, "failedTo");
-		long requeued = 0;
-		// In batches, so that no script call holds Redis for long; a batch that puts nothing back
-		// (every one of its letters is pending again) ends it.
-		while (true) {
-			List<Long> batch = engine.await(engine.eval(TaskScripts.DEAD_REQUEUE, ScriptOutputType.MULTI,
-					keys.deadLettersRequeue, Long.toString(from), Long.toString(to), Integer.toString(DEAD_LETTER_BATCH),
-					keys.channel), "requeue of the dead letters of '" + name + "'");
-			requeued += batch.get(0);
-			if (batch.get(1) < DEAD_LETTER_BATCH || batch.get(0) == 0) {
-				return requeued;
-			}
-		}
+		return deadLetters.requeue(failedFrom, failedTo);
 	}
 
 	@Override
 	public long purgeDeadLetters(Instant failedBefore) {
-		long before = epochMillis(failedBefore, "failedBefore");
-		long purged = 0;
-		while (true) {
-			Long batch = engine.await(engine.eval(TaskScripts.DEAD_PURGE, ScriptOutputType.INTEGER, keys.deadLetters, "",
-					Long.toString(before), Integer.toString(DEAD_LETTER_BATCH)), "purge of the dead letters of '" + name + "'");
-			purged += (batch != null) ? batch : 0;
-			if (batch == null || batch < DEAD_LETTER_BATCH) {
-				return purged;
-			}
-		}
-	}
-
-	/** An instant as epoch milliseconds for a script, {@link Instant#MIN} and {@link Instant#MAX} included. */
-	private static long epochMillis(Instant instant, String what) {
-		if (instant == null) {
-			throw new IllegalArgumentException(what + " must not be null");
-		}
-		if (instant.isAfter(MAX_SCRIPT_INSTANT)) {
-			return MAX_SCRIPT_INSTANT.toEpochMilli();
-		}
-		if (instant.isBefore(Instant.EPOCH)) {
-			return 0;
-		}
-		return instant.toEpochMilli();
+		return deadLetters.purge(failedBefore);
 	}
 
 	@Override
 	public boolean requeueDeadLetter(String taskId) {
 		requireId(taskId);
-		Long requeued = engine.await(engine.eval(TaskScripts.REQUEUE_DEAD, ScriptOutputType.INTEGER,
-				keys.deadLetterRequeue, taskId, keys.channel), "requeue of task '" + taskId + "'");
-		return requeued != null && requeued == 1L;
+		return deadLetters.requeue(taskId);
 	}
 
 	@Override
 	public boolean deleteDeadLetter(String taskId) {
 		requireId(taskId);
-		Long deleted = engine.await(engine.eval(TaskScripts.DEAD_PURGE, ScriptOutputType.INTEGER, keys.deadLetters,
-				taskId, "0", "0"), "dead letter '" + taskId + "'");
-		return deleted != null && deleted == 1L;
+		return deadLetters.delete(taskId);
 	}
 
 	@Override
@@ -397,69 +319,17 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 
 	@Override
 	public QueueStats stats() {
-		return stats(engine, List.of(name)).get(0);
+		return QueueCatalog.stats(engine, List.of(name)).get(0);
 	}
 
-	/**
-	 * The counts of several queues: the script calls go out together, one per queue, and their
-	 * replies are read after, so that many queues cost about one round trip.
-	 * @param engine the client's engine
-	 * @param names the queues
-	 * @return their counts, in the order of {@code names}
-	 */
-	public static List<QueueStats> stats(RedisEngine engine, Collection<String> names) {
-		List<CompletableFuture<List<Long>>> replies = new ArrayList<>(names.size());
-		for (String queue : names) {
-			QueueKeys queueKeys = new QueueKeys(KEY_PREFIX, queue);
-			replies.add(engine.eval(TaskScripts.STATS, ScriptOutputType.MULTI,
-					new String[] { queueKeys.due, queueKeys.inflight, queueKeys.dead }));
-		}
-		List<QueueStats> stats = new ArrayList<>(names.size());
-		int i = 0;
-		for (String queue : names) {
-			List<Long> counts = engine.await(replies.get(i++), "counts of queue '" + queue + "'");
-			long next = counts.get(3);
-			stats.add(new QueueStats(queue, counts.get(0), counts.get(1), counts.get(2),
-					(next >= 0) ? Instant.ofEpochMilli(next) : null));
-		}
-		return stats;
-	}
-
-	/**
-	 * The names of the queues that have keys in Redis, whichever clients use them, found with
-	 * {@code SCAN} (on every master of a cluster) over the queues' key pattern.
-	 * @param engine the client's engine
-	 * @param max how many names to return at most
-	 * @return the names, sorted
-	 */
-	public static SortedSet<String> queueNames(RedisEngine engine, int max) {
-		SortedSet<String> names = new TreeSet<>();
-		ScanArgs args = ScanArgs.Builder.matches(KEY_PREFIX + "{*}:*").limit(SCAN_COUNT);
-		KeyScanCursor<String> cursor = engine.await(engine.commands().scan(args), "scan for queues");
-		// Bounded: each call walks SCAN_COUNT slots of the keyspace, and the names are capped.
-		for (int calls = 1; calls <= MAX_SCAN_CALLS; calls++) {
-			for (String key : cursor.getKeys()) {
-				int close = key.indexOf("}:", KEY_PREFIX.length());
-				if (close > KEY_PREFIX.length() + 1 && names.size() < max) {
-					names.add(key.substring(KEY_PREFIX.length() + 1, close));
-				}
-			}
-			if (cursor.isFinished() || names.size() >= max) {
-				break;
-			}
-			cursor = engine.await(engine.commands().scan(cursor, args), "scan for queues");
-		}
-		return names;
-	}
-
-	private static void requirePage(String what, int offset, int limit) {
+	static void requirePage(String what, int offset, int limit) {
 		if (offset < 0 || limit < 1 || limit > MAX_DEAD_LETTER_PAGE) {
 			throw new IllegalArgumentException("A page of " + what + " needs an offset of 0 or more and a limit from 1 to "
 					+ MAX_DEAD_LETTER_PAGE + ": offset " + offset + ", limit " + limit);
 		}
 	}
 
-	private static void requireId(@Nullable String taskId) {
+	static void requireId(@Nullable String taskId) {
 		if (taskId == null || taskId.isBlank()) {
 			throw new IllegalArgumentException("A task id must not be null or blank");
 		}

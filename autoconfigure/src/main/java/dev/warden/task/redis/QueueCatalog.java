@@ -1,0 +1,83 @@
+package dev.warden.task.redis;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.SortedSet;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+
+import dev.warden.redis.RedisEngine;
+import dev.warden.task.QueueStats;
+import io.lettuce.core.KeyScanCursor;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScriptOutputType;
+
+/** What Redis holds across queues, whichever clients use them: their names, and their counts. */
+public final class QueueCatalog {
+
+	/** How many keys one {@code SCAN} for queue names looks at. */
+	private static final int SCAN_COUNT = 1_000;
+
+	/** How many {@code SCAN} calls one search for queue names makes at most. */
+	private static final int MAX_SCAN_CALLS = 100_000;
+
+	private static final String KEY_PREFIX = RedisDelayedQueue.KEY_PREFIX;
+
+	private QueueCatalog() {
+	}
+
+	/**
+	 * The counts of several queues: the script calls go out together, one per queue, and their
+	 * replies are read after, so that many queues cost about one round trip.
+	 * @param engine the client's engine
+	 * @param names the queues
+	 * @return their counts, in the order of {@code names}
+	 */
+	public static List<QueueStats> stats(RedisEngine engine, Collection<String> names) {
+		List<CompletableFuture<List<Long>>> replies = new ArrayList<>(names.size());
+		for (String queue : names) {
+			QueueKeys queueKeys = new QueueKeys(KEY_PREFIX, queue);
+			replies.add(engine.eval(TaskScripts.STATS, ScriptOutputType.MULTI,
+					new String[] { queueKeys.due, queueKeys.inflight, queueKeys.dead }));
+		}
+		List<QueueStats> stats = new ArrayList<>(names.size());
+		int i = 0;
+		for (String queue : names) {
+			List<Long> counts = engine.await(replies.get(i++), "counts of queue '" + queue + "'");
+			long next = counts.get(3);
+			stats.add(new QueueStats(queue, counts.get(0), counts.get(1), counts.get(2),
+					(next >= 0) ? Instant.ofEpochMilli(next) : null));
+		}
+		return stats;
+	}
+
+	/**
+	 * The names of the queues that have keys in Redis, whichever clients use them, found with
+	 * {@code SCAN} (on every master of a cluster) over the queues' key pattern.
+	 * @param engine the client's engine
+	 * @param max how many names to return at most
+	 * @return the names, sorted
+	 */
+	public static SortedSet<String> queueNames(RedisEngine engine, int max) {
+		SortedSet<String> names = new TreeSet<>();
+		ScanArgs args = ScanArgs.Builder.matches(KEY_PREFIX + "{*}:*").limit(SCAN_COUNT);
+		KeyScanCursor<String> cursor = engine.await(engine.commands().scan(args), "scan for queues");
+		// Bounded: each call walks SCAN_COUNT slots of the keyspace, and the names are capped.
+		for (int calls = 1; calls <= MAX_SCAN_CALLS; calls++) {
+			for (String key : cursor.getKeys()) {
+				int close = key.indexOf("}:", KEY_PREFIX.length());
+				if (close > KEY_PREFIX.length() + 1 && names.size() < max) {
+					names.add(key.substring(KEY_PREFIX.length() + 1, close));
+				}
+			}
+			if (cursor.isFinished() || names.size() >= max) {
+				break;
+			}
+			cursor = engine.await(engine.commands().scan(cursor, args), "scan for queues");
+		}
+		return names;
+	}
+
+}
