@@ -14,6 +14,7 @@ import java.util.UUID;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 
@@ -47,6 +48,12 @@ public final class TaskOutbox implements TaskWriteDeferral, AutoCloseable {
 	/** How many transactions one sweep relays, or one statement deletes, at most. */
 	private static final int BATCH = 100;
 
+	/** How many batches one sweep makes at most. */
+	private static final int MAX_SWEEP_ROUNDS = 1_000;
+
+	/** How long the rows of a transaction whose writes were made wait to be deleted with others. */
+	private static final long DELETE_DELAY_MILLIS = 20;
+
 	private final DataSource dataSource;
 
 	private final OutboxTable table;
@@ -63,6 +70,11 @@ public final class TaskOutbox implements TaskWriteDeferral, AutoCloseable {
 	private final Queue<String> relayed = new ArrayDeque<>();
 
 	private boolean deleting;
+
+	/** Names this instance's transactions, with a counter: unique across instances, and cheap. */
+	private final String instanceId = UUID.randomUUID().toString().substring(0, 18);
+
+	private final AtomicLong transactions = new AtomicLong();
 
 	/**
 	 * Starts sweeping the table for writes no instance made.
@@ -129,7 +141,8 @@ public final class TaskOutbox implements TaskWriteDeferral, AutoCloseable {
 		if (writes == null) {
 			// Whether the transaction manages this database: if not, a row commits on its own, and
 			// a rollback must delete it.
-			writes = new Writes(UUID.randomUUID().toString(), TransactionSynchronizationManager.hasResource(dataSource));
+			writes = new Writes(instanceId + Long.toHexString(transactions.incrementAndGet()),
+					TransactionSynchronizationManager.hasResource(dataSource));
 			TransactionSynchronizationManager.bindResource(this, writes);
 			TransactionSynchronizationManager.registerSynchronization(writes);
 		}
@@ -170,7 +183,9 @@ public final class TaskOutbox implements TaskWriteDeferral, AutoCloseable {
 			}
 			deleting = true;
 		}
-		relay.execute(this::deleteRelayed);
+		// A little later, so that the rows of the transactions that commit meanwhile go in one
+		// statement: the delete costs the database a fraction of a statement per transaction.
+		relay.schedule(this::deleteRelayed, DELETE_DELAY_MILLIS, TimeUnit.MILLISECONDS);
 	}
 
 	/** Deletes the rows of the transactions whose writes were made, a batch per statement. */
@@ -199,28 +214,50 @@ public final class TaskOutbox implements TaskWriteDeferral, AutoCloseable {
 	}
 
 	private void sweepQuietly() {
+		sweepAll();
+	}
+
+	/**
+	 * Sweeps until no committed write is left to make, or a bound: one pass of the outbox thread.
+	 * @return of how many transactions it made the writes
+	 */
+	int sweepAll() {
+		int made = 0;
 		try {
-			sweep();
+			// A backlog (Redis was unreachable for a while) drains batch after batch, bounded per sweep.
+			for (int round = 0; round < MAX_SWEEP_ROUNDS; round++) {
+				Sweep sweep = sweep();
+				made += sweep.made();
+				if (sweep.seen() < BATCH) {
+					break;
+				}
+			}
 		}
 		catch (SQLException | RuntimeException ex) {
 			logger.warn("Could not sweep the outbox table '{}': {}", table.name(), ex.getMessage());
 		}
+		if (made > 0) {
+			logger.info("Made the task writes of {} committed transaction(s) that their instance did not make within"
+					+ " {} (it stopped, or could not reach Redis)", made, relayAfter);
+		}
+		return made;
 	}
 
 	/**
 	 * Makes the writes of committed transactions that their instance did not make in time (it died,
-	 * or lost Redis), and deletes them.
-	 * @return how many transactions' writes it made
+	 * or lost Redis), and deletes them: one batch.
+	 * @return how many transactions it looked at, and of how many it made the writes
 	 * @throws SQLException when the database fails
 	 */
-	int sweep() throws SQLException {
+	Sweep sweep() throws SQLException {
 		int made = 0;
 		try (Connection connection = dataSource.getConnection()) {
 			connection.setAutoCommit(true);
 			Timestamp now = table.now(connection);
 			Timestamp before = new Timestamp(now.getTime() - relayAfter.toMillis());
 			Timestamp until = new Timestamp(now.getTime() + Math.max(relayAfter.toMillis(), 10_000));
-			for (String txId : table.unclaimed(connection, before, now, BATCH)) {
+			List<String> unclaimed = table.unclaimed(connection, before, now, BATCH);
+			for (String txId : unclaimed) {
 				synchronized (relayed) {
 					if (relayed.contains(txId)) {
 						continue;
@@ -229,15 +266,16 @@ public final class TaskOutbox implements TaskWriteDeferral, AutoCloseable {
 				if (!table.claim(connection, txId, now, until)) {
 					continue;
 				}
-				List<TaskWrite> writes = table.writes(connection, txId);
-				warden.get().applyTaskWrites(writes);
+				warden.get().applyTaskWrites(table.writes(connection, txId));
 				table.delete(connection, List.of(txId));
 				made++;
-				logger.info("Made {} task write(s) of a transaction committed at least {} ago that its instance did not"
-						+ " make (it stopped, or lost Redis)", writes.size(), relayAfter);
 			}
+			return new Sweep(unclaimed.size(), made);
 		}
-		return made;
+	}
+
+	/** What one batch of a sweep did. */
+	record Sweep(int seen, int made) {
 	}
 
 	@Override

@@ -1,4 +1,6 @@
 -- Warden's outbox: the task writes of committed transactions that Redis has not yet received.
+-- Rows live for milliseconds unless Redis is unreachable, so the sweep scans the table and it
+-- keeps no index beyond its key: each row costs one index entry to insert and delete.
 CREATE TABLE IF NOT EXISTS warden_task_outbox (
   tx_id         VARCHAR(36)  NOT NULL,
   seq           INT          NOT NULL,
@@ -13,4 +15,3 @@ CREATE TABLE IF NOT EXISTS warden_task_outbox (
   claimed_until TIMESTAMP(3),
   PRIMARY KEY (tx_id, seq)
 );
-CREATE INDEX IF NOT EXISTS warden_task_outbox_created ON warden_task_outbox (created_at);

@@ -143,6 +143,36 @@ class TransactionFaultTests {
 		}
 	}
 
+	@Test
+	void aBacklogLeftWhileRedisWasUnreachableDrainsInOneSweep() throws Exception {
+		// An instance that cannot make any write (its client fails) commits many transactions.
+		TaskOutbox cut = outbox(() -> {
+			throw new IllegalStateException("Redis unreachable");
+		}, Duration.ofHours(1));
+		TransactionTemplate transactions = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
+		DelayedQueue<String> unreachable = clients.open(redis.node(), builder -> builder.taskWriteDeferral(cut))
+			.getDelayedQueue("orders", String.class);
+		for (int i = 0; i < 250; i++) {
+			String id = "b-" + i;
+			transactions.executeWithoutResult(status -> unreachable.schedule(id, id, Duration.ofHours(1)));
+		}
+		assertThat(outboxRows()).isEqualTo(250);
+
+		AtomicReference<Warden> survivor = new AtomicReference<>();
+		TaskOutbox sweeping = outbox(survivor::get, Duration.ofHours(1));
+		survivor.set(clients.open(redis.node(), builder -> builder.taskWriteDeferral(sweeping)));
+		// Once every row is older than the relay delay by the database's clock, one sweep makes them all.
+		java.sql.Timestamp newest = jdbc.queryForObject("select max(created_at) from warden_task_outbox",
+				java.sql.Timestamp.class);
+		Eventually.await("every write older than the relay delay", () -> jdbc
+			.queryForObject("select localtimestamp(3)", java.sql.Timestamp.class)
+			.getTime() > newest.getTime() + 600);
+
+		assertThat(sweeping.sweepAll()).as("transactions made in one sweep").isEqualTo(250);
+		assertThat(outboxRows()).as("all of them, in one sweep of several batches").isZero();
+		assertThat(redis.node().call("HLEN", "warden:task:{orders}:tasks")).isEqualTo(250L);
+	}
+
 	private TaskOutbox outbox(java.util.function.Supplier<Warden> warden, Duration sweepInterval) {
 		TaskOutbox outbox = new TaskOutbox(dataSource, "warden_task_outbox",
 				(warden != null) ? warden : () -> {
