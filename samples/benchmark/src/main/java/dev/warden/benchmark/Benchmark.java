@@ -21,12 +21,14 @@ import dev.warden.test.redis.RedisNode;
  * (default 3), {@code --tasks=N} (delayed tasks per lateness run, default 10,000; ten times as many
  * for the memory run), {@code --spread-ms=N} (over how long their due times spread, default 5000),
  * {@code --output=PATH} (default {@code target/benchmark.md}), {@code --only=GROUPS} (a comma-separated
- * subset of {@code ceiling,locks,weight,delayed,metrics}; default all). The {@code metrics} group
- * measures Warden with its meters on and off, in a second table.
+ * subset of {@code ceiling,locks,weight,delayed,metrics,transactions}; default all). The {@code metrics}
+ * group measures Warden with its meters on and off, and {@code transactions} a schedule in a database
+ * transaction with and without following it, in tables of their own.
  */
 public final class Benchmark {
 
-	private static final List<String> ALL_GROUPS = List.of("ceiling", "locks", "weight", "delayed", "metrics");
+	private static final List<String> ALL_GROUPS = List.of("ceiling", "locks", "weight", "delayed", "metrics",
+			"transactions");
 
 	private Benchmark() {
 	}
@@ -39,7 +41,8 @@ public final class Benchmark {
 		Path output = Path.of(stringArgument(args, "--output=", "target/benchmark.md"));
 		Set<String> groups = Set.of(stringArgument(args, "--only=", String.join(",", ALL_GROUPS)).split(","));
 		Report metrics = new Report();
-		Report report = run(runMillis, repetitions, tasks, spreadMillis, groups, metrics);
+		Report transactions = new Report();
+		Report report = run(runMillis, repetitions, tasks, spreadMillis, groups, metrics, transactions);
 		String table = report.markdown();
 		String text = "Warden vs Redisson on one loopback redis-server (" + redisVersion() + "), "
 				+ Runtime.getRuntime().availableProcessors() + " cores, Java " + System.getProperty("java.version") + "; "
@@ -48,6 +51,11 @@ public final class Benchmark {
 		if (metrics.size() > 0) {
 			text += "\nWarden with its Micrometer meters off and on (SimpleMeterRegistry), alternating in one run:\n\n"
 					+ metrics.markdown(MetricsScenarios.ON, MetricsScenarios.OFF);
+		}
+		if (transactions.size() > 0) {
+			text += "\nWarden scheduling inside an H2 transaction, following it (the outbox) and at once, alternating "
+					+ "in one run:\n\n"
+					+ transactions.markdown(TransactionScenarios.TRANSACTIONAL, TransactionScenarios.IMMEDIATE);
 		}
 		Files.createDirectories(output.toAbsolutePath().getParent());
 		Files.writeString(output, text, StandardCharsets.UTF_8);
@@ -59,15 +67,15 @@ public final class Benchmark {
 
 	/** Runs every scenario and returns the figures. */
 	static Report run(long runMillis, int repetitions, int tasks, long spreadMillis) throws Exception {
-		return run(runMillis, repetitions, tasks, spreadMillis, Set.copyOf(ALL_GROUPS), new Report());
+		return run(runMillis, repetitions, tasks, spreadMillis, Set.copyOf(ALL_GROUPS), new Report(), new Report());
 	}
 
 	/**
 	 * Runs the scenarios of the given groups and returns the figures; those of the {@code metrics}
-	 * group go to {@code metrics}.
+	 * group go to {@code metrics}, those of {@code transactions} to {@code transactions}.
 	 */
 	static Report run(long runMillis, int repetitions, int tasks, long spreadMillis, Set<String> groups,
-			Report metrics) throws Exception {
+			Report metrics, Report transactions) throws Exception {
 		Report report = new Report();
 		try (RedisNode redis = RedisNode.start(RedisNode.config().name("benchmark"))) {
 			Scenarios scenarios = new Scenarios(redis, runMillis);
@@ -124,6 +132,9 @@ public final class Benchmark {
 						delayed.lateness(tasks, 0, variant, metrics);
 					}
 					redis.call("FLUSHALL");
+				}
+				if (groups.contains("transactions")) {
+					new TransactionScenarios(redis, runMillis).schedules(transactions);
 				}
 			}
 		}

@@ -12,8 +12,9 @@ class BenchmarkSmokeTests {
 	@Test
 	void everyScenarioProducesFiguresForBothLibraries() throws Exception {
 		Report metrics = new Report();
+		Report transactions = new Report();
 		Report report = Benchmark.run(150, 1, 200, 200, Set.of("ceiling", "locks", "weight", "delayed",
-				"metrics"), metrics);
+				"metrics", "transactions"), metrics, transactions);
 		String table = report.markdown();
 		assertThat(table).contains("| 8 threads, own keys: pairs/s |", "| handoff, unlock() called → waiter holds: p50 (µs) |",
 				"| handoff, two clients, unlock() called → waiter holds: p99 (µs) |",
@@ -29,6 +30,10 @@ class BenchmarkSmokeTests {
 		assertThat(metrics.median("8 threads, own keys, @DistributedLock: calls/s", MetricsScenarios.OFF)).isPositive();
 		assertThat(metrics.median("delayed, 200 due at once: drain rate (tasks/s)", MetricsScenarios.ON)).isPositive();
 		assertThat(metrics.markdown(MetricsScenarios.ON, MetricsScenarios.OFF)).contains("| metrics on | metrics off |");
+		assertThat(transactions.median("transaction with a schedule, 8 threads: transactions/s",
+				TransactionScenarios.TRANSACTIONAL)).isPositive();
+		assertThat(transactions.median("transaction with a schedule, 8 threads: transactions/s",
+				TransactionScenarios.IMMEDIATE)).isPositive();
 	}
 
 }
