@@ -18,12 +18,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.annotation.Propagation;
 import org.springframework.transaction.annotation.Transactional;
+import org.springframework.transaction.event.TransactionalEventListener;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -191,6 +193,21 @@ class TransactionalTaskTests {
 		});
 	}
 
+	@Test
+	void aWriteFromAnAfterCommitListenerIsMadeByTheSweepAndLeavesTheNextTransactionAlone() {
+		runner.withPropertyValues("orders.timeout=1h").run(context -> {
+			OrderService orders = context.getBean(OrderService.class);
+			orders.createAnnounced("o-10");
+			Eventually.await("the listener's write, made by the sweep", () -> (Long) redis.node()
+				.call("HEXISTS", "warden:task:{reminders}:tasks", "o-10") == 1L);
+
+			// The same thread's next transaction writes at its own commit, as usual.
+			orders.create("o-11", false, () -> {
+			});
+			assertThat(redis.node().call("HEXISTS", TASKS, "o-11")).as("made at the commit").isEqualTo(1L);
+		});
+	}
+
 	private static int outboxRows(org.springframework.context.ApplicationContext context) {
 		Integer rows = context.getBean(JdbcTemplate.class).queryForObject("select count(*) from warden_task_outbox",
 				Integer.class);
@@ -208,13 +225,19 @@ class TransactionalTaskTests {
 		}
 
 		@Bean
+		Reminders reminders(Warden warden) {
+			return new Reminders(warden);
+		}
+
+		@Bean
 		InnerService innerService(JdbcTemplate jdbc, OrderTimeouts timeouts) {
 			return new InnerService(jdbc, timeouts);
 		}
 
 		@Bean
-		OrderService orderService(JdbcTemplate jdbc, OrderTimeouts timeouts, Warden warden, InnerService inner) {
-			return new OrderService(jdbc, timeouts, warden, inner);
+		OrderService orderService(JdbcTemplate jdbc, OrderTimeouts timeouts, Warden warden, InnerService inner,
+				ApplicationEventPublisher events) {
+			return new OrderService(jdbc, timeouts, warden, inner, events);
 		}
 
 	}
@@ -236,6 +259,26 @@ class TransactionalTaskTests {
 
 		@DelayedTask(queue = "immediate", delay = "1h", id = "#orderId", transactional = false)
 		public void remind(String orderId) {
+		}
+
+	}
+
+	/** An order was created. */
+	record Created(String orderId) {
+	}
+
+	/** Schedules a reminder once an order's transaction committed. */
+	static class Reminders {
+
+		private final Warden warden;
+
+		Reminders(Warden warden) {
+			this.warden = warden;
+		}
+
+		@TransactionalEventListener
+		public void onCreated(Created created) {
+			warden.getDelayedQueue("reminders", String.class).schedule(created.orderId(), "remind", Duration.ofHours(1));
 		}
 
 	}
@@ -275,11 +318,15 @@ class TransactionalTaskTests {
 
 		private final InnerService inner;
 
-		OrderService(JdbcTemplate jdbc, OrderTimeouts timeouts, Warden warden, InnerService inner) {
+		private final ApplicationEventPublisher events;
+
+		OrderService(JdbcTemplate jdbc, OrderTimeouts timeouts, Warden warden, InnerService inner,
+				ApplicationEventPublisher events) {
 			this.jdbc = jdbc;
 			this.timeouts = timeouts;
 			this.warden = warden;
 			this.inner = inner;
+			this.events = events;
 		}
 
 		@Transactional
@@ -291,6 +338,12 @@ class TransactionalTaskTests {
 				throw new IllegalStateException("purchase failed");
 			}
 			return handle;
+		}
+
+		@Transactional
+		public void createAnnounced(String orderId) {
+			jdbc.update("insert into orders values (?, 'UNPAID')", orderId);
+			events.publishEvent(new Created(orderId));
 		}
 
 		@Transactional
