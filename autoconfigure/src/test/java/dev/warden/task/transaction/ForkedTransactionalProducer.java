@@ -13,7 +13,7 @@ import io.lettuce.core.RedisURI;
 import org.springframework.core.Ordered;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
-import org.springframework.jdbc.datasource.SimpleDriverDataSource;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -23,7 +23,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * transaction, and stops right after the commit, before its own outbox makes the write: it prints
  * {@code COMMITTED} and waits there until it is killed.
  * <p>
- * Arguments: Redis host, port, the JDBC URL of the shared database, the order id.
+ * Arguments: Redis host, port, the JDBC URL of the shared database, the order id, the database user.
  */
 public final class ForkedTransactionalProducer {
 
@@ -31,7 +31,7 @@ public final class ForkedTransactionalProducer {
 	}
 
 	public static void main(String[] args) throws Exception {
-		SimpleDriverDataSource dataSource = new SimpleDriverDataSource(new org.h2.Driver(), args[2], "sa", "");
+		DriverManagerDataSource dataSource = new DriverManagerDataSource(args[2], args[4], "");
 		AtomicReference<Warden> warden = new AtomicReference<>();
 		// No sweep of its own: the surviving instance must do it.
 		TaskOutbox outbox = new TaskOutbox(dataSource, "warden_task_outbox", warden::get, Set.of(), Duration.ofSeconds(1),

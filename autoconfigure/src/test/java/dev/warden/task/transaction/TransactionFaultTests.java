@@ -75,7 +75,7 @@ class TransactionFaultTests {
 	@Test
 	void aCommitWhoseProcessDiesBeforeRedisHearsOfItIsMadeByAnotherInstance() throws Exception {
 		try (ForkedJvm producer = ForkedJvm.start("tx-producer", ForkedTransactionalProducer.class,
-				redis.node().host(), Integer.toString(redis.node().port()), url, "o-1")) {
+				redis.node().host(), Integer.toString(redis.node().port()), url, "o-1", "sa")) {
 			producer.awaitLine("COMMITTED", Duration.ofSeconds(60));
 			producer.kill();
 		}
