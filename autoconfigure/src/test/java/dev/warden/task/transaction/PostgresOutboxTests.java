@@ -2,11 +2,9 @@ package dev.warden.task.transaction;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Supplier;
 
 import dev.warden.Eventually;
 import dev.warden.Warden;
@@ -45,7 +43,7 @@ class PostgresOutboxTests {
 	@RegisterExtension
 	final WardenClients clients = new WardenClients();
 
-	private final List<TaskOutbox> outboxes = new CopyOnWriteArrayList<>();
+	private OutboxFixture outboxes;
 
 	private DriverManagerDataSource dataSource;
 
@@ -66,6 +64,7 @@ class PostgresOutboxTests {
 		redis.node().call("FLUSHALL");
 		dataSource = new DriverManagerDataSource(postgres.jdbcUrl(), postgres.user(), "");
 		jdbc = new JdbcTemplate(dataSource);
+		outboxes = new OutboxFixture(dataSource);
 		jdbc.execute("drop table if exists warden_task_outbox");
 		jdbc.execute("drop table if exists orders");
 		jdbc.execute("create table orders (id varchar(20) primary key)");
@@ -73,12 +72,12 @@ class PostgresOutboxTests {
 
 	@AfterEach
 	void closeOutboxes() {
-		outboxes.forEach(TaskOutbox::close);
+		outboxes.close();
 	}
 
 	@Test
 	void aMissingTableFailsTheCheckNamingTheDdlAndTheShippedDdlCreatesIt() {
-		TaskOutbox outbox = outbox(null, Duration.ofHours(1));
+		TaskOutbox outbox = outboxes.outbox(null, Duration.ofHours(1));
 		assertThatIllegalStateException().isThrownBy(() -> outbox.checkTable(connection -> false))
 			.withMessageContaining("'warden_task_outbox' is missing in PostgreSQL")
 			.withMessageContaining("schema-postgresql.sql");
@@ -91,7 +90,7 @@ class PostgresOutboxTests {
 	@Test
 	void aCommittedScheduleReachesRedisAndARolledBackOneLeavesNothing() throws Exception {
 		AtomicReference<Warden> warden = new AtomicReference<>();
-		TaskOutbox outbox = outbox(warden::get, Duration.ofHours(1));
+		TaskOutbox outbox = outboxes.outbox(warden::get, Duration.ofHours(1));
 		outbox.checkTable(connection -> true);
 		warden.set(clients.open(redis.node(), builder -> builder.taskWriteDeferral(outbox)));
 		DelayedQueue<String> queue = warden.get().getDelayedQueue("orders", String.class);
@@ -110,14 +109,12 @@ class PostgresOutboxTests {
 		assertThat(committed.status()).isEqualTo(ScheduleResult.Status.PENDING_COMMIT);
 		assertThat(queue.contains("p-1")).isTrue();
 		assertThat(queue.contains("p-2")).isFalse();
-		Eventually.await("the outbox emptied", () -> rows() == 0);
+		Eventually.await("the outbox emptied", () -> outboxes.rows() == 0);
 	}
 
 	@Test
 	void twoInstancesSweepingOneBacklogMakeEachTransactionOnce() throws Exception {
-		TaskOutbox cut = outbox(() -> {
-			throw new IllegalStateException("Redis unreachable");
-		}, Duration.ofHours(1));
+		TaskOutbox cut = outboxes.outbox(null, Duration.ofHours(1));
 		cut.checkTable(connection -> true);
 		DelayedQueue<String> unreachable = clients.open(redis.node(), builder -> builder.taskWriteDeferral(cut))
 			.getDelayedQueue("orders", String.class);
@@ -126,7 +123,7 @@ class PostgresOutboxTests {
 			String id = "b-" + i;
 			transactions.executeWithoutResult(status -> unreachable.schedule(id, id, Duration.ofHours(1)));
 		}
-		awaitOlderThanTheRelayDelay();
+		outboxes.awaitOlderThanTheRelayDelay();
 
 		TaskOutbox first = sweeper();
 		TaskOutbox second = sweeper();
@@ -134,24 +131,24 @@ class PostgresOutboxTests {
 		CompletableFuture<Integer> other = CompletableFuture.supplyAsync(second::sweepAll);
 
 		assertThat(one.get() + other.get()).as("transactions made, by both together").isEqualTo(300);
-		assertThat(rows()).isZero();
+		assertThat(outboxes.rows()).isZero();
 		assertThat(redis.node().call("HLEN", "warden:task:{orders}:tasks")).isEqualTo(300L);
 	}
 
 	@Test
 	void aCommitWhoseProcessDiesBeforeRedisHearsOfItIsMadeByAnotherInstance() throws Exception {
-		outbox(null, Duration.ofHours(1)).checkTable(connection -> true);
+		outboxes.outbox(null, Duration.ofHours(1)).checkTable(connection -> true);
 		try (ForkedJvm producer = ForkedJvm.start("tx-producer-postgres", ForkedTransactionalProducer.class,
 				redis.node().host(), Integer.toString(redis.node().port()), postgres.jdbcUrl(), "o-1", postgres.user())) {
 			producer.awaitLine("COMMITTED", Duration.ofSeconds(60));
 			producer.kill();
 		}
-		assertThat(rows()).as("the schedule, committed with the order").isEqualTo(1);
+		assertThat(outboxes.rows()).as("the schedule, committed with the order").isEqualTo(1);
 		assertThat(redis.node().call("HEXISTS", "warden:task:{orders}:tasks", "o-1")).isEqualTo(0L);
 
 		List<String> ran = new CopyOnWriteArrayList<>();
 		AtomicReference<Warden> survivor = new AtomicReference<>();
-		TaskOutbox outbox = outbox(survivor::get, Duration.ofMillis(100));
+		TaskOutbox outbox = outboxes.outbox(survivor::get, Duration.ofMillis(100));
 		survivor.set(clients.open(redis.node(), builder -> builder.taskWriteDeferral(outbox)));
 		survivor.get().getDelayedQueue("orders", String.class).consume(task -> ran.add(task.payload()));
 
@@ -161,30 +158,9 @@ class PostgresOutboxTests {
 
 	private TaskOutbox sweeper() {
 		AtomicReference<Warden> warden = new AtomicReference<>();
-		TaskOutbox outbox = outbox(warden::get, Duration.ofHours(1));
+		TaskOutbox outbox = outboxes.outbox(warden::get, Duration.ofHours(1));
 		warden.set(clients.open(redis.node(), builder -> builder.taskWriteDeferral(outbox)));
 		return outbox;
-	}
-
-	private void awaitOlderThanTheRelayDelay() throws InterruptedException {
-		java.sql.Timestamp newest = jdbc.queryForObject("select max(created_at) from warden_task_outbox",
-				java.sql.Timestamp.class);
-		Eventually.await("every write older than the relay delay", () -> jdbc
-			.queryForObject("select localtimestamp(3)", java.sql.Timestamp.class)
-			.getTime() > newest.getTime() + 600);
-	}
-
-	private TaskOutbox outbox(Supplier<Warden> warden, Duration sweepInterval) {
-		TaskOutbox outbox = new TaskOutbox(dataSource, "warden_task_outbox", (warden != null) ? warden : () -> {
-			throw new IllegalStateException("no client");
-		}, Set.of(), Duration.ofMillis(500), sweepInterval);
-		outboxes.add(outbox);
-		return outbox;
-	}
-
-	private int rows() {
-		Integer rows = jdbc.queryForObject("select count(*) from warden_task_outbox", Integer.class);
-		return (rows != null) ? rows : -1;
 	}
 
 }

@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -50,7 +49,7 @@ class TransactionFaultTests {
 
 	private JdbcTemplate jdbc;
 
-	private final List<TaskOutbox> outboxes = new CopyOnWriteArrayList<>();
+	private OutboxFixture outboxes;
 
 	@BeforeEach
 	void startDatabase() throws Exception {
@@ -62,13 +61,14 @@ class TransactionFaultTests {
 				+ ";DB_CLOSE_DELAY=-1";
 		dataSource = new SimpleDriverDataSource(new org.h2.Driver(), url, "sa", "");
 		jdbc = new JdbcTemplate(dataSource);
+		outboxes = new OutboxFixture(dataSource);
 		jdbc.execute("create table if not exists orders (id varchar(20) primary key)");
-		outbox(null, Duration.ofHours(1)).checkTable(connection -> true);
+		outboxes.outbox(null, Duration.ofHours(1)).checkTable(connection -> true);
 	}
 
 	@AfterEach
 	void stopDatabase() {
-		outboxes.forEach(TaskOutbox::close);
+		outboxes.close();
 		database.stop();
 	}
 
@@ -81,26 +81,26 @@ class TransactionFaultTests {
 		}
 		assertThat(jdbc.queryForObject("select count(*) from orders", Integer.class)).as("the order committed")
 			.isEqualTo(1);
-		assertThat(outboxRows()).as("the schedule, committed with it").isEqualTo(1);
+		assertThat(outboxes.rows()).as("the schedule, committed with it").isEqualTo(1);
 		assertThat(redis.node().call("HEXISTS", "warden:task:{orders}:tasks", "o-1")).as("Redis never heard of it")
 			.isEqualTo(0L);
 
 		List<String> ran = new CopyOnWriteArrayList<>();
 		AtomicReference<Warden> survivor = new AtomicReference<>();
-		TaskOutbox outbox = outbox(survivor::get, Duration.ofMillis(100));
+		TaskOutbox outbox = outboxes.outbox(survivor::get, Duration.ofMillis(100));
 		survivor.set(clients.open(redis.node(), builder -> builder.taskWriteDeferral(outbox)));
 		survivor.get().getDelayedQueue("orders", String.class).consume(task -> ran.add(task.payload()));
 
 		Eventually.await("the order's task run by the other instance", Duration.ofSeconds(30), () -> ran.size() == 1);
 		assertThat(ran).containsExactly("o-1");
-		Eventually.await("the outbox emptied", () -> outboxRows() == 0);
+		Eventually.await("the outbox emptied", () -> outboxes.rows() == 0);
 	}
 
 	@Test
 	void aWriteWhoseReplyIsLostIsMadeAgainHarmlessly() throws Exception {
 		try (TcpProxy proxy = TcpProxy.start(redis.node())) {
 			AtomicReference<Warden> warden = new AtomicReference<>();
-			TaskOutbox outbox = outbox(warden::get, Duration.ofMillis(100));
+			TaskOutbox outbox = outboxes.outbox(warden::get, Duration.ofMillis(100));
 			warden.set(clients.open(clients.redisClient(RedisURI.builder().withHost(proxy.host()).withPort(proxy.port())),
 					builder -> builder.taskWriteDeferral(outbox).commandTimeout(Duration.ofSeconds(1))));
 			DelayedQueue<String> queue = warden.get().getDelayedQueue("orders", String.class);
@@ -112,7 +112,7 @@ class TransactionFaultTests {
 				proxy.loseNextReply();
 			});
 
-			Eventually.await("the write made again by the sweep", () -> outboxRows() == 0);
+			Eventually.await("the write made again by the sweep", () -> outboxes.rows() == 0);
 			assertThat(redis.node().call("HLEN", "warden:task:{orders}:tasks")).as("one task, not two").isEqualTo(1L);
 			assertThat(queue.dueAt("o-2")).isPresent();
 		}
@@ -122,7 +122,7 @@ class TransactionFaultTests {
 	void aWriteWhileTheConnectionIsResetAndSilentIsMadeOnceRedisAnswers() throws Exception {
 		try (TcpProxy proxy = TcpProxy.start(redis.node())) {
 			AtomicReference<Warden> warden = new AtomicReference<>();
-			TaskOutbox outbox = outbox(warden::get, Duration.ofMillis(100));
+			TaskOutbox outbox = outboxes.outbox(warden::get, Duration.ofMillis(100));
 			warden.set(clients.open(clients.redisClient(RedisURI.builder().withHost(proxy.host()).withPort(proxy.port())),
 					builder -> builder.taskWriteDeferral(outbox).commandTimeout(Duration.ofSeconds(1))));
 			List<String> ran = new CopyOnWriteArrayList<>();
@@ -134,7 +134,7 @@ class TransactionFaultTests {
 				proxy.blackhole();
 				proxy.resetAll();
 			});
-			assertThat(outboxRows()).as("kept: Redis did not answer at the commit").isEqualTo(1);
+			assertThat(outboxes.rows()).as("kept: Redis did not answer at the commit").isEqualTo(1);
 			proxy.heal();
 			queue.consume(task -> ran.add(task.payload()));
 
@@ -146,9 +146,7 @@ class TransactionFaultTests {
 	@Test
 	void aBacklogLeftWhileRedisWasUnreachableDrainsInOneSweep() throws Exception {
 		// An instance that cannot make any write (its client fails) commits many transactions.
-		TaskOutbox cut = outbox(() -> {
-			throw new IllegalStateException("Redis unreachable");
-		}, Duration.ofHours(1));
+		TaskOutbox cut = outboxes.outbox(null, Duration.ofHours(1));
 		TransactionTemplate transactions = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
 		DelayedQueue<String> unreachable = clients.open(redis.node(), builder -> builder.taskWriteDeferral(cut))
 			.getDelayedQueue("orders", String.class);
@@ -156,35 +154,17 @@ class TransactionFaultTests {
 			String id = "b-" + i;
 			transactions.executeWithoutResult(status -> unreachable.schedule(id, id, Duration.ofHours(1)));
 		}
-		assertThat(outboxRows()).isEqualTo(250);
+		assertThat(outboxes.rows()).isEqualTo(250);
 
 		AtomicReference<Warden> survivor = new AtomicReference<>();
-		TaskOutbox sweeping = outbox(survivor::get, Duration.ofHours(1));
+		TaskOutbox sweeping = outboxes.outbox(survivor::get, Duration.ofHours(1));
 		survivor.set(clients.open(redis.node(), builder -> builder.taskWriteDeferral(sweeping)));
 		// Once every row is older than the relay delay by the database's clock, one sweep makes them all.
-		java.sql.Timestamp newest = jdbc.queryForObject("select max(created_at) from warden_task_outbox",
-				java.sql.Timestamp.class);
-		Eventually.await("every write older than the relay delay", () -> jdbc
-			.queryForObject("select localtimestamp(3)", java.sql.Timestamp.class)
-			.getTime() > newest.getTime() + 600);
+		outboxes.awaitOlderThanTheRelayDelay();
 
 		assertThat(sweeping.sweepAll()).as("transactions made in one sweep").isEqualTo(250);
-		assertThat(outboxRows()).as("all of them, in one sweep of several batches").isZero();
+		assertThat(outboxes.rows()).as("all of them, in one sweep of several batches").isZero();
 		assertThat(redis.node().call("HLEN", "warden:task:{orders}:tasks")).isEqualTo(250L);
-	}
-
-	private TaskOutbox outbox(java.util.function.Supplier<Warden> warden, Duration sweepInterval) {
-		TaskOutbox outbox = new TaskOutbox(dataSource, "warden_task_outbox",
-				(warden != null) ? warden : () -> {
-					throw new IllegalStateException("no client");
-				}, Set.of(), Duration.ofMillis(500), sweepInterval);
-		outboxes.add(outbox);
-		return outbox;
-	}
-
-	private int outboxRows() {
-		Integer rows = jdbc.queryForObject("select count(*) from warden_task_outbox", Integer.class);
-		return (rows != null) ? rows : -1;
 	}
 
 	private static int freePort() throws IOException {

@@ -1,11 +1,7 @@
 package dev.warden.benchmark;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import dev.warden.Warden;
@@ -84,61 +80,12 @@ final class MetricsScenarios {
 
 	private void alternate(Report report, String scenario, int threads, Call off, Call on, boolean oneKey)
 			throws Exception {
-		long sliceNanos = runNanos / SLICES;
-		calls(off, threads, oneKey, sliceNanos);
-		calls(on, threads, oneKey, sliceNanos);
-		long offCalls = 0;
-		long onCalls = 0;
-		long offNanos = 0;
-		long onNanos = 0;
-		for (int slice = 0; slice < SLICES; slice++) {
-			// Alternate which goes first in each pair of slices.
-			boolean offFirst = slice % 2 == 0;
-			for (Call call : offFirst ? List.of(off, on) : List.of(on, off)) {
-				long started = System.nanoTime();
-				long count = calls(call, threads, oneKey, sliceNanos);
-				long took = System.nanoTime() - started;
-				if (call == off) {
-					offCalls += count;
-					offNanos += took;
-				}
-				else {
-					onCalls += count;
-					onNanos += took;
-				}
-			}
-		}
-		Metric metric = new Metric(scenario + ": calls/s", true);
-		report.add(metric, OFF, offCalls / (offNanos / 1e9));
-		report.add(metric, ON, onCalls / (onNanos / 1e9));
+		Alternation.measure(report, new Metric(scenario + ": calls/s", true), threads, runNanos, SLICES, OFF,
+				thread -> off.run(key(thread, oneKey)), ON, thread -> on.run(key(thread, oneKey)));
 	}
 
-	/** Calls for {@code nanos} on {@code threads} threads; returns how many completed. */
-	private static long calls(Call call, int threads, boolean oneKey, long nanos) throws Exception {
-		ExecutorService pool = Executors.newFixedThreadPool(threads);
-		try {
-			long deadline = System.nanoTime() + nanos;
-			List<Future<Long>> counts = new ArrayList<>();
-			for (int thread = 0; thread < threads; thread++) {
-				String key = oneKey ? "shared" : "own-" + thread;
-				counts.add(pool.submit(() -> {
-					long count = 0;
-					while (System.nanoTime() - deadline < 0) {
-						call.run(key);
-						count++;
-					}
-					return count;
-				}));
-			}
-			long total = 0;
-			for (Future<Long> count : counts) {
-				total += count.get();
-			}
-			return total;
-		}
-		finally {
-			pool.shutdownNow();
-		}
+	private static String key(int thread, boolean oneKey) {
+		return oneKey ? "shared" : "own-" + thread;
 	}
 
 	private static Stock proxy(Warden warden, LockCalls calls) {

@@ -1,12 +1,7 @@
 package dev.warden.benchmark;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Set;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -94,47 +89,8 @@ final class TransactionScenarios {
 
 	private void alternate(Report report, String scenario, int threads, Call transactional, Call immediate)
 			throws Exception {
-		long sliceNanos = runNanos / SLICES;
-		calls(transactional, threads, sliceNanos);
-		calls(immediate, threads, sliceNanos);
-		long[] counts = new long[2];
-		long[] nanos = new long[2];
-		for (int slice = 0; slice < SLICES; slice++) {
-			for (int variant : (slice % 2 == 0) ? new int[] { 0, 1 } : new int[] { 1, 0 }) {
-				long started = System.nanoTime();
-				counts[variant] += calls((variant == 0) ? transactional : immediate, threads, sliceNanos);
-				nanos[variant] += System.nanoTime() - started;
-			}
-		}
-		Metric metric = new Metric(scenario + ": transactions/s", true);
-		report.add(metric, TRANSACTIONAL, counts[0] / (nanos[0] / 1e9));
-		report.add(metric, IMMEDIATE, counts[1] / (nanos[1] / 1e9));
-	}
-
-	private static long calls(Call call, int threads, long nanos) throws Exception {
-		ExecutorService pool = Executors.newFixedThreadPool(threads);
-		try {
-			long deadline = System.nanoTime() + nanos;
-			List<Future<Long>> counts = new ArrayList<>();
-			for (int thread = 0; thread < threads; thread++) {
-				counts.add(pool.submit(() -> {
-					long count = 0;
-					while (System.nanoTime() - deadline < 0) {
-						call.run();
-						count++;
-					}
-					return count;
-				}));
-			}
-			long total = 0;
-			for (Future<Long> count : counts) {
-				total += count.get();
-			}
-			return total;
-		}
-		finally {
-			pool.shutdownNow();
-		}
+		Alternation.measure(report, new Metric(scenario + ": transactions/s", true), threads, runNanos, SLICES,
+				TRANSACTIONAL, thread -> transactional.run(), IMMEDIATE, thread -> immediate.run());
 	}
 
 	/** One transaction. */

@@ -1,0 +1,79 @@
+package dev.warden.benchmark;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import dev.warden.benchmark.Report.Metric;
+
+/**
+ * Two variants of one workload, measured in slices that alternate on the same machine state: a
+ * slice of each to warm up, then pairs of slices, which goes first switching every pair. Each
+ * variant's rate is its calls over the time its own slices took.
+ */
+final class Alternation {
+
+	private Alternation() {
+	}
+
+	/** One thread's call; {@code thread} numbers the threads from 0. */
+	@FunctionalInterface
+	interface Work {
+
+		void run(int thread) throws Exception;
+
+	}
+
+	/**
+	 * Measures both variants and adds their calls per second to {@code report} under their labels.
+	 * @param runNanos the time of all slices of one variant
+	 */
+	static void measure(Report report, Metric metric, int threads, long runNanos, int slices, String firstLabel,
+			Work first, String secondLabel, Work second) throws Exception {
+		long sliceNanos = runNanos / slices;
+		calls(first, threads, sliceNanos);
+		calls(second, threads, sliceNanos);
+		long[] counts = new long[2];
+		long[] nanos = new long[2];
+		for (int slice = 0; slice < slices; slice++) {
+			for (int variant : (slice % 2 == 0) ? new int[] { 0, 1 } : new int[] { 1, 0 }) {
+				long started = System.nanoTime();
+				counts[variant] += calls((variant == 0) ? first : second, threads, sliceNanos);
+				nanos[variant] += System.nanoTime() - started;
+			}
+		}
+		report.add(metric, firstLabel, counts[0] / (nanos[0] / 1e9));
+		report.add(metric, secondLabel, counts[1] / (nanos[1] / 1e9));
+	}
+
+	/** Calls for {@code nanos} on {@code threads} threads; returns how many completed. */
+	static long calls(Work work, int threads, long nanos) throws Exception {
+		ExecutorService pool = Executors.newFixedThreadPool(threads);
+		try {
+			long deadline = System.nanoTime() + nanos;
+			List<Future<Long>> counts = new ArrayList<>();
+			for (int thread = 0; thread < threads; thread++) {
+				int number = thread;
+				counts.add(pool.submit(() -> {
+					long count = 0;
+					while (System.nanoTime() - deadline < 0) {
+						work.run(number);
+						count++;
+					}
+					return count;
+				}));
+			}
+			long total = 0;
+			for (Future<Long> count : counts) {
+				total += count.get();
+			}
+			return total;
+		}
+		finally {
+			pool.shutdownNow();
+		}
+	}
+
+}
