@@ -23,6 +23,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.SimpleDriverDataSource;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.AbstractPlatformTransactionManager;
+import org.springframework.transaction.support.DefaultTransactionStatus;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -144,6 +147,30 @@ class TransactionFaultTests {
 	}
 
 	@Test
+	void aTransactionThatDoesNotUseTheDatabaseIsFollowedToo() throws Exception {
+		// A transaction manager of another resource (a message broker's, say): the row commits on its
+		// own, so a rollback deletes it.
+		AtomicReference<Warden> warden = new AtomicReference<>();
+		TaskOutbox outbox = outboxes.outbox(warden::get, Duration.ofHours(1));
+		warden.set(clients.open(redis.node(), builder -> builder.taskWriteDeferral(outbox)));
+		DelayedQueue<String> queue = warden.get().getDelayedQueue("orders", String.class);
+		TransactionTemplate transactions = new TransactionTemplate(new OtherResourceTransactionManager());
+
+		transactions.executeWithoutResult(status -> {
+			queue.schedule("m-1", "m-1", Duration.ofHours(1));
+			assertThat(queue.contains("m-1")).as("before the commit").isFalse();
+		});
+		transactions.executeWithoutResult(status -> {
+			queue.schedule("m-2", "m-2", Duration.ofHours(1));
+			status.setRollbackOnly();
+		});
+
+		assertThat(queue.contains("m-1")).as("made at the commit").isTrue();
+		assertThat(queue.contains("m-2")).as("rolled back").isFalse();
+		Eventually.await("the outbox emptied, the rolled-back row deleted", () -> outboxes.rows() == 0);
+	}
+
+	@Test
 	void aBacklogLeftWhileRedisWasUnreachableDrainsInOneSweep() throws Exception {
 		// An instance that cannot make any write (its client fails) commits many transactions.
 		TaskOutbox cut = outboxes.outbox(null, Duration.ofHours(1));
@@ -171,6 +198,30 @@ class TransactionFaultTests {
 		try (ServerSocket socket = new ServerSocket(0)) {
 			return socket.getLocalPort();
 		}
+	}
+
+	/** Transactions on a resource other than the database: begin, commit and roll back nothing. */
+	private static final class OtherResourceTransactionManager extends AbstractPlatformTransactionManager {
+
+		private static final long serialVersionUID = 1L;
+
+		@Override
+		protected Object doGetTransaction() {
+			return new Object();
+		}
+
+		@Override
+		protected void doBegin(Object transaction, TransactionDefinition definition) {
+		}
+
+		@Override
+		protected void doCommit(DefaultTransactionStatus status) {
+		}
+
+		@Override
+		protected void doRollback(DefaultTransactionStatus status) {
+		}
+
 	}
 
 }
