@@ -122,6 +122,9 @@ public final class TaskOutbox implements TaskWriteDeferral, AutoCloseable {
 						+ ", set warden.delayed-task.transactions.initialize-schema=always, or set"
 						+ " warden.delayed-task.transactions.enabled=false to write tasks at once inside transactions");
 			}
+			logger.info("Task writes made inside transactions follow them through the outbox table '{}' ({}); an"
+					+ " instance makes those that their own did not within {}", table.name(),
+					connection.getMetaData().getDatabaseProductName(), relayAfter);
 		}
 		catch (SQLException ex) {
 			throw new IllegalStateException("Cannot check Warden's outbox table '" + table.name() + "': "
