@@ -12,6 +12,7 @@ import java.util.Queue;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -188,7 +189,14 @@ public final class TaskOutbox implements TaskWriteDeferral, AutoCloseable {
 		}
 		// A little later, so that the rows of the transactions that commit meanwhile go in one
 		// statement: the delete costs the database a fraction of a statement per transaction.
-		relay.schedule(this::deleteRelayed, DELETE_DELAY_MILLIS, TimeUnit.MILLISECONDS);
+		try {
+			relay.schedule(this::deleteRelayed, DELETE_DELAY_MILLIS, TimeUnit.MILLISECONDS);
+		}
+		catch (RejectedExecutionException ex) {
+			// Closed: the rows stay for the sweep of an instance that keeps running, which makes the
+			// writes again (harmless for a schedule of a pending task, or a cancel).
+			logger.debug("Outbox closed; {} transaction(s) left for the sweep", relayed.size());
+		}
 	}
 
 	/** Deletes the rows of the transactions whose writes were made, a batch per statement. */
