@@ -15,7 +15,8 @@ import org.slf4j.LoggerFactory;
  * their own (a claim of nothing); while such a call is under way, those that finish meanwhile wait
  * for its answer and then go together. A delivery ends when its acknowledgement is answered.
  * <p>
- * Guarded by its consumer's monitor, but {@link #send} and {@link #ended}, called without it.
+ * Guarded by its consumer's monitor, but {@link #acknowledge}, {@link #send} and {@link #ended}, called
+ * without it.
  */
 final class Acknowledgements {
 
@@ -33,6 +34,8 @@ final class Acknowledgements {
 
 	private final BooleanSupplier claimSoon;
 
+	private final BooleanSupplier claimWaitsForSlot;
+
 	private final List<String> pending = new ArrayList<>();
 
 	// Whether a call of their own is under way.
@@ -45,15 +48,35 @@ final class Acknowledgements {
 	 * @param deliveries the consumer's deliveries under way
 	 * @param monitor the consumer's monitor
 	 * @param claimSoon whether a claim is under way or comes soon, asked holding the monitor
+	 * @param claimWaitsForSlot whether a claim waits for a handler slot to free up, asked holding
+	 * the monitor
 	 */
 	Acknowledgements(String queue, RedisEngine engine, ClaimCall claims, ActiveDeliveries deliveries, Object monitor,
-			BooleanSupplier claimSoon) {
+			BooleanSupplier claimSoon, BooleanSupplier claimWaitsForSlot) {
 		this.queue = queue;
 		this.engine = engine;
 		this.claims = claims;
 		this.deliveries = deliveries;
 		this.monitor = monitor;
 		this.claimSoon = claimSoon;
+		this.claimWaitsForSlot = claimWaitsForSlot;
+	}
+
+	/**
+	 * Acknowledges a task whose handler succeeded, without waiting; called without the monitor. The
+	 * acknowledgement goes with the consumer's next claim when one is under way, due soon, or waiting
+	 * for a slot (the caller frees its slot next, which runs that claim; a claim that still finds no
+	 * slot sends the acknowledgements alone); otherwise it is sent at once, or, when an
+	 * acknowledgement is under way, with the others that finish meanwhile in one call when that one
+	 * is answered. The delivery counts as running until its acknowledgement is answered.
+	 */
+	void acknowledge(String id, String token) {
+		List<String> batch;
+		synchronized (monitor) {
+			add(id, token);
+			batch = claimWaitsForSlot.getAsBoolean() ? List.of() : takeToSendAlone();
+		}
+		send(batch);
 	}
 
 	void add(String id, String token) {

@@ -60,8 +60,6 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 
 	private final ClaimCall claims;
 
-	private final TaskRun<T> run;
-
 	private final ClaimExtension extension;
 
 	private final TaskWorkers workers;
@@ -78,6 +76,8 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 	private final WakeTimer timer;
 
 	private final Acknowledgements acknowledgements;
+
+	private final TaskDelivery<T> delivery;
 
 	private final ClaimedAhead claimedAhead = new ClaimedAhead();
 
@@ -112,14 +112,15 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 		this.keys = keys;
 		this.engine = engine;
 		this.claims = claims;
-		this.run = run;
 		this.extension = extension;
 		this.workers = consumers.workers();
 		this.acknowledgeWithClaimNanos = Math.max(ACKNOWLEDGE_WITH_CLAIM_NANOS, consumers.claimAhead().toNanos());
 		this.defaultGrace = consumers.shutdownGrace();
 		this.onStop = onStop;
 		this.ahead = new AheadCalls(queue, keys, engine);
-		this.acknowledgements = new Acknowledgements(queue, engine, claims, deliveries, this, this::claimSoon);
+		this.acknowledgements = new Acknowledgements(queue, engine, claims, deliveries, this, this::claimSoon,
+				this::claimWaitsForSlot);
+		this.delivery = new TaskDelivery<>(queue, run, extension, acknowledgements, deliveries, workers);
 		this.timer = new WakeTimer(engine.scheduler(), this::claim,
 				TimeUnit.NANOSECONDS.toMicros(consumers.sweepInterval().toNanos()));
 	}
@@ -285,7 +286,7 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 				waiting.start = engine.scheduler().schedule(() -> {
 					// Due: it starts once Redis confirms its claim still stands.
 					if (stopWaiting(id, waiting)) {
-						ahead.confirm(task, () -> workers.execute(() -> deliver(task)), () -> ended(1));
+						ahead.confirm(task, () -> workers.execute(() -> delivery.deliver(task)), () -> ended(1));
 					}
 				}, task.startInMicros(), TimeUnit.MICROSECONDS);
 			}
@@ -297,7 +298,7 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 			handBack.put(id, waiting);
 		}
 		else if (waiting == null) {
-			workers.execute(() -> deliver(task));
+			workers.execute(() -> delivery.deliver(task));
 		}
 	}
 
@@ -365,51 +366,9 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 		return toClose;
 	}
 
-	private void deliver(ClaimedTask task) {
-		boolean succeeded = false;
-		extension.started(task.id(), task.token());
-		try {
-			boolean handled;
-			try {
-				handled = run.run(task);
-			}
-			finally {
-				extension.finished(task.id());
-			}
-			if (handled) {
-				succeeded = true;
-				acknowledge(task.id(), task.token());
-			}
-		}
-		catch (RuntimeException ex) {
-			logger.warn("Could not acknowledge task '{}' of queue '{}'; it will be delivered again after its "
-					+ "visibility timeout", task.id(), queue, ex);
-		}
-		finally {
-			if (!succeeded) {
-				// A delivery that succeeded ends when its acknowledgement is answered.
-				deliveries.end(1);
-			}
-			// The handler is done: its slot may run another task while the acknowledgement is sent.
-			workers.release(1);
-		}
-	}
-
-	/**
-	 * Acknowledges a task whose handler succeeded, without waiting. The acknowledgement goes with
-	 * this consumer's next claim when one is under way, due within 2 ms, or waiting for a slot (the
-	 * caller frees its slot next, which runs that claim; a claim that still finds no slot sends the
-	 * acknowledgements alone); otherwise it is sent at once, or, when an acknowledgement is under
-	 * way, with the others that finish meanwhile in one call when that one is answered. The delivery
-	 * counts as running until its acknowledgement is answered.
-	 */
-	private void acknowledge(String id, String token) {
-		List<String> batch;
-		synchronized (this) {
-			acknowledgements.add(id, token);
-			batch = (running && awaitingSlot) ? List.of() : acknowledgements.takeToSendAlone();
-		}
-		acknowledgements.send(batch);
+	/** Called holding this monitor: whether a claim waits for the slot a finishing handler frees. */
+	private boolean claimWaitsForSlot() {
+		return running && awaitingSlot;
 	}
 
 	/** Called holding this monitor: whether a claim is under way or comes soon, to carry acknowledgements. */

@@ -1,0 +1,71 @@
+package dev.warden.task.redis;
+
+import dev.warden.task.redis.ClaimCall.ClaimedTask;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs one claimed task on the worker slot reserved for it, keeping its claim alive while the
+ * handler runs, and ends its delivery: a task whose handler succeeded is acknowledged and its
+ * delivery ends when the acknowledgement is answered; any other ends at once. The slot is free as
+ * soon as the handler returns.
+ *
+ * @param <T> the payload type
+ */
+final class TaskDelivery<T> {
+
+	private static final Logger logger = LoggerFactory.getLogger(TaskDelivery.class);
+
+	private final String queue;
+
+	private final TaskRun<T> run;
+
+	private final ClaimExtension extension;
+
+	private final Acknowledgements acknowledgements;
+
+	private final ActiveDeliveries deliveries;
+
+	private final TaskWorkers workers;
+
+	TaskDelivery(String queue, TaskRun<T> run, ClaimExtension extension, Acknowledgements acknowledgements,
+			ActiveDeliveries deliveries, TaskWorkers workers) {
+		this.queue = queue;
+		this.run = run;
+		this.extension = extension;
+		this.acknowledgements = acknowledgements;
+		this.deliveries = deliveries;
+		this.workers = workers;
+	}
+
+	void deliver(ClaimedTask task) {
+		boolean succeeded = false;
+		extension.started(task.id(), task.token());
+		try {
+			boolean handled;
+			try {
+				handled = run.run(task);
+			}
+			finally {
+				extension.finished(task.id());
+			}
+			if (handled) {
+				succeeded = true;
+				acknowledgements.acknowledge(task.id(), task.token());
+			}
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not acknowledge task '{}' of queue '{}'; it will be delivered again after its "
+					+ "visibility timeout", task.id(), queue, ex);
+		}
+		finally {
+			if (!succeeded) {
+				// A delivery that succeeded ends when its acknowledgement is answered.
+				deliveries.end(1);
+			}
+			// The handler is done: its slot may run another task while the acknowledgement is sent.
+			workers.release(1);
+		}
+	}
+
+}
