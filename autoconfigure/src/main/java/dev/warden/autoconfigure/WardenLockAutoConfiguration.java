@@ -61,8 +61,9 @@ public final class WardenLockAutoConfiguration {
 	}
 
 	@Bean
-	static LockAnnotationValidator wardenLockAnnotationValidator(LockOperationSource wardenLockOperationSource) {
-		return new LockAnnotationValidator(wardenLockOperationSource);
+	static LockAnnotationValidator wardenLockAnnotationValidator(LockOperationSource wardenLockOperationSource,
+			ObjectProvider<LockedReturnTypeHandler> handlers) {
+		return new LockAnnotationValidator(wardenLockOperationSource, () -> handlers.orderedStream().toList());
 	}
 
 	@Bean

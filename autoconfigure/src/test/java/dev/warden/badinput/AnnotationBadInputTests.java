@@ -2,6 +2,10 @@ package dev.warden.badinput;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Flow;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import dev.warden.WardenApplications;
@@ -13,6 +17,7 @@ import dev.warden.test.redis.RedisServerExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import reactor.core.publisher.Mono;
 
 import static dev.warden.badinput.BadInputCatalogue.expect;
 import static dev.warden.badinput.BadInputCatalogue.expectStartupFailure;
@@ -148,6 +153,21 @@ class AnnotationBadInputTests {
 	@Test
 	void twoRecurringTasksWithOneName() {
 		startupFails("A23", "jobs", SameNameJobs.class);
+	}
+
+	@Test
+	void aLockedMethodReturningAFuture() {
+		startupFails("A24", "orders", FutureOrders.class);
+	}
+
+	@Test
+	void aLockedMethodReturningAPublisherNoHandlerTakes() {
+		startupFails("A25", "orders", PublisherOrders.class);
+	}
+
+	@Test
+	void aLockedMethodReturningAnOptionalOrAFutureAHandlerTakesStarts() {
+		runner.withBean("orders", SupportedShapeOrders.class).run(context -> assertThat(context).hasNotFailed());
 	}
 
 	@Test
@@ -358,6 +378,48 @@ class AnnotationBadInputTests {
 
 		@DistributedLock(name = "report", holdAtLeast = -1)
 		public void report() {
+		}
+
+	}
+
+	public static class FutureOrders {
+
+		@DistributedLock(key = "#sku")
+		public Future<String> export(String sku) {
+			return CompletableFuture.completedFuture(sku);
+		}
+
+	}
+
+	public static class PublisherOrders {
+
+		@DistributedLock(key = "#sku")
+		public Flow.Publisher<String> stream(String sku) {
+			return subscriber -> subscriber.onComplete();
+		}
+
+	}
+
+	public static class SupportedShapeOrders {
+
+		@DistributedLock(key = "#sku")
+		public Optional<String> find(String sku) {
+			return Optional.of(sku);
+		}
+
+		@DistributedLock(key = "#sku")
+		public CompletableFuture<String> export(String sku) {
+			return CompletableFuture.completedFuture(sku);
+		}
+
+		@DistributedLock(key = "#sku")
+		public Mono<String> load(String sku) {
+			return Mono.just(sku);
+		}
+
+		@DistributedLock(key = "#sku")
+		public List<String> list(String sku) {
+			return List.of(sku);
 		}
 
 	}

@@ -18,6 +18,7 @@ import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.aop.ProxyMethodInvocation;
 import org.springframework.aop.support.AopUtils;
 
 /**
@@ -81,9 +82,8 @@ public final class LockAspectSupport {
 		}
 		List<String> names = operations.lockNames(operation, invocation.getArguments(), target, targetClass);
 		Call call = new Call(invocation, operation, target, names);
-		Class<?> returnType = operation.method().getReturnType();
 		for (LockedReturnTypeHandler handler : handlers) {
-			if (handler.canHandleReturnType(returnType)) {
+			if (handler.canHandle(operation.method())) {
 				return handler.handle(call);
 			}
 		}
@@ -128,12 +128,15 @@ public final class LockAspectSupport {
 			locks.release();
 		}
 		catch (IllegalMonitorStateException lost) {
-			reportLost(call, locks, lost);
+			RuntimeException failure = reportLost(call, locks, lost);
+			if (failure != null) {
+				throw failure;
+			}
 		}
 		return result;
 	}
 
-	private void reportLost(Call call, LockSet locks, IllegalMonitorStateException lost) {
+	private @Nullable RuntimeException reportLost(Call call, LockSet locks, IllegalMonitorStateException lost) {
 		String method = call.operation.describe();
 		logger.warn("Lock(s) {} held by {} were lost before it returned (lease expired or force-unlocked): its work "
 				+ "was not protected for all of its run", locks.names(), method);
@@ -148,9 +151,7 @@ public final class LockAspectSupport {
 				}
 			}
 		}
-		if (failOnLostLease) {
-			throw new LockLostException(method, locks.names(), lost);
-		}
+		return failOnLostLease ? new LockLostException(method, locks.names(), lost) : null;
 	}
 
 	private static @Nullable Object skipped(Class<?> returnType) {
@@ -189,8 +190,37 @@ public final class LockAspectSupport {
 		}
 
 		@Override
+		public @Nullable Object[] arguments() {
+			return invocation.getArguments();
+		}
+
+		@Override
+		public @Nullable Object proceed(@Nullable Object[] arguments) throws Throwable {
+			if (!(invocation instanceof ProxyMethodInvocation proxied)) {
+				throw new IllegalStateException("Cannot pass other arguments to " + invocation);
+			}
+			proxied.setArguments(arguments);
+			return invocation.proceed();
+		}
+
+		@Override
 		public LockSet newLockSet() {
 			return lockSet(lockFactory.newOwner());
+		}
+
+		@Override
+		public LockSet newLockSet(LockOwner owner) {
+			return (operation.holdAtLeastMillis() > 0) ? newLockSet() : lockSet(owner);
+		}
+
+		@Override
+		public boolean fencingToken() {
+			return operation.fencingToken();
+		}
+
+		@Override
+		public @Nullable RuntimeException leaseLost(LockSet locks, IllegalMonitorStateException lost) {
+			return reportLost(this, locks, lost);
 		}
 
 		@Override
@@ -205,6 +235,16 @@ public final class LockAspectSupport {
 				throw failure;
 			}
 			return fallback.invoke(target, invocation.getArguments(), failure);
+		}
+
+		@Override
+		public @Nullable Object fallback(@Nullable Object[] arguments, LockAcquisitionException failure)
+				throws Throwable {
+			FallbackMethod fallback = operation.fallback();
+			if (fallback == null) {
+				throw failure;
+			}
+			return fallback.invoke(target, arguments, failure);
 		}
 
 	}

@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 
 import dev.warden.WardenDefaults;
 import dev.warden.expression.MethodExpressions;
@@ -120,6 +121,17 @@ public final class LockOperationSource {
 	 * @throws IllegalStateException describing every invalid annotation of the class
 	 */
 	public void validate(Class<?> targetClass) {
+		validate(targetClass, method -> null);
+	}
+
+	/**
+	 * Like {@link #validate(Class)}, also asking {@code shapeCheck} about each annotated method.
+	 * @param targetClass the class
+	 * @param shapeCheck what is wrong with an annotated method's shape (its return type, say), or
+	 * {@code null}
+	 * @throws IllegalStateException describing every invalid annotation of the class
+	 */
+	public void validate(Class<?> targetClass, Function<Method, @Nullable String> shapeCheck) {
 		if (!AnnotationUtils.isCandidateClass(targetClass, DistributedLock.class)
 				|| validatedClasses.putIfAbsent(targetClass, Boolean.TRUE) != null) {
 			return;
@@ -127,7 +139,11 @@ public final class LockOperationSource {
 		List<String> problems = new ArrayList<>();
 		ReflectionUtils.doWithMethods(targetClass, method -> {
 			try {
-				getOperation(method, targetClass);
+				LockOperation operation = getOperation(method, targetClass);
+				String problem = (operation != null) ? shapeCheck.apply(operation.method()) : null;
+				if (problem != null) {
+					problems.add(problem);
+				}
 			}
 			catch (IllegalStateException ex) {
 				problems.add(ex.getMessage());

@@ -1,5 +1,7 @@
 package dev.warden.lock.interceptor;
 
+import java.lang.reflect.Method;
+
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -11,6 +13,17 @@ public interface LockedReturnTypeHandler {
 
 	/** Whether this handler takes methods returning {@code returnType}. */
 	boolean canHandleReturnType(Class<?> returnType);
+
+	/**
+	 * Whether this handler takes calls of {@code method}; by default, whether it takes its return
+	 * type. A handler that takes methods by another trait (Kotlin {@code suspend} functions, whose
+	 * return type is {@code Object}) overrides this.
+	 * @param method the annotated method
+	 * @return whether {@link #handle(LockedCall)} is called for it
+	 */
+	default boolean canHandle(Method method) {
+		return canHandleReturnType(method.getReturnType());
+	}
 
 	/**
 	 * Runs the call under its locks and returns what the caller receives.
