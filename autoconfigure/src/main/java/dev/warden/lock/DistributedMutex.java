@@ -159,6 +159,29 @@ public interface DistributedMutex extends Lock {
 	CompletableFuture<Boolean> tryLockAsync(LockOwner owner, long waitTime, long leaseTime, TimeUnit unit);
 
 	/**
+	 * Like {@link #tryLockAsync(LockOwner, long, TimeUnit)}, completing with the hold's fencing token
+	 * (see {@link #tryLockWithToken(LockOwner, long, long, TimeUnit)}).
+	 * @param owner the owner to acquire for
+	 * @param waitTime how long to wait; {@code 0} tries once
+	 * @param unit the unit of {@code waitTime}
+	 * @return completes with the fencing token, or empty when the lock was not acquired; cancelling
+	 * it stops the wait (a hold acquired in the meantime is released)
+	 */
+	CompletableFuture<OptionalLong> tryLockWithTokenAsync(LockOwner owner, long waitTime, TimeUnit unit);
+
+	/**
+	 * Like {@link #tryLockAsync(LockOwner, long, long, TimeUnit)}, completing with the hold's fencing
+	 * token.
+	 * @param owner the owner to acquire for
+	 * @param waitTime how long to wait; {@code 0} tries once
+	 * @param leaseTime how long the hold lasts unless released first; must be positive
+	 * @param unit the unit of both times
+	 * @return completes with the fencing token, or empty when the lock was not acquired
+	 */
+	CompletableFuture<OptionalLong> tryLockWithTokenAsync(LockOwner owner, long waitTime, long leaseTime,
+			TimeUnit unit);
+
+	/**
 	 * Releases one hold of {@code owner}; the last one frees the lock and wakes waiters (a simple
 	 * lock has one hold at most).
 	 * @param owner the owner releasing

@@ -6,13 +6,18 @@ import java.util.Arrays;
 
 import dev.warden.expression.MethodExpressions;
 import dev.warden.lock.LockAcquisitionException;
+import kotlin.coroutines.Continuation;
+import org.jspecify.annotations.Nullable;
+import org.springframework.core.CoroutinesUtils;
+import org.springframework.core.KotlinDetector;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
 /**
  * The method called instead of an annotated one whose lock was not acquired: same bean, same
  * parameters, optionally followed by one parameter that accepts the
- * {@link LockAcquisitionException}.
+ * {@link LockAcquisitionException}. The fallback of a Kotlin {@code suspend} function is a
+ * {@code suspend} function too (the exception, when taken, comes last before the continuation).
  */
 public final class FallbackMethod {
 
@@ -20,9 +25,12 @@ public final class FallbackMethod {
 
 	private final boolean takesException;
 
-	private FallbackMethod(Method method, boolean takesException) {
+	private final boolean suspending;
+
+	private FallbackMethod(Method method, boolean takesException, boolean suspending) {
 		this.method = method;
 		this.takesException = takesException;
+		this.suspending = suspending;
 		ReflectionUtils.makeAccessible(method);
 	}
 
@@ -32,33 +40,52 @@ public final class FallbackMethod {
 	 * matching signature and return type
 	 */
 	static FallbackMethod resolve(Method annotated, Class<?> targetClass, String name) {
-		Class<?>[] parameters = annotated.getParameterTypes();
+		boolean suspending = KotlinDetector.isSuspendingFunction(annotated);
+		Class<?>[] parameters = declaredParameters(annotated, suspending);
 		Class<?>[] withException = Arrays.copyOf(parameters, parameters.length + 1);
 		for (Method candidate : ReflectionUtils.getUniqueDeclaredMethods(targetClass)) {
-			if (!candidate.getName().equals(name)) {
+			if (!candidate.getName().equals(name) || KotlinDetector.isSuspendingFunction(candidate) != suspending) {
 				continue;
 			}
-			Class<?>[] types = candidate.getParameterTypes();
+			Class<?>[] types = declaredParameters(candidate, suspending);
 			boolean same = Arrays.equals(types, parameters);
 			boolean plusException = types.length == withException.length
 					&& Arrays.equals(Arrays.copyOf(types, parameters.length), parameters)
 					&& types[parameters.length].isAssignableFrom(LockAcquisitionException.class);
 			if ((same || plusException) && returnsCompatible(candidate, annotated)) {
-				return new FallbackMethod(candidate, plusException);
+				return new FallbackMethod(candidate, plusException, suspending);
 			}
 		}
+		String kind = suspending ? "a suspend function " : "a method ";
 		throw new IllegalStateException("Fallback method '" + name + "' of " + MethodExpressions.describe(annotated)
-				+ " not found: expected a method " + name + "(" + simpleNames(parameters) + ") or " + name + "("
+				+ " not found: expected " + kind + name + "(" + simpleNames(parameters) + ") or " + name + "("
 				+ simpleNames(parameters) + (parameters.length > 0 ? ", " : "") + "LockAcquisitionException) in "
-				+ targetClass.getName() + " returning " + annotated.getReturnType().getSimpleName());
+				+ targetClass.getName() + (suspending ? "" : " returning " + annotated.getReturnType().getSimpleName()));
 	}
 
-	/** Calls the fallback on {@code target} with the annotated method's arguments. */
-	Object invoke(Object target, Object[] arguments, LockAcquisitionException failure) throws Throwable {
-		Object[] actual = arguments;
+	/** The parameters as declared: a suspend function's continuation left out. */
+	private static Class<?>[] declaredParameters(Method method, boolean suspending) {
+		Class<?>[] types = method.getParameterTypes();
+		return suspending ? Arrays.copyOf(types, types.length - 1) : types;
+	}
+
+	/**
+	 * Calls the fallback on {@code target} with the annotated method's arguments. A {@code suspend}
+	 * fallback is started as Spring starts one (a {@code Publisher} of its result) in the context of
+	 * the continuation among the arguments, which must hold no {@code Job}.
+	 */
+	@Nullable Object invoke(Object target, @Nullable Object[] arguments, LockAcquisitionException failure)
+			throws Throwable {
+		@Nullable Object[] actual = arguments;
 		if (takesException) {
-			actual = Arrays.copyOf(arguments, arguments.length + 1);
-			actual[arguments.length] = failure;
+			int at = suspending ? arguments.length - 1 : arguments.length;
+			actual = new Object[arguments.length + 1];
+			System.arraycopy(arguments, 0, actual, 0, at);
+			actual[at] = failure;
+			System.arraycopy(arguments, at, actual, at + 1, arguments.length - at);
+		}
+		if (suspending) {
+			return KotlinDelegate.invoke(method, target, actual);
 		}
 		try {
 			return method.invoke(target, actual);
@@ -66,6 +93,16 @@ public final class FallbackMethod {
 		catch (InvocationTargetException ex) {
 			throw ex.getTargetException();
 		}
+	}
+
+	/** Kept apart so that the Kotlin types are loaded only for a {@code suspend} fallback. */
+	private static final class KotlinDelegate {
+
+		static Object invoke(Method method, Object target, @Nullable Object[] arguments) {
+			Continuation<?> continuation = (Continuation<?>) arguments[arguments.length - 1];
+			return CoroutinesUtils.invokeSuspendingFunction(continuation.getContext(), method, target, arguments);
+		}
+
 	}
 
 	@Override

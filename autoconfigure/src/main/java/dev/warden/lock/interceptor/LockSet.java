@@ -2,15 +2,18 @@ package dev.warden.lock.interceptor;
 
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 import dev.warden.lock.DistributedMutex;
 import dev.warden.lock.LockAcquisitionException;
@@ -172,22 +175,39 @@ public final class LockSet {
 	 * cancelling it stops the acquisition and gives back whatever was or will be acquired
 	 */
 	public CompletableFuture<Boolean> acquireAsync() {
-		CompletableFuture<Boolean> result = new CompletableFuture<>();
+		return acquireAsync(false, tokens -> Boolean.TRUE, Boolean.FALSE);
+	}
+
+	/**
+	 * Like {@link #acquireAsync()}, completing with each lock's fencing token.
+	 * @return completes with the lock names and their tokens, or {@code null} when not all were
+	 * acquired; cancelling it stops the acquisition and gives back whatever was or will be acquired
+	 */
+	public CompletableFuture<@Nullable Map<String, Long>> acquireWithTokensAsync() {
+		return acquireAsync(true, Map::copyOf, null);
+	}
+
+	private <T> CompletableFuture<T> acquireAsync(boolean withTokens, Function<Map<String, Long>, T> acquired,
+			T notAcquired) {
+		CompletableFuture<T> result = new CompletableFuture<>();
 		startWait();
 		// A success is counted before the caller hears of it (see acquireFrom); the rest when they happen.
-		result.whenComplete((acquired, failure) -> endWait((failure != null) ? LockCalls.Outcome.ERROR : outcome(false)));
-		acquireFrom(0, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis), result);
+		result.whenComplete((outcome, failure) -> endWait((failure != null) ? LockCalls.Outcome.ERROR : outcome(false)));
+		Map<String, Long> tokens = new LinkedHashMap<>();
+		acquireFrom(0, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis), withTokens, tokens,
+				() -> acquired.apply(tokens), notAcquired, result);
 		return result;
 	}
 
-	private void acquireFrom(int index, long deadline, CompletableFuture<Boolean> result) {
+	private <T> void acquireFrom(int index, long deadline, boolean withTokens, Map<String, Long> tokens,
+			Supplier<T> acquired, T notAcquired, CompletableFuture<T> result) {
 		if (result.isDone()) {
 			// Cancelled by the caller: give back what this set holds so far.
 			releaseFirstAsync(index);
 			return;
 		}
 		if (index == locks.size()) {
-			if (!endWait(LockCalls.Outcome.ACQUIRED) || !result.complete(true)) {
+			if (!endWait(LockCalls.Outcome.ACQUIRED) || !result.complete(acquired.get())) {
 				calls.released(this, 0);
 				releaseFirstAsync(index);
 			}
@@ -195,24 +215,37 @@ public final class LockSet {
 		}
 		long remaining = Math.max(0, deadline - System.nanoTime());
 		DistributedMutex lock = locks.get(index);
-		CompletableFuture<Boolean> attempt = (leaseMillis == LockOperation.WATCHDOG_LEASE)
-				? lock.tryLockAsync(owner, remaining, TimeUnit.NANOSECONDS)
-				: lock.tryLockAsync(owner, remaining, leaseMillis * 1_000_000L, TimeUnit.NANOSECONDS);
+		CompletableFuture<?> attempt = withTokens ? tokenAttempt(lock, remaining) : attempt(lock, remaining);
 		// A cancelled acquisition gives back a hold it still obtains.
 		result.whenComplete((ignored, failure) -> attempt.cancel(false));
-		attempt.whenComplete((acquired, failure) -> {
-			if (failure != null || !acquired) {
+		attempt.whenComplete((outcome, failure) -> {
+			boolean held = (outcome instanceof OptionalLong token) ? token.isPresent() : Boolean.TRUE.equals(outcome);
+			if (failure != null || !held) {
 				releaseFirstAsync(index);
 				if (failure != null) {
 					result.completeExceptionally(failure);
 				}
 				else {
-					result.complete(false);
+					result.complete(notAcquired);
 				}
 				return;
 			}
-			acquireFrom(index + 1, deadline, result);
+			if (outcome instanceof OptionalLong token) {
+				tokens.put(names.get(index), token.getAsLong());
+			}
+			acquireFrom(index + 1, deadline, withTokens, tokens, acquired, notAcquired, result);
 		});
+	}
+
+	private CompletableFuture<Boolean> attempt(DistributedMutex lock, long remainingNanos) {
+		return (leaseMillis == LockOperation.WATCHDOG_LEASE) ? lock.tryLockAsync(owner, remainingNanos, TimeUnit.NANOSECONDS)
+				: lock.tryLockAsync(owner, remainingNanos, leaseMillis * 1_000_000L, TimeUnit.NANOSECONDS);
+	}
+
+	private CompletableFuture<OptionalLong> tokenAttempt(DistributedMutex lock, long remainingNanos) {
+		return (leaseMillis == LockOperation.WATCHDOG_LEASE)
+				? lock.tryLockWithTokenAsync(owner, remainingNanos, TimeUnit.NANOSECONDS)
+				: lock.tryLockWithTokenAsync(owner, remainingNanos, leaseMillis * 1_000_000L, TimeUnit.NANOSECONDS);
 	}
 
 	/**

@@ -3,6 +3,7 @@ package dev.warden.lock.interceptor;
 import java.lang.reflect.Method;
 
 import dev.warden.lock.LockAcquisitionException;
+import dev.warden.lock.LockOwner;
 import dev.warden.lock.annotation.OnLockFailure;
 import org.jspecify.annotations.Nullable;
 
@@ -18,13 +19,50 @@ public interface LockedCall {
 	/** Runs the method (the rest of the interceptor chain). */
 	@Nullable Object proceed() throws Throwable;
 
+	/** The arguments of the call, as the method receives them; not to be modified. */
+	@Nullable Object[] arguments();
+
+	/**
+	 * Runs the method with other arguments, of the same types (a Kotlin {@code suspend} function's
+	 * continuation replaced by one with more in its context, say).
+	 * @param arguments the arguments to run it with, in place of {@link #arguments()}
+	 */
+	@Nullable Object proceed(@Nullable Object[] arguments) throws Throwable;
+
 	/** The call's locks for a new owner that belongs to no thread. */
 	LockSet newLockSet();
+
+	/**
+	 * The call's locks for {@code owner}: an enclosing call's owner re-enters the locks it holds.
+	 * With a minimum hold ({@code holdAtLeast}) a new owner is used all the same, as a minimum hold
+	 * outlives its call.
+	 * @param owner the owner to acquire them for
+	 */
+	LockSet newLockSet(LockOwner owner);
+
+	/** Whether the annotation asks for fencing tokens ({@code fencingToken = true}). */
+	boolean fencingToken();
+
+	/**
+	 * Reports locks found lost when the call released them, as for a plain method: logs it, tells
+	 * the lock listener of a fixed lease, and returns the {@link dev.warden.lock.LockLostException}
+	 * to fail the call with when {@code warden.lock.fail-on-lost-lease} is set.
+	 * @param locks the call's locks
+	 * @param lost the failure of their release
+	 * @return the exception to fail the call with, or {@code null} to return its result
+	 */
+	@Nullable RuntimeException leaseLost(LockSet locks, IllegalMonitorStateException lost);
 
 	/** What the annotation says to do when the locks are not acquired. */
 	OnLockFailure onFailure();
 
 	/** Calls the fallback method with the call's arguments (with {@link OnLockFailure#FALLBACK}). */
 	@Nullable Object fallback(LockAcquisitionException failure) throws Throwable;
+
+	/**
+	 * Calls the fallback method with other arguments, of the same types (see
+	 * {@link #proceed(Object[])}).
+	 */
+	@Nullable Object fallback(@Nullable Object[] arguments, LockAcquisitionException failure) throws Throwable;
 
 }

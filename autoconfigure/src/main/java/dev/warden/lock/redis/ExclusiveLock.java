@@ -149,6 +149,19 @@ abstract sealed class ExclusiveLock implements DistributedMutex permits RedisDis
 	}
 
 	@Override
+	public CompletableFuture<OptionalLong> tryLockWithTokenAsync(LockOwner owner, long waitTime, TimeUnit unit) {
+		return Acquisition.start(engine, new Waiter(requireOwner(owner), WATCHDOG, true), waitNanos(waitTime, unit),
+				ExclusiveLock::token);
+	}
+
+	@Override
+	public CompletableFuture<OptionalLong> tryLockWithTokenAsync(LockOwner owner, long waitTime, long leaseTime,
+			TimeUnit unit) {
+		return Acquisition.start(engine, new Waiter(requireOwner(owner), leaseMillis(leaseTime, unit), true),
+				waitNanos(waitTime, unit), ExclusiveLock::token);
+	}
+
+	@Override
 	public void unlock() {
 		unlock(currentThreadOwner.get());
 	}
