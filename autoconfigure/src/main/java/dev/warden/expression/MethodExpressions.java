@@ -15,6 +15,7 @@ import org.springframework.context.expression.AnnotatedElementKey;
 import org.springframework.context.expression.BeanFactoryResolver;
 import org.springframework.context.expression.CachedExpressionEvaluator;
 import org.springframework.context.expression.MethodBasedEvaluationContext;
+import org.springframework.core.KotlinDetector;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
 import org.springframework.expression.spel.SpelNode;
@@ -93,11 +94,15 @@ public final class MethodExpressions extends CachedExpressionEvaluator {
 
 	/** A method as messages name it: {@code com.example.Service.call(String, long)}. */
 	public static String describe(Method method) {
-		StringBuilder text = new StringBuilder(method.getDeclaringClass().getName()).append('.')
+		boolean suspending = KotlinDetector.isSuspendingFunction(method);
+		StringBuilder text = new StringBuilder(suspending ? "suspend " : "").append(method.getDeclaringClass().getName())
+			.append('.')
 			.append(method.getName())
 			.append('(');
 		Class<?>[] types = method.getParameterTypes();
-		for (int i = 0; i < types.length; i++) {
+		// A suspend function's continuation is the compiler's, not a parameter its author wrote.
+		int count = suspending ? types.length - 1 : types.length;
+		for (int i = 0; i < count; i++) {
 			text.append(i > 0 ? ", " : "").append(types[i].getSimpleName());
 		}
 		return text.append(')').toString();

@@ -1,6 +1,9 @@
 package dev.warden.lock.interceptor;
 
 import java.lang.reflect.Method;
+import java.lang.reflect.ParameterizedType;
+import java.lang.reflect.Type;
+import java.lang.reflect.WildcardType;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Future;
@@ -13,6 +16,7 @@ import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.core.KotlinDetector;
 import org.springframework.core.ReactiveAdapterRegistry;
+import org.springframework.core.ResolvableType;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.function.SingletonSupplier;
 
@@ -63,6 +67,10 @@ public final class LockAnnotationValidator implements BeanPostProcessor {
 			return null;
 		}
 		String where = MethodExpressions.describe(method);
+		if (suspendReturnsFlow(method)) {
+			return "@DistributedLock on " + where + ": a suspend function returning a Flow is not supported; make it a "
+					+ "plain function returning the Flow, whose every collection runs under the lock";
+		}
 		if (KotlinDetector.isSuspendingFunction(method)) {
 			return "@DistributedLock on " + where + ": a suspend function's body runs after the call returns, and "
 					+ "Warden holds its lock across it only with kotlinx-coroutines-reactor and dev.warden:warden-kotlin "
@@ -96,6 +104,29 @@ public final class LockAnnotationValidator implements BeanPostProcessor {
 			}
 		}
 		return (ReactiveAdapterRegistry.getSharedInstance().getAdapter(type) != null) ? returns : null;
+	}
+
+	/**
+	 * Whether {@code method} is a Kotlin suspend function whose declared return type is a
+	 * {@code Flow}: a shape no handler takes, as the flow would be collected after the call.
+	 * @param method a method
+	 * @return whether it is such a function
+	 */
+	public static boolean suspendReturnsFlow(Method method) {
+		if (!KotlinDetector.isSuspendingFunction(method)) {
+			return false;
+		}
+		// The continuation's type argument is the declared return type: Continuation<? super Flow<T>>.
+		Type[] parameters = method.getGenericParameterTypes();
+		if (!(parameters[parameters.length - 1] instanceof ParameterizedType continuation)) {
+			return false;
+		}
+		Type returned = continuation.getActualTypeArguments()[0];
+		if (returned instanceof WildcardType wildcard && wildcard.getLowerBounds().length == 1) {
+			returned = wildcard.getLowerBounds()[0];
+		}
+		Class<?> type = ResolvableType.forType(returned).resolve(Object.class);
+		return isA(type, "kotlinx.coroutines.flow.Flow");
 	}
 
 	private static boolean isA(Class<?> type, String name) {

@@ -1,0 +1,198 @@
+package dev.warden.kotlin
+
+import dev.warden.lock.annotation.OnLockFailure
+import dev.warden.lock.interceptor.LockAnnotationValidator
+import dev.warden.lock.interceptor.LockSet
+import dev.warden.lock.interceptor.LockedCall
+import dev.warden.lock.interceptor.LockedReturnTypeHandler
+import java.lang.reflect.Method
+import kotlin.coroutines.Continuation
+import kotlin.coroutines.ContinuationInterceptor
+import kotlin.coroutines.CoroutineContext
+import kotlin.coroutines.EmptyCoroutineContext
+import kotlinx.coroutines.CancellationException
+import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.Job
+import kotlinx.coroutines.NonCancellable
+import kotlinx.coroutines.currentCoroutineContext
+import kotlinx.coroutines.flow.Flow
+import kotlinx.coroutines.flow.emitAll
+import kotlinx.coroutines.flow.flow
+import kotlinx.coroutines.flow.flowOn
+import kotlinx.coroutines.future.await
+import kotlinx.coroutines.reactor.awaitSingleOrNull
+import kotlinx.coroutines.reactor.mono
+import kotlinx.coroutines.withContext
+import org.reactivestreams.Publisher
+import org.springframework.core.KotlinDetector
+import reactor.core.publisher.Mono
+
+/**
+ * Kotlin `suspend` functions under `@DistributedLock`: the locks are held for the whole body,
+ * across its suspension points and dispatcher hops, and released when it returns, throws or has
+ * finished being cancelled.
+ *
+ * - The locks belong to the call, not to a thread: coroutines interleaved on one thread exclude
+ *   each other, and a locked `suspend` call nested in a locked one (in the same coroutine or its
+ *   children) re-enters its locks, through the [LockedCoroutine] element of its context.
+ * - The wait suspends; no thread is blocked. Cancelling a waiting coroutine stops the wait and gives
+ *   back whatever it acquired (a fair lock's queue place too). Cancelling a holder cancels the body
+ *   and releases once the body has ended (its `finally` blocks run under the lock).
+ * - The body resumes on the caller's dispatcher; a caller without one (or on
+ *   `Dispatchers.Unconfined`) continues on [Dispatchers.IO] rather than on a Redis I/O thread.
+ *
+ * `THROW`, `SKIP` (`null`) and `FALLBACK` (to a `suspend` fallback) work as for plain methods, as do
+ * minimum holds, fencing tokens ([currentLockTokens], and `LockContext` on the body's threads),
+ * the lock listener and the meters. Spring hands the interceptor a `suspend` call as a `Mono`; this
+ * handler returns one, which Spring's proxy awaits in the caller's coroutine.
+ */
+class CoroutineLockHandler : LockedReturnTypeHandler {
+
+	override fun canHandleReturnType(returnType: Class<*>): Boolean = Flow::class.java.isAssignableFrom(returnType)
+
+	override fun canHandle(method: Method): Boolean = if (KotlinDetector.isSuspendingFunction(method)) {
+		!LockAnnotationValidator.suspendReturnsFlow(method)
+	}
+	else {
+		canHandleReturnType(method.returnType)
+	}
+
+	override fun handle(call: LockedCall): Any? {
+		if (!KotlinDetector.isSuspendingFunction(call.method())) {
+			@Suppress("UNCHECKED_CAST")
+			val body = call.proceed() as Flow<Any?>? ?: return null
+			return lockedFlow(call, body)
+		}
+		val arguments = call.arguments()
+		val caller = arguments.last() as Continuation<*>
+		val context = caller.context.minusKey(Job)
+		return mono(onAThreadOfItsOwn(context)) { runLocked(call, arguments, context) }
+	}
+
+	private suspend fun runLocked(call: LockedCall, arguments: Array<Any?>, context: CoroutineContext): Any? {
+		val enclosing = context[LockedCoroutine]
+		val locks = if (enclosing != null) call.newLockSet(enclosing.owner) else call.newLockSet()
+		val tokens = acquire(call, locks)
+		if (tokens == null) {
+			return whenNotAcquired(call, arguments, context, locks)
+		}
+		val element = LockedCoroutine(locks.owner(), tokens)
+		val result = try {
+			awaitResult(call.proceed(withContext(arguments, context + element)))
+		}
+		catch (failure: Throwable) {
+			withContext(NonCancellable) {
+				if (failure is CancellationException) {
+					// The body was cancelled with its caller: it holds the locks until it has ended.
+					element.body?.join()
+				}
+				try {
+					locks.releaseAsync().await()
+				}
+				catch (releaseFailure: Exception) {
+					failure.addSuppressed(releaseFailure)
+				}
+			}
+			throw failure
+		}
+		withContext(NonCancellable) { release(call, locks) }
+		return result
+	}
+
+	/** Each collection of [body] acquires the locks first and releases them once it has ended. */
+	private fun lockedFlow(call: LockedCall, body: Flow<Any?>): Flow<Any?> = flow {
+		val enclosing = currentCoroutineContext()[LockedCoroutine]
+		val locks = if (enclosing != null) call.newLockSet(enclosing.owner) else call.newLockSet()
+		val tokens = acquire(call, locks)
+		if (tokens == null) {
+			when (call.onFailure()) {
+				OnLockFailure.THROW -> throw locks.failure()
+				OnLockFailure.SKIP -> return@flow
+				OnLockFailure.FALLBACK -> {
+					@Suppress("UNCHECKED_CAST")
+					val fallback = call.fallback(locks.failure()) as Flow<Any?>?
+					fallback?.let { emitAll(it) }
+					return@flow
+				}
+			}
+		}
+		try {
+			// Upstream runs in a coroutine of its own with the element; emitAll returns once it has ended.
+			emitAll(body.flowOn(onAThreadOfItsOwn(currentCoroutineContext(), LockedCoroutine(locks.owner(), tokens))))
+		}
+		catch (failure: Throwable) {
+			withContext(NonCancellable) {
+				try {
+					locks.releaseAsync().await()
+				}
+				catch (releaseFailure: Exception) {
+					failure.addSuppressed(releaseFailure)
+				}
+			}
+			throw failure
+		}
+		withContext(NonCancellable) { release(call, locks) }
+	}
+
+	private suspend fun acquire(call: LockedCall, locks: LockSet): Map<String, Long>? = if (call.fencingToken()) {
+		locks.acquireWithTokensAsync().await()
+	}
+	else {
+		if (locks.acquireAsync().await()) emptyMap() else null
+	}
+
+	private suspend fun whenNotAcquired(call: LockedCall, arguments: Array<Any?>, context: CoroutineContext,
+			locks: LockSet): Any? = when (call.onFailure()) {
+		OnLockFailure.THROW -> throw locks.failure()
+		OnLockFailure.SKIP -> null
+		OnLockFailure.FALLBACK -> awaitResult(call.fallback(withContext(arguments, context), locks.failure()))
+	}
+
+	private suspend fun release(call: LockedCall, locks: LockSet) {
+		try {
+			locks.releaseAsync().await()
+		}
+		catch (lost: IllegalMonitorStateException) {
+			call.leaseLost(locks, lost)?.let { throw it }
+		}
+	}
+
+	private suspend fun awaitResult(result: Any?): Any? = when (result) {
+		null -> null
+		is Publisher<*> -> Mono.from(result).awaitSingleOrNull()
+		else -> result
+	}
+
+	/** The call's arguments with its continuation replaced by one that only carries [context]. */
+	private fun withContext(arguments: Array<Any?>, context: CoroutineContext): Array<Any?> {
+		val copy = arguments.copyOf()
+		copy[copy.size - 1] = ContextOnly(context)
+		return copy
+	}
+
+	/**
+	 * A continuation that is never resumed: Spring starts the body (and a fallback) as a coroutine
+	 * of its own in the context of the continuation it is passed.
+	 */
+	private class ContextOnly(override val context: CoroutineContext) : Continuation<Any?> {
+
+		override fun resumeWith(result: Result<Any?>) {
+			throw IllegalStateException("Not resumed: the body runs in a coroutine of its own")
+		}
+
+	}
+
+	private companion object {
+
+		/** Resumes on the caller's dispatcher, or on [Dispatchers.IO] rather than a Redis I/O thread. */
+		private fun onAThreadOfItsOwn(context: CoroutineContext): CoroutineContext = context + onAThreadOfItsOwn(context, EmptyCoroutineContext)
+
+		/** [added], and [Dispatchers.IO] when [context] has no dispatcher that keeps off a Redis I/O thread. */
+		private fun onAThreadOfItsOwn(context: CoroutineContext, added: CoroutineContext): CoroutineContext {
+			val dispatcher = context[ContinuationInterceptor]
+			return if (dispatcher == null || dispatcher == Dispatchers.Unconfined) added + Dispatchers.IO else added
+		}
+
+	}
+
+}
