@@ -6,9 +6,12 @@ import dev.warden.RedisAuthenticationException;
 import dev.warden.RedisUnavailableException;
 import dev.warden.Warden;
 import dev.warden.WardenConfigurationException;
+import dev.warden.aop.SelfInvocationCheck;
 import dev.warden.lock.LockListener;
+import dev.warden.lock.interceptor.LockOperationSource;
 import dev.warden.task.TaskListener;
 import dev.warden.task.TaskWriteDeferral;
+import dev.warden.task.interceptor.DelayedTaskOperationSource;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
 import io.micrometer.observation.ObservationRegistry;
@@ -19,6 +22,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -55,6 +59,27 @@ public final class WardenAutoConfiguration {
 							+ "platform threads)");
 		}
 		return asked;
+	}
+
+	/**
+	 * Reports calls a bean makes on {@code this} to its own {@code @DistributedLock} and
+	 * {@code @DelayedTask} methods, which its proxy never sees.
+	 */
+	@Bean
+	static SelfInvocationCheck wardenSelfInvocationCheck(Environment environment,
+			ObjectProvider<LockOperationSource> lockOperations, ObjectProvider<DelayedTaskOperationSource> taskOperations) {
+		WardenProperties properties = Binder.get(environment).bindOrCreate("warden", WardenProperties.class);
+		SelfInvocationCheck.Advice locks = new SelfInvocationCheck.Advice("its own @DistributedLock",
+				"runs without its lock", (method, targetClass) -> {
+					LockOperationSource operations = lockOperations.getIfAvailable();
+					return operations != null && operations.getOperation(method, targetClass) != null;
+				}, true);
+		SelfInvocationCheck.Advice tasks = new SelfInvocationCheck.Advice("its own @DelayedTask",
+				"runs at once, inline, instead of being scheduled", (method, targetClass) -> {
+					DelayedTaskOperationSource operations = taskOperations.getIfAvailable();
+					return operations != null && operations.getOperation(method, targetClass) != null;
+				}, false);
+		return new SelfInvocationCheck(properties.getSelfInvocation(), List.of(locks, tasks));
 	}
 
 	@Bean(destroyMethod = "close")

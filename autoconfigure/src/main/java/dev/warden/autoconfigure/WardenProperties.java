@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 
 import dev.warden.WardenDefaults;
+import dev.warden.aop.SelfInvocationCheck;
 import dev.warden.task.ConsumerOptions;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -34,6 +35,13 @@ public class WardenProperties {
 	 * How long a blocking call waits for Redis before failing with RedisUnavailableException.
 	 */
 	private Duration commandTimeout = WardenDefaults.COMMAND_TIMEOUT;
+
+	/**
+	 * What to do when a bean calls one of its own @DistributedLock or @DelayedTask methods on
+	 * this, which Spring's proxy never sees (the lock is not taken, the task runs at once): fail
+	 * startup, warn, or ignore.
+	 */
+	private SelfInvocationCheck.Mode selfInvocation = SelfInvocationCheck.Mode.FAIL;
 
 	private final Lock lock = new Lock();
 
@@ -75,6 +83,14 @@ public class WardenProperties {
 
 	public void setCommandTimeout(Duration commandTimeout) {
 		this.commandTimeout = WardenDefaults.requirePositive("warden.command-timeout", commandTimeout);
+	}
+
+	public SelfInvocationCheck.Mode getSelfInvocation() {
+		return selfInvocation;
+	}
+
+	public void setSelfInvocation(SelfInvocationCheck.Mode selfInvocation) {
+		this.selfInvocation = selfInvocation;
 	}
 
 	public Lock getLock() {
