@@ -10,11 +10,13 @@ import kotlinx.coroutines.withTimeout
 import org.springframework.boot.autoconfigure.AutoConfigurations
 import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration
+import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration
 import org.springframework.boot.test.context.runner.ApplicationContextRunner
 
 /** Application contexts as a Kotlin application with the starter has them, on [node]. */
 internal fun kotlinApplication(node: RedisNode, withKotlinSupport: Boolean = true): ApplicationContextRunner {
-	val configurations = mutableListOf(DataRedisAutoConfiguration::class.java, AopAutoConfiguration::class.java,
+	val configurations = mutableListOf(JacksonAutoConfiguration::class.java, DataRedisAutoConfiguration::class.java,
+		AopAutoConfiguration::class.java,
 		WardenAutoConfiguration::class.java, WardenLockAutoConfiguration::class.java,
 		WardenTaskAutoConfiguration::class.java)
 	if (withKotlinSupport) {

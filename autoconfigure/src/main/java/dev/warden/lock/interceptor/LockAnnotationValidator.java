@@ -1,9 +1,6 @@
 package dev.warden.lock.interceptor;
 
 import java.lang.reflect.Method;
-import java.lang.reflect.ParameterizedType;
-import java.lang.reflect.Type;
-import java.lang.reflect.WildcardType;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Future;
@@ -11,12 +8,12 @@ import java.util.function.Supplier;
 
 import dev.warden.InvalidAnnotationException;
 import dev.warden.expression.MethodExpressions;
+import dev.warden.expression.SuspendFunctions;
 import org.jspecify.annotations.Nullable;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.core.KotlinDetector;
 import org.springframework.core.ReactiveAdapterRegistry;
-import org.springframework.core.ResolvableType;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.function.SingletonSupplier;
 
@@ -113,20 +110,8 @@ public final class LockAnnotationValidator implements BeanPostProcessor {
 	 * @return whether it is such a function
 	 */
 	public static boolean suspendReturnsFlow(Method method) {
-		if (!KotlinDetector.isSuspendingFunction(method)) {
-			return false;
-		}
-		// The continuation's type argument is the declared return type: Continuation<? super Flow<T>>.
-		Type[] parameters = method.getGenericParameterTypes();
-		if (!(parameters[parameters.length - 1] instanceof ParameterizedType continuation)) {
-			return false;
-		}
-		Type returned = continuation.getActualTypeArguments()[0];
-		if (returned instanceof WildcardType wildcard && wildcard.getLowerBounds().length == 1) {
-			returned = wildcard.getLowerBounds()[0];
-		}
-		Class<?> type = ResolvableType.forType(returned).resolve(Object.class);
-		return isA(type, "kotlinx.coroutines.flow.Flow");
+		return KotlinDetector.isSuspendingFunction(method)
+				&& isA(SuspendFunctions.declaredReturnType(method), "kotlinx.coroutines.flow.Flow");
 	}
 
 	private static boolean isA(Class<?> type, String name) {

@@ -2,12 +2,14 @@ package dev.warden.task.interceptor;
 
 import java.lang.reflect.Method;
 import java.lang.reflect.Type;
+import java.util.Arrays;
 import java.util.function.Supplier;
 
 import dev.warden.expression.MethodExpressions;
 import dev.warden.task.PayloadCodec;
 import dev.warden.task.UnreadablePayloadException;
 import org.jspecify.annotations.Nullable;
+import org.springframework.core.KotlinDetector;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JavaType;
 import tools.jackson.databind.JsonNode;
@@ -41,6 +43,10 @@ final class ArgumentsCodec implements PayloadCodec<Object[]> {
 		if (current == null) {
 			JsonMapper mapper = mappers.get();
 			Type[] parameters = method.getGenericParameterTypes();
+			if (KotlinDetector.isSuspendingFunction(method)) {
+				// A suspend function's continuation is the caller's, not an argument of the task.
+				parameters = Arrays.copyOf(parameters, parameters.length - 1);
+			}
 			JavaType[] types = new JavaType[parameters.length];
 			for (int i = 0; i < parameters.length; i++) {
 				types[i] = mapper.constructType(parameters[i]);

@@ -2,6 +2,7 @@ package dev.warden.task.interceptor;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
+import java.util.Arrays;
 
 import dev.warden.task.ConsumerOptions;
 import dev.warden.task.PayloadCodec;
@@ -18,7 +19,17 @@ import org.springframework.expression.Expression;
  * @param codec the arguments' codec
  * @param options the consumer's attempts, backoff and visibility timeout
  * @param transactional whether a call inside a transaction schedules when it commits
+ * @param suspending whether the method is a Kotlin {@code suspend} function, whose continuation is
+ * no argument of the task
+ * @param returnsHandle whether a call returns the scheduled task's {@link dev.warden.task.TaskHandle}
  */
 public record DelayedTaskOperation(Method method, String queue, Duration delay, @Nullable Expression id,
-		PayloadCodec<Object[]> codec, ConsumerOptions options, boolean transactional) {
+		PayloadCodec<Object[]> codec, ConsumerOptions options, boolean transactional, boolean suspending,
+		boolean returnsHandle) {
+
+	/** The arguments of a call that make up the task: a suspend function's continuation left out. */
+	public Object[] taskArguments(Object[] arguments) {
+		return suspending ? Arrays.copyOf(arguments, arguments.length - 1) : arguments;
+	}
+
 }

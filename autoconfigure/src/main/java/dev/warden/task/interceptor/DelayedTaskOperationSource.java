@@ -12,11 +12,13 @@ import java.util.function.Supplier;
 import java.util.concurrent.ConcurrentHashMap;
 
 import dev.warden.expression.MethodExpressions;
+import dev.warden.expression.SuspendFunctions;
 import dev.warden.task.ConsumerOptions;
 import dev.warden.task.TaskHandle;
 import dev.warden.task.annotation.DelayedTask;
 import org.jspecify.annotations.Nullable;
 import org.springframework.aop.support.AopUtils;
+import org.springframework.core.KotlinDetector;
 import org.springframework.core.MethodClassKey;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.AnnotationUtils;
@@ -131,9 +133,15 @@ public final class DelayedTaskOperationSource {
 			return null;
 		}
 		String where = "@DelayedTask " + MethodExpressions.describe(specific);
-		if (specific.getReturnType() != void.class && specific.getReturnType() != TaskHandle.class) {
+		boolean suspending = KotlinDetector.isSuspendingFunction(specific);
+		Class<?> returnType = suspending ? SuspendFunctions.declaredReturnType(specific) : specific.getReturnType();
+		if (returnType != void.class && returnType != Void.class && returnType != TaskHandle.class
+				&& !"kotlin.Unit".equals(returnType.getName())) {
 			throw new IllegalStateException(where + " must return void or TaskHandle: a call schedules the task and "
 					+ "returns at once");
+		}
+		if (suspending) {
+			SuspendingTasks.checkSupported(where);
 		}
 		if (Modifier.isStatic(specific.getModifiers()) || !Modifier.isPublic(specific.getModifiers())) {
 			throw new IllegalStateException(where + " must be a public instance method, called through the bean");
@@ -174,7 +182,8 @@ public final class DelayedTaskOperationSource {
 		ArgumentsCodec codec = new ArgumentsCodec(mapper, specific);
 		// Deliveries call it reflectively, through the bean's proxy.
 		ReflectionUtils.makeAccessible(specific);
-		return new DelayedTaskOperation(specific, queue, delay, id, codec, options, annotation.transactional());
+		return new DelayedTaskOperation(specific, queue, delay, id, codec, options, annotation.transactional(),
+				suspending, returnType == TaskHandle.class);
 	}
 
 	private Duration duration(String where, String attribute, String text) {

@@ -18,6 +18,7 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.aop.support.AopUtils;
+import reactor.core.publisher.Mono;
 
 /**
  * Decides what a call of a {@link dev.warden.task.annotation.DelayedTask} method does: a call from
@@ -66,13 +67,24 @@ public final class DelayedTaskSupport {
 		}
 		Object[] arguments = invocation.getArguments();
 		String id = taskId(operation, arguments, target, targetClass);
-		ScheduleResult result = operation.transactional() ? queue(operation).schedule(id, arguments, operation.delay())
-				: queue(operation).schedule(id, arguments, operation.delay(), ScheduleOption.IMMEDIATE);
+		Object[] task = operation.taskArguments(arguments);
+		ScheduleResult result = operation.transactional() ? queue(operation).schedule(id, task, operation.delay())
+				: queue(operation).schedule(id, task, operation.delay(), ScheduleOption.IMMEDIATE);
 		if (result.status() == ScheduleResult.Status.ALREADY_PENDING) {
 			logger.debug("Task '{}' of queue '{}' is already pending; kept as it is", id, operation.queue());
 		}
-		return (operation.method().getReturnType() == TaskHandle.class) ? new TaskHandle(operation.queue(), id, result)
-				: null;
+		TaskHandle handle = operation.returnsHandle() ? new TaskHandle(operation.queue(), id, result) : null;
+		// Spring's proxy awaits what the interceptor of a suspend function returns.
+		return operation.suspending() ? ReactorDelegate.justOrEmpty(handle) : handle;
+	}
+
+	/** Kept apart so that Reactor is loaded only for suspend functions, which Spring bridges with it. */
+	private static final class ReactorDelegate {
+
+		static Object justOrEmpty(@Nullable Object value) {
+			return Mono.justOrEmpty(value);
+		}
+
 	}
 
 	/**
@@ -103,7 +115,12 @@ public final class DelayedTaskSupport {
 		Method previous = delivering.get();
 		delivering.set(operation.method());
 		try {
-			operation.method().invoke(bean, arguments);
+			if (operation.suspending()) {
+				SuspendingTasks.invoke(bean, operation.method(), arguments);
+			}
+			else {
+				operation.method().invoke(bean, arguments);
+			}
 		}
 		catch (InvocationTargetException ex) {
 			Throwable cause = ex.getTargetException();

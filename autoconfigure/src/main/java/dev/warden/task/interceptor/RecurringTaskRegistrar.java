@@ -21,6 +21,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.context.SmartLifecycle;
+import org.springframework.core.KotlinDetector;
 import org.springframework.core.MethodIntrospector;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.env.PropertyResolver;
@@ -81,8 +82,10 @@ public final class RecurringTaskRegistrar implements BeanPostProcessor, SmartLif
 							+ MethodExpressions.describe(existing.method()) + " (bean '" + existing.beanName() + "') and "
 							+ MethodExpressions.describe(job.method()) + " (bean '" + beanName + "')");
 				}
-				// Called through the bean (its proxy, if any), so its other advice applies.
-				Method invocable = AopUtils.selectInvocableMethod(job.method(), bean.getClass());
+				// Called through the bean (its proxy, if any), so its other advice applies. A suspend
+				// function is called as its class declares it, which Kotlin's reflection knows.
+				Method invocable = KotlinDetector.isSuspendingFunction(job.method()) ? job.method()
+						: AopUtils.selectInvocableMethod(job.method(), bean.getClass());
 				ReflectionUtils.makeAccessible(invocable);
 				jobs.put(job.name(), new Job(job.name(), job.schedule(), job.annotation(), beanName, bean, invocable));
 			}
@@ -110,8 +113,12 @@ public final class RecurringTaskRegistrar implements BeanPostProcessor, SmartLif
 
 	private Job parse(Class<?> targetClass, Method method, RecurringTask annotation, String beanName, Object bean) {
 		String where = "@RecurringTask " + MethodExpressions.describe(method);
-		if (method.getParameterCount() > 0) {
+		boolean suspending = KotlinDetector.isSuspendingFunction(method);
+		if (method.getParameterCount() > (suspending ? 1 : 0)) {
 			throw new IllegalStateException(where + " has parameters; a recurring task's method takes none");
+		}
+		if (suspending) {
+			SuspendingTasks.checkSupported(where);
 		}
 		String name = annotation.name().isEmpty() ? targetClass.getSimpleName() + "." + method.getName()
 				: placeholders.resolveRequiredPlaceholders(annotation.name());
@@ -207,6 +214,10 @@ public final class RecurringTaskRegistrar implements BeanPostProcessor, SmartLif
 			Object bean, Method method) {
 
 		void invoke() throws Exception {
+			if (KotlinDetector.isSuspendingFunction(method)) {
+				SuspendingTasks.invoke(bean, method, new Object[0]);
+				return;
+			}
 			try {
 				method.invoke(bean);
 			}

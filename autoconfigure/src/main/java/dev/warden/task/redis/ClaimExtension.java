@@ -2,6 +2,7 @@ package dev.warden.task.redis;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -9,6 +10,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 import dev.warden.redis.RedisEngine;
+import dev.warden.task.TaskClaim;
 import io.lettuce.core.ScriptOutputType;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -36,8 +38,12 @@ final class ClaimExtension implements AutoCloseable {
 
 	private final long periodMillis;
 
-	// Running deliveries, id to claim token: written by every handler thread, read at each tick.
-	private final Map<String, String> running = new ConcurrentHashMap<>();
+	// Running deliveries by id: written by every handler thread, read at each tick.
+	private final Map<String, Running> running = new ConcurrentHashMap<>();
+
+	/** A running delivery's claim token, and its claim, which is lost when Redis no longer has the token. */
+	private record Running(String token, TaskClaim claim) {
+	}
 
 	// Guarded by this.
 	private @Nullable ScheduledFuture<?> timer;
@@ -60,8 +66,8 @@ final class ClaimExtension implements AutoCloseable {
 	}
 
 	/** A handler starts on a claimed task. */
-	void started(String id, String token) {
-		running.put(id, token);
+	void started(String id, String token, TaskClaim claim) {
+		running.put(id, new Running(token, claim));
 	}
 
 	/** A handler is done with its task (its outcome is recorded next). */
@@ -72,26 +78,40 @@ final class ClaimExtension implements AutoCloseable {
 	private void extend() {
 		List<String> args = new ArrayList<>();
 		args.add(visibilityArg);
-		running.forEach((id, token) -> {
+		Map<String, Running> sent = new HashMap<>(running);
+		sent.forEach((id, delivery) -> {
 			args.add(id);
-			args.add(token);
+			args.add(delivery.token());
 		});
 		if (args.size() == 1) {
 			return;
 		}
 		try {
-			engine.withTimeout(engine.eval(TaskScripts.EXTEND, ScriptOutputType.INTEGER, keys.inflightAndMeta,
-					args.toArray(String[]::new)), "claim extension of queue '" + queue + "'")
-				.whenComplete((extended, failure) -> {
+			engine.withTimeout(engine.<List<Object>>eval(TaskScripts.EXTEND, ScriptOutputType.MULTI,
+					keys.inflightAndMeta, args.toArray(String[]::new)), "claim extension of queue '" + queue + "'")
+				.whenComplete((lost, failure) -> {
 					if (failure != null) {
 						logger.warn("Could not extend the claims of {} running task(s) of queue '{}'; tried again in {} ms",
 								(args.size() - 1) / 2, queue, periodMillis, failure);
+						return;
+					}
+					for (Object id : lost) {
+						lost(sent.get((String) id));
 					}
 				});
 		}
 		catch (RuntimeException ex) {
 			logger.warn("Could not extend the claims of running tasks of queue '{}'", queue, ex);
 		}
+	}
+
+	private void lost(@Nullable Running delivery) {
+		if (delivery == null || !running.remove(delivery.claim().id(), delivery)) {
+			return;
+		}
+		logger.warn("The claim of task '{}' of queue '{}' was lost while its handler ran (delivered again after its "
+				+ "visibility deadline lapsed, or purged): its outcome will not be recorded", delivery.claim().id(), queue);
+		delivery.claim().lose();
 	}
 
 	@Override

@@ -1,5 +1,6 @@
 package dev.warden.task.redis;
 
+import dev.warden.task.TaskClaim;
 import dev.warden.task.redis.ClaimCall.ClaimedTask;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,7 +41,8 @@ final class TaskDelivery<T> {
 
 	void deliver(ClaimedTask task) {
 		boolean succeeded = false;
-		extension.started(task.id(), task.token());
+		TaskClaim claim = TaskClaim.enter(queue, task.id());
+		extension.started(task.id(), task.token(), claim);
 		try {
 			boolean handled;
 			try {
@@ -48,6 +50,7 @@ final class TaskDelivery<T> {
 			}
 			finally {
 				extension.finished(task.id());
+				claim.exit();
 			}
 			if (handled) {
 				succeeded = true;

@@ -9,16 +9,17 @@
 -- ARGV[2]… pairs: task id, the delivery's claim token
 -- Reads Redis's clock with redisClock (redis-clock.lua, a prelude).
 --
--- Returns  how many deliveries were extended; one whose claim no longer matches (cancelled,
---          replaced, redelivered) is left alone.
+-- Returns  the ids of the deliveries whose claim no longer matches (redelivered after their
+--          deadline lapsed, purged): those are left alone, and their handlers have lost them.
 local _, now = redisClock()
 local deadline = now + tonumber(ARGV[1])
-local extended = 0
+local lost = {}
 for i = 2, #ARGV - 1, 2 do
     local id = ARGV[i]
     if redis.call('hget', KEYS[2], 'c:' .. id) == ARGV[i + 1] then
         redis.call('zadd', KEYS[1], 'XX', deadline, id)
-        extended = extended + 1
+    else
+        lost[#lost + 1] = id
     end
 end
-return extended
+return lost
