@@ -1,14 +1,10 @@
 package dev.warden.kotlin
 
-import dev.warden.task.TaskClaim
 import dev.warden.task.interceptor.SuspendingTaskInvoker
 import java.lang.reflect.Method
 import kotlin.reflect.full.callSuspend
 import kotlin.reflect.jvm.isAccessible
 import kotlin.reflect.jvm.kotlinFunction
-import kotlinx.coroutines.CancellationException
-import kotlinx.coroutines.job
-import kotlinx.coroutines.runBlocking
 
 /**
  * Runs `suspend` functions as the handlers of `@DelayedTask` and `@RecurringTask`: in a coroutine
@@ -26,14 +22,7 @@ class CoroutineTaskInvoker : SuspendingTaskInvoker {
 		val callable = function.kotlinFunction
 			?: throw IllegalStateException("Kotlin's reflection does not know $function as a function")
 		callable.isAccessible = true
-		val claim = TaskClaim.current()
-		runBlocking {
-			val job = coroutineContext.job
-			claim?.onLost {
-				job.cancel(CancellationException("The claim of task '${claim.id()}' of queue '${claim.queue()}' was lost"))
-			}
-			callable.callSuspend(bean, *arguments)
-		}
+		runSuspending { callable.callSuspend(bean, *arguments) }
 	}
 
 }
