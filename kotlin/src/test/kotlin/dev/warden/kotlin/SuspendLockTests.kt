@@ -3,6 +3,7 @@ package dev.warden.kotlin
 import dev.warden.InvalidAnnotationException
 import dev.warden.Warden
 import dev.warden.lock.LockAcquisitionException
+import dev.warden.lock.LockLostException
 import dev.warden.lock.annotation.DistributedLock
 import dev.warden.lock.annotation.LockContext
 import dev.warden.lock.annotation.LockType
@@ -247,6 +248,25 @@ class SuspendLockTests {
 	}
 
 	@Test
+	fun aMinimumHoldOutlivesTheCall() {
+		runner.run { context ->
+			val holder = context.getBean(Holder::class.java)
+			runBlocking { holder.report("daily") }
+			val ttl = redis.node().call("PTTL", "warden:lock:report:daily") as Long
+			assertThat(ttl).`as`("left to expire after the minimum hold").isBetween(1L, 60_000L)
+		}
+	}
+
+	@Test
+	fun aLeaseLostWhileTheBodyWasSuspendedFailsTheCall() {
+		runner.run { context ->
+			val holder = context.getBean(Holder::class.java)
+			assertThatThrownBy { runBlocking { holder.outlive("l-1") } }.isInstanceOf(LockLostException::class.java)
+				.hasMessageContaining("warden:lock:short:l-1")
+		}
+	}
+
+	@Test
 	fun withoutTheKotlinSupportASuspendFunctionFailsStartupNamingIt() {
 		kotlinApplication(redis.node(), withKotlinSupport = false).withBean(Stock::class.java)
 			.withBean(SharedCounts::class.java, { shared })
@@ -397,6 +417,17 @@ class SuspendLockTests {
 		suspend fun busyFallback(key: String, failure: LockAcquisitionException): String {
 			delay(1)
 			return "fallback for ${failure.lockNames}"
+		}
+
+		@DistributedLock(name = "report", key = ["#day"], holdAtLeast = 60_000)
+		suspend fun report(day: String) {
+			delay(1)
+		}
+
+		@DistributedLock(name = "short", key = ["#key"], leaseTime = 100)
+		suspend fun outlive(key: String) {
+			// Suspended past its lease: the key expires meanwhile.
+			eventually("the lease ran out") { redis.node().call("EXISTS", "warden:lock:short:$key") == 0L }
 		}
 
 		@DistributedLock(name = "fenced", key = ["#key"], fencingToken = true)
