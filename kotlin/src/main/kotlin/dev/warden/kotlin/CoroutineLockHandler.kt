@@ -5,11 +5,12 @@ import dev.warden.lock.interceptor.LockAnnotationValidator
 import dev.warden.lock.interceptor.LockSet
 import dev.warden.lock.interceptor.LockedCall
 import dev.warden.lock.interceptor.LockedReturnTypeHandler
+import java.lang.reflect.InvocationTargetException
 import java.lang.reflect.Method
 import kotlin.coroutines.Continuation
 import kotlin.coroutines.ContinuationInterceptor
 import kotlin.coroutines.CoroutineContext
-import kotlin.coroutines.EmptyCoroutineContext
+import kotlin.coroutines.intrinsics.suspendCoroutineUninterceptedOrReturn
 import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.Job
@@ -25,6 +26,7 @@ import kotlinx.coroutines.reactor.mono
 import kotlinx.coroutines.withContext
 import org.reactivestreams.Publisher
 import org.springframework.core.KotlinDetector
+import org.springframework.util.ReflectionUtils
 import reactor.core.publisher.Mono
 
 /**
@@ -66,19 +68,35 @@ class CoroutineLockHandler : LockedReturnTypeHandler {
 		val arguments = call.arguments()
 		val caller = arguments.last() as Continuation<*>
 		val context = caller.context.minusKey(Job)
-		return mono(onAThreadOfItsOwn(context)) { runLocked(call, arguments, context) }
+		val dispatcher = offTheRedisThreads(context)
+		// Started in the caller's thread, to send the acquisition at once; everything after it runs on
+		// the body's dispatcher.
+		return mono(context.minusKey(ContinuationInterceptor) + Dispatchers.Unconfined) {
+			runLocked(call, arguments, context + dispatcher, dispatcher)
+		}
 	}
 
-	private suspend fun runLocked(call: LockedCall, arguments: Array<Any?>, context: CoroutineContext): Any? {
+	private suspend fun runLocked(call: LockedCall, arguments: Array<Any?>, context: CoroutineContext,
+			dispatcher: CoroutineContext): Any? {
 		val enclosing = context[LockedCoroutine]
 		val locks = if (enclosing != null) call.newLockSet(enclosing.owner) else call.newLockSet()
 		val tokens = acquire(call, locks)
 		if (tokens == null) {
-			return whenNotAcquired(call, arguments, context, locks)
+			return withContext(dispatcher) { whenNotAcquired(call, arguments, context, locks) }
 		}
-		val element = LockedCoroutine(locks.owner(), tokens)
+		return withContext(dispatcher) { runHolding(call, arguments, context, locks, LockedCoroutine(locks.owner(), tokens)) }
+	}
+
+	private suspend fun runHolding(call: LockedCall, arguments: Array<Any?>, context: CoroutineContext, locks: LockSet,
+			element: LockedCoroutine): Any? {
 		val result = try {
-			awaitResult(call.proceed(withContext(arguments, context + element)))
+			if (call.lastAdvice()) {
+				// Nothing else advises the call: the body runs in this coroutine, without Spring's bridge.
+				withContext(element) { invokeDirectly(call, arguments) }
+			}
+			else {
+				awaitResult(call.proceed(withContext(arguments, context + element)))
+			}
 		}
 		catch (failure: Throwable) {
 			withContext(NonCancellable) {
@@ -97,6 +115,22 @@ class CoroutineLockHandler : LockedReturnTypeHandler {
 		}
 		withContext(NonCancellable) { release(call, locks) }
 		return result
+	}
+
+	/** Calls the suspend function on the target with this coroutine's continuation, as compiled code does. */
+	private suspend fun invokeDirectly(call: LockedCall, arguments: Array<Any?>): Any? {
+		val method = call.method()
+		ReflectionUtils.makeAccessible(method)
+		return suspendCoroutineUninterceptedOrReturn { continuation ->
+			val actual = arguments.copyOf()
+			actual[actual.size - 1] = continuation
+			try {
+				method.invoke(call.target(), *actual)
+			}
+			catch (ex: InvocationTargetException) {
+				throw ex.targetException
+			}
+		}
 	}
 
 	/** Each collection of [body] acquires the locks first and releases them once it has ended. */
@@ -118,7 +152,8 @@ class CoroutineLockHandler : LockedReturnTypeHandler {
 		}
 		try {
 			// Upstream runs in a coroutine of its own with the element; emitAll returns once it has ended.
-			emitAll(body.flowOn(onAThreadOfItsOwn(currentCoroutineContext(), LockedCoroutine(locks.owner(), tokens))))
+			val context = currentCoroutineContext()
+			emitAll(body.flowOn(offTheRedisThreads(context) + LockedCoroutine(locks.owner(), tokens)))
 		}
 		catch (failure: Throwable) {
 			withContext(NonCancellable) {
@@ -184,13 +219,13 @@ class CoroutineLockHandler : LockedReturnTypeHandler {
 
 	private companion object {
 
-		/** Resumes on the caller's dispatcher, or on [Dispatchers.IO] rather than a Redis I/O thread. */
-		private fun onAThreadOfItsOwn(context: CoroutineContext): CoroutineContext = context + onAThreadOfItsOwn(context, EmptyCoroutineContext)
-
-		/** [added], and [Dispatchers.IO] when [context] has no dispatcher that keeps off a Redis I/O thread. */
-		private fun onAThreadOfItsOwn(context: CoroutineContext, added: CoroutineContext): CoroutineContext {
+		/**
+		 * The dispatcher user code runs on: the caller's, or [Dispatchers.IO] when the caller has none
+		 * (or `Dispatchers.Unconfined`), rather than a Redis I/O thread that completed a wait.
+		 */
+		private fun offTheRedisThreads(context: CoroutineContext): CoroutineContext {
 			val dispatcher = context[ContinuationInterceptor]
-			return if (dispatcher == null || dispatcher == Dispatchers.Unconfined) added + Dispatchers.IO else added
+			return if (dispatcher == null || dispatcher == Dispatchers.Unconfined) Dispatchers.IO else dispatcher
 		}
 
 	}

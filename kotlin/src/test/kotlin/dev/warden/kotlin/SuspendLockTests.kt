@@ -35,13 +35,14 @@ import org.assertj.core.api.Assertions.assertThat
 import org.assertj.core.api.Assertions.assertThatThrownBy
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.extension.RegisterExtension
+import org.springframework.boot.test.context.runner.ApplicationContextRunner
 import org.springframework.stereotype.Component
 
 /**
  * `suspend` functions under `@DistributedLock`, called as Kotlin services call them: through the
  * bean, from coroutines on one thread and on a pool, in two application instances.
  */
-class SuspendLockTests {
+open class SuspendLockTests {
 
 	companion object {
 
@@ -53,7 +54,10 @@ class SuspendLockTests {
 
 	private val shared = SharedCounts()
 
-	private val runner = kotlinApplication(redis.node())
+	/** The application the tests run in; a subclass adds advice. */
+	protected open fun application(): ApplicationContextRunner = kotlinApplication(redis.node())
+
+	private val runner = application()
 		.withBean(SharedCounts::class.java, { shared })
 		.withBean(Stock::class.java)
 		.withBean(Orders::class.java)

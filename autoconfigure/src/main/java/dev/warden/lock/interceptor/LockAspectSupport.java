@@ -4,6 +4,7 @@ import java.lang.reflect.Method;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 
 import dev.warden.lock.DistributedMutex;
 import dev.warden.lock.LockAcquisitionException;
@@ -18,8 +19,13 @@ import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.aop.Advisor;
+import org.springframework.aop.Pointcut;
+import org.springframework.aop.PointcutAdvisor;
 import org.springframework.aop.ProxyMethodInvocation;
+import org.springframework.aop.framework.Advised;
 import org.springframework.aop.support.AopUtils;
+import org.springframework.core.MethodClassKey;
 
 /**
  * Decides what happens around a call of a {@link dev.warden.lock.annotation.DistributedLock}
@@ -42,6 +48,9 @@ public final class LockAspectSupport {
 	private final boolean failOnLostLease;
 
 	private final LockCalls calls;
+
+	/** Whether the lock advice is the last one of a method's chain, by method and proxy class. */
+	private final Map<MethodClassKey, Boolean> lastAdvice = new ConcurrentHashMap<>();
 
 	/**
 	 * @param locks where the locks come from
@@ -154,6 +163,25 @@ public final class LockAspectSupport {
 		return failOnLostLease ? new LockLostException(method, locks.names(), lost) : null;
 	}
 
+	/** Whether no advisor after the lock interceptor's applies to {@code method}. */
+	private static boolean noAdviceAfterLocks(Advisor[] advisors, Method method, Class<?> targetClass) {
+		boolean after = false;
+		for (Advisor advisor : advisors) {
+			if (!after) {
+				after = advisor.getAdvice() instanceof LockInterceptor;
+				continue;
+			}
+			if (!(advisor instanceof PointcutAdvisor pointcutAdvisor)) {
+				return false;
+			}
+			Pointcut pointcut = pointcutAdvisor.getPointcut();
+			if (pointcut.getClassFilter().matches(targetClass) && pointcut.getMethodMatcher().matches(method, targetClass)) {
+				return false;
+			}
+		}
+		return after;
+	}
+
 	private static @Nullable Object skipped(Class<?> returnType) {
 		return (returnType == Optional.class) ? Optional.empty() : null;
 	}
@@ -201,6 +229,22 @@ public final class LockAspectSupport {
 			}
 			proxied.setArguments(arguments);
 			return invocation.proceed();
+		}
+
+		@Override
+		public Object target() {
+			return target;
+		}
+
+		@Override
+		public boolean lastAdvice() {
+			if (!(invocation instanceof ProxyMethodInvocation proxied) || !(proxied.getProxy() instanceof Advised advised)) {
+				return false;
+			}
+			Method method = invocation.getMethod();
+			Class<?> targetClass = AopUtils.getTargetClass(target);
+			return lastAdvice.computeIfAbsent(new MethodClassKey(method, proxied.getProxy().getClass()),
+					key -> noAdviceAfterLocks(advised.getAdvisors(), method, targetClass));
 		}
 
 		@Override

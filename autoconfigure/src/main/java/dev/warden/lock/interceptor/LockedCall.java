@@ -29,6 +29,16 @@ public interface LockedCall {
 	 */
 	@Nullable Object proceed(@Nullable Object[] arguments) throws Throwable;
 
+	/** The bean the method is called on, behind its proxy. */
+	Object target();
+
+	/**
+	 * Whether no other advice runs between the lock interceptor and the method for this call: a
+	 * handler may then call the method on {@link #target()} itself, sparing the rest of the chain
+	 * (for a Kotlin {@code suspend} function, Spring's reflective bridge).
+	 */
+	boolean lastAdvice();
+
 	/** The call's locks for a new owner that belongs to no thread. */
 	LockSet newLockSet();
 

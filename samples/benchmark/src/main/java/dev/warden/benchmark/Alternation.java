@@ -26,21 +26,40 @@ final class Alternation {
 
 	}
 
+	/** A variant that runs its calls for a while, however it runs them, and says how many completed. */
+	@FunctionalInterface
+	interface Variant {
+
+		long calls(long nanos) throws Exception;
+
+	}
+
 	/**
 	 * Measures both variants and adds their calls per second to {@code report} under their labels.
 	 * @param runNanos the time of all slices of one variant
 	 */
 	static void measure(Report report, Metric metric, int threads, long runNanos, int slices, String firstLabel,
 			Work first, String secondLabel, Work second) throws Exception {
+		measure(report, metric, runNanos, slices, firstLabel, nanos -> calls(first, threads, nanos), secondLabel,
+				nanos -> calls(second, threads, nanos));
+	}
+
+	/**
+	 * Measures two variants that run their calls their own way (on coroutines, say) and adds their
+	 * calls per second to {@code report} under their labels.
+	 * @param runNanos the time of all slices of one variant
+	 */
+	static void measure(Report report, Metric metric, long runNanos, int slices, String firstLabel, Variant first,
+			String secondLabel, Variant second) throws Exception {
 		long sliceNanos = runNanos / slices;
-		calls(first, threads, sliceNanos);
-		calls(second, threads, sliceNanos);
+		first.calls(sliceNanos);
+		second.calls(sliceNanos);
 		long[] counts = new long[2];
 		long[] nanos = new long[2];
 		for (int slice = 0; slice < slices; slice++) {
 			for (int variant : (slice % 2 == 0) ? new int[] { 0, 1 } : new int[] { 1, 0 }) {
 				long started = System.nanoTime();
-				counts[variant] += calls((variant == 0) ? first : second, threads, sliceNanos);
+				counts[variant] += ((variant == 0) ? first : second).calls(sliceNanos);
 				nanos[variant] += System.nanoTime() - started;
 			}
 		}

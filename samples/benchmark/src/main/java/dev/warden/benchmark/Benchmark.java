@@ -21,14 +21,14 @@ import dev.warden.test.redis.RedisNode;
  * (default 3), {@code --tasks=N} (delayed tasks per lateness run, default 10,000; ten times as many
  * for the memory run), {@code --spread-ms=N} (over how long their due times spread, default 5000),
  * {@code --output=PATH} (default {@code target/benchmark.md}), {@code --only=GROUPS} (a comma-separated
- * subset of {@code ceiling,locks,weight,delayed,metrics,transactions}; default all). The {@code metrics}
+ * subset of {@code ceiling,locks,weight,delayed,metrics,transactions,coroutines}; default all). The {@code metrics}
  * group measures Warden with its meters on and off, and {@code transactions} a schedule in a database
  * transaction with and without following it, in tables of their own.
  */
 public final class Benchmark {
 
 	private static final List<String> ALL_GROUPS = List.of("ceiling", "locks", "weight", "delayed", "metrics",
-			"transactions");
+			"transactions", "coroutines");
 
 	private Benchmark() {
 	}
@@ -42,7 +42,8 @@ public final class Benchmark {
 		Set<String> groups = Set.of(stringArgument(args, "--only=", String.join(",", ALL_GROUPS)).split(","));
 		Report metrics = new Report();
 		Report transactions = new Report();
-		Report report = run(runMillis, repetitions, tasks, spreadMillis, groups, metrics, transactions);
+		Report coroutines = new Report();
+		Report report = run(runMillis, repetitions, tasks, spreadMillis, groups, metrics, transactions, coroutines);
 		String table = report.markdown();
 		String text = "Warden vs Redisson on one loopback redis-server (" + redisVersion() + "), "
 				+ Runtime.getRuntime().availableProcessors() + " cores, Java " + System.getProperty("java.version") + "; "
@@ -57,6 +58,12 @@ public final class Benchmark {
 					+ "in one run:\n\n"
 					+ transactions.markdown(TransactionScenarios.TRANSACTIONAL, TransactionScenarios.IMMEDIATE);
 		}
+		if (coroutines.size() > 0) {
+			text += "\nWarden's @DistributedLock on a Kotlin suspend fun, called by 64 coroutines on Dispatchers.Default ("
+					+ Math.max(2, Runtime.getRuntime().availableProcessors()) + " threads), and on the same method not "
+					+ "suspending, called by 64 threads, alternating in one run:\n\n"
+					+ coroutines.markdown(CoroutineScenarios.COROUTINES, CoroutineScenarios.THREADS);
+		}
 		Files.createDirectories(output.toAbsolutePath().getParent());
 		Files.writeString(output, text, StandardCharsets.UTF_8);
 		Path chart = output.resolveSibling(output.getFileName().toString().replaceFirst("\\.md$", "") + ".png");
@@ -67,15 +74,17 @@ public final class Benchmark {
 
 	/** Runs every scenario and returns the figures. */
 	static Report run(long runMillis, int repetitions, int tasks, long spreadMillis) throws Exception {
-		return run(runMillis, repetitions, tasks, spreadMillis, Set.copyOf(ALL_GROUPS), new Report(), new Report());
+		return run(runMillis, repetitions, tasks, spreadMillis, Set.copyOf(ALL_GROUPS), new Report(), new Report(),
+				new Report());
 	}
 
 	/**
 	 * Runs the scenarios of the given groups and returns the figures; those of the {@code metrics}
-	 * group go to {@code metrics}, those of {@code transactions} to {@code transactions}.
+	 * group go to {@code metrics}, those of {@code transactions} to {@code transactions}, those of
+	 * {@code coroutines} to {@code coroutines}.
 	 */
 	static Report run(long runMillis, int repetitions, int tasks, long spreadMillis, Set<String> groups,
-			Report metrics, Report transactions) throws Exception {
+			Report metrics, Report transactions, Report coroutines) throws Exception {
 		Report report = new Report();
 		try (RedisNode redis = RedisNode.start(RedisNode.config().name("benchmark"))) {
 			Scenarios scenarios = new Scenarios(redis, runMillis);
@@ -135,6 +144,9 @@ public final class Benchmark {
 				}
 				if (groups.contains("transactions")) {
 					new TransactionScenarios(redis, runMillis).schedules(transactions);
+				}
+				if (groups.contains("coroutines")) {
+					new CoroutineScenarios(redis, runMillis).lockedCalls(coroutines);
 				}
 			}
 		}

@@ -13,8 +13,9 @@ class BenchmarkSmokeTests {
 	void everyScenarioProducesFiguresForBothLibraries() throws Exception {
 		Report metrics = new Report();
 		Report transactions = new Report();
+		Report coroutines = new Report();
 		Report report = Benchmark.run(150, 1, 200, 200, Set.of("ceiling", "locks", "weight", "delayed",
-				"metrics", "transactions"), metrics, transactions);
+				"metrics", "transactions", "coroutines"), metrics, transactions, coroutines);
 		String table = report.markdown();
 		assertThat(table).contains("| 8 threads, own keys: pairs/s |", "| handoff, unlock() called → waiter holds: p50 (µs) |",
 				"| handoff, two clients, unlock() called → waiter holds: p99 (µs) |",
@@ -34,6 +35,10 @@ class BenchmarkSmokeTests {
 				TransactionScenarios.TRANSACTIONAL)).isPositive();
 		assertThat(transactions.median("transaction with a schedule, 8 threads: transactions/s",
 				TransactionScenarios.IMMEDIATE)).isPositive();
+		assertThat(coroutines.median("@DistributedLock, 64 callers, one key: calls/s", CoroutineScenarios.COROUTINES))
+			.isPositive();
+		assertThat(coroutines.median("@DistributedLock, 64 callers, own keys: calls/s", CoroutineScenarios.THREADS))
+			.isPositive();
 	}
 
 }
