@@ -1,5 +1,6 @@
 package dev.warden.benchmark;
 
+import java.lang.management.ManagementFactory;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -51,20 +52,43 @@ final class Alternation {
 	 */
 	static void measure(Report report, Metric metric, long runNanos, int slices, String firstLabel, Variant first,
 			String secondLabel, Variant second) throws Exception {
+		measure(report, metric, null, runNanos, slices, firstLabel, first, secondLabel, second);
+	}
+
+	/**
+	 * Like {@link #measure(Report, Metric, long, int, String, Variant, String, Variant)}, adding the
+	 * CPU time this process spent per call under {@code cpuMetric} (µs; every thread of the JVM,
+	 * Redis's own CPU not included), when it is not {@code null}.
+	 */
+	static void measure(Report report, Metric metric, Metric cpuMetric, long runNanos, int slices, String firstLabel,
+			Variant first, String secondLabel, Variant second) throws Exception {
 		long sliceNanos = runNanos / slices;
 		first.calls(sliceNanos);
 		second.calls(sliceNanos);
 		long[] counts = new long[2];
 		long[] nanos = new long[2];
+		long[] cpuNanos = new long[2];
 		for (int slice = 0; slice < slices; slice++) {
 			for (int variant : (slice % 2 == 0) ? new int[] { 0, 1 } : new int[] { 1, 0 }) {
+				long cpu = processCpuNanos();
 				long started = System.nanoTime();
 				counts[variant] += ((variant == 0) ? first : second).calls(sliceNanos);
 				nanos[variant] += System.nanoTime() - started;
+				cpuNanos[variant] += processCpuNanos() - cpu;
 			}
 		}
 		report.add(metric, firstLabel, counts[0] / (nanos[0] / 1e9));
 		report.add(metric, secondLabel, counts[1] / (nanos[1] / 1e9));
+		if (cpuMetric != null) {
+			report.add(cpuMetric, firstLabel, cpuNanos[0] / 1e3 / Math.max(1, counts[0]));
+			report.add(cpuMetric, secondLabel, cpuNanos[1] / 1e3 / Math.max(1, counts[1]));
+		}
+	}
+
+	/** The CPU time of this process so far. */
+	private static long processCpuNanos() {
+		return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+			.getProcessCpuTime();
 	}
 
 	/** Calls for {@code nanos} on {@code threads} threads; returns how many completed. */

@@ -49,7 +49,8 @@ internal class CoroutineScenarios(private val redis: RedisNode, runMillis: Long)
 				val stock = proxy(warden)
 				for (oneKey in listOf(false, true)) {
 					val scenario = "@DistributedLock, $CALLERS callers, " + (if (oneKey) "one key" else "own keys")
-					Alternation.measure(report, Metric("$scenario: calls/s", true), runNanos, SLICES,
+					Alternation.measure(report, Metric("$scenario: calls/s", true),
+						Metric("$scenario: client CPU per call (µs)", false), runNanos, SLICES,
 						COROUTINES, { nanos -> coroutineCalls(stock, nanos, oneKey) },
 						THREADS, { nanos -> Alternation.calls({ caller -> stock.reserveOnThread(key(caller, oneKey)) },
 							CALLERS, nanos) })
