@@ -140,7 +140,7 @@ class CoroutineLockHandler : LockedReturnTypeHandler {
 		val tokens = acquire(call, locks)
 		if (tokens == null) {
 			when (call.onFailure()) {
-				OnLockFailure.THROW -> throw locks.failure()
+				OnLockFailure.THROW, null -> throw locks.failure()
 				OnLockFailure.SKIP -> return@flow
 				OnLockFailure.FALLBACK -> {
 					@Suppress("UNCHECKED_CAST")
@@ -178,7 +178,7 @@ class CoroutineLockHandler : LockedReturnTypeHandler {
 
 	private suspend fun whenNotAcquired(call: LockedCall, arguments: Array<Any?>, context: CoroutineContext,
 			locks: LockSet): Any? = when (call.onFailure()) {
-		OnLockFailure.THROW -> throw locks.failure()
+		OnLockFailure.THROW, null -> throw locks.failure()
 		OnLockFailure.SKIP -> null
 		OnLockFailure.FALLBACK -> awaitResult(call.fallback(withContext(arguments, context), locks.failure()))
 	}

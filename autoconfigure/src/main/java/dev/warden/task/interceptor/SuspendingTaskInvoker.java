@@ -2,6 +2,8 @@ package dev.warden.task.interceptor;
 
 import java.lang.reflect.Method;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Runs a Kotlin {@code suspend} function as the handler of a due task or of a recurring task's
  * occurrence: in a coroutine on the task's worker thread, which it holds until the function has
@@ -19,6 +21,6 @@ public interface SuspendingTaskInvoker {
 	 * @param arguments its arguments, without the continuation
 	 * @throws Exception what the function throws
 	 */
-	void invoke(Object bean, Method function, Object[] arguments) throws Exception;
+	void invoke(Object bean, Method function, @Nullable Object[] arguments) throws Exception;
 
 }

@@ -37,7 +37,7 @@ final class SuspendingTasks {
 	}
 
 	/** Runs {@code function} on {@code bean} until it has ended (see {@link SuspendingTaskInvoker}). */
-	static void invoke(Object bean, Method function, Object[] arguments) throws Exception {
+	static void invoke(Object bean, Method function, @Nullable Object[] arguments) throws Exception {
 		SuspendingTaskInvoker current = invoker;
 		if (current == null) {
 			current = (SuspendingTaskInvoker) BeanUtils.instantiateClass(ClassUtils.forName(INVOKER,
