@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -397,6 +398,24 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 	 */
 	public long ping() {
 		return engine.ping();
+	}
+
+	/**
+	 * Like {@link #ping()}, without blocking and with a wait of its own.
+	 * @param timeout how long to wait for both answers
+	 * @return completes with how long the slower answer took, in microseconds, or fails with
+	 * {@link RedisUnavailableException} naming the connection that did not answer in time
+	 */
+	public CompletableFuture<Long> pingAsync(Duration timeout) {
+		return engine.pingAsync(timeout);
+	}
+
+	/**
+	 * Whether both of this client's connections are open now, as its Lettuce connections know
+	 * without asking Redis: false while either reconnects after losing Redis.
+	 */
+	public boolean isConnected() {
+		return engine.connected();
 	}
 
 	/** The JSON mapper that stores task payloads. */

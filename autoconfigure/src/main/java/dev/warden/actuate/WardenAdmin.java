@@ -51,6 +51,8 @@ public final class WardenAdmin {
 
 	private final Warden warden;
 
+	private volatile @Nullable HealthMonitor monitor;
+
 	private final String topology;
 
 	private final @Nullable LockCalls lockCalls;
@@ -249,20 +251,21 @@ public final class WardenAdmin {
 	}
 
 	/**
-	 * Checks Redis for a health indicator: {@code PING} on both connections, and the dead letters of
-	 * the queues consumed here.
+	 * What Warden's health is, for a health indicator: the background check's finding, which never
+	 * waits on Redis (see {@link HealthMonitor}).
 	 * @return what was found
-	 * @throws dev.warden.RedisUnavailableException when Redis does not answer within the command timeout
 	 */
 	public HealthCheck health() {
-		long micros = warden.ping();
-		Map<String, Long> dead = new TreeMap<>();
-		for (QueueStats stats : warden.queueStats(warden.consumedQueues())) {
-			if (stats.deadLetters() > 0) {
-				dead.put(stats.queue(), stats.deadLetters());
-			}
+		HealthMonitor current = monitor;
+		if (current == null) {
+			throw new IllegalStateException("No health monitor: the health indicator is not configured");
 		}
-		return new HealthCheck(warden.getClientId(), micros, dead);
+		return current.current();
+	}
+
+	/** Gives the admin the monitor its {@link #health()} reads. */
+	public void setHealthMonitor(HealthMonitor monitor) {
+		this.monitor = monitor;
 	}
 
 	/** A write operation was asked for while {@code warden.actuator.write-operations} is false. */
@@ -360,10 +363,25 @@ public final class WardenAdmin {
 	 * What a health check found.
 	 *
 	 * @param clientId the client's id
-	 * @param pingMicros how long the slower {@code PING} took
-	 * @param deadLetters the queues consumed here that hold dead letters, with their counts
+	 * @param up whether Redis answered on both connections
+	 * @param reason why it is down, or {@code null} when up
+	 * @param checkedAt when it was found
+	 * @param pingMicros how long the slower {@code PING} took; -1 when down
+	 * @param deadLetters the queues consumed here that hold dead letters, with their counts (as last
+	 * read)
 	 */
-	public record HealthCheck(String clientId, long pingMicros, Map<String, Long> deadLetters) {
+	public record HealthCheck(String clientId, boolean up, @Nullable String reason, Instant checkedAt, long pingMicros,
+			Map<String, Long> deadLetters) {
+
+		/** Redis answered. */
+		public static HealthCheck up(String clientId, long pingMicros, Instant checkedAt, Map<String, Long> deadLetters) {
+			return new HealthCheck(clientId, true, null, checkedAt, pingMicros, Map.copyOf(deadLetters));
+		}
+
+		/** Redis did not answer, for {@code reason}. */
+		public static HealthCheck down(String clientId, String reason, Instant checkedAt, Map<String, Long> deadLetters) {
+			return new HealthCheck(clientId, false, reason, checkedAt, -1, Map.copyOf(deadLetters));
+		}
 
 		/**
 		 * The status to report.
@@ -371,15 +389,24 @@ public final class WardenAdmin {
 		 * @return the status code
 		 */
 		public String status(@Nullable String deadLetterStatus) {
+			if (!up) {
+				return "DOWN";
+			}
 			return (deadLetters.isEmpty() || deadLetterStatus == null) ? "UP" : deadLetterStatus;
 		}
 
-		/** The details to report: the client id, the round trip, the queues with dead letters. */
+		/** The details to report: the client id, the reason when down, the round trip, the queues with dead letters. */
 		public Map<String, Object> details() {
 			Map<String, Object> details = new LinkedHashMap<>();
 			details.put("clientId", clientId);
-			details.put("pingMicros", pingMicros);
-			details.put("deadLetters", deadLetters);
+			if (reason != null) {
+				details.put("reason", reason);
+			}
+			details.put("checkedAt", checkedAt.toString());
+			if (up) {
+				details.put("pingMicros", pingMicros);
+			}
+			details.put("deadLetters", new TreeMap<>(deadLetters));
 			return details;
 		}
 

@@ -5,8 +5,10 @@ import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
 
 /**
- * The {@code warden} health indicator (Spring Boot 4): UP when Redis answers {@code PING} on both of
- * the client's connections within the command timeout, DOWN with the reason when not. Its details
+ * The {@code warden} health indicator (Spring Boot 4): UP when Redis answered {@code PING} on both of
+ * the client's connections at the last background check ({@link dev.warden.actuate.HealthMonitor}), DOWN
+ * with the reason when not or when a connection was lost since; it answers at once, never waiting on
+ * Redis. Its details
  * give the client's id, the slower answer's time, and the queues consumed here that hold dead
  * letters; with {@code warden.health.dead-letter-status} set, such queues report that status (for
  * example DEGRADED) instead of UP.

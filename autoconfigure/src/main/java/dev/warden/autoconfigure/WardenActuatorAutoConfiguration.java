@@ -4,6 +4,7 @@ import dev.warden.Warden;
 import dev.warden.actuate.WardenAdmin;
 import dev.warden.actuate.WardenDashboardController;
 import dev.warden.actuate.WardenEndpoint;
+import dev.warden.actuate.HealthMonitor;
 import dev.warden.actuate.WardenHealthIndicator;
 import dev.warden.lock.interceptor.LockCalls;
 import dev.warden.metrics.WardenMetrics;
@@ -73,9 +74,19 @@ public final class WardenActuatorAutoConfiguration {
 	@ConditionalOnEnabledHealthIndicator("warden")
 	static class HealthConfiguration {
 
+		@Bean(destroyMethod = "close")
+		@ConditionalOnMissingBean
+		HealthMonitor wardenHealthMonitor(Warden warden, WardenAdmin admin, WardenProperties properties) {
+			HealthMonitor monitor = new HealthMonitor(warden, properties.getHealth().getCheckInterval(),
+					properties.getHealth().getTimeout());
+			admin.setHealthMonitor(monitor);
+			return monitor;
+		}
+
 		@Bean
 		@ConditionalOnMissingBean(name = "wardenHealthIndicator")
-		WardenHealthIndicator wardenHealthIndicator(WardenAdmin admin, WardenProperties properties) {
+		WardenHealthIndicator wardenHealthIndicator(WardenAdmin admin, WardenProperties properties,
+				HealthMonitor wardenHealthMonitor) {
 			return new WardenHealthIndicator(admin, properties.getHealth().getDeadLetterStatus());
 		}
 

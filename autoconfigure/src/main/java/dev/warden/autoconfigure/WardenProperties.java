@@ -218,6 +218,31 @@ public class WardenProperties {
 		 */
 		private @Nullable String deadLetterStatus;
 
+		/**
+		 * How often the health indicator's background check pings Redis (and reads the dead
+		 * letters); the indicator answers from the last check, never waiting on Redis.
+		 */
+		private Duration checkInterval = Duration.ofSeconds(2);
+
+		/** How long one background check waits for Redis's answers before reporting DOWN. */
+		private Duration timeout = Duration.ofSeconds(1);
+
+		public Duration getCheckInterval() {
+			return checkInterval;
+		}
+
+		public void setCheckInterval(Duration checkInterval) {
+			this.checkInterval = WardenDefaults.requirePositive("warden.health.check-interval", checkInterval);
+		}
+
+		public Duration getTimeout() {
+			return timeout;
+		}
+
+		public void setTimeout(Duration timeout) {
+			this.timeout = WardenDefaults.requirePositive("warden.health.timeout", timeout);
+		}
+
 		public @Nullable String getDeadLetterStatus() {
 			return deadLetterStatus;
 		}

@@ -225,6 +225,39 @@ public final class RedisEngine implements AutoCloseable {
 		return TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - started);
 	}
 
+	/**
+	 * Like {@link #ping()}, without blocking: completes with how long the slower answer took, in
+	 * microseconds, or fails with {@link RedisUnavailableException} naming the connection that did
+	 * not answer within {@code timeout}. A {@code PING} still unanswered then is cancelled, so none is
+	 * left buffered for a reconnect.
+	 * @param timeout how long to wait for both answers
+	 */
+	public CompletableFuture<Long> pingAsync(Duration timeout) {
+		long started = System.nanoTime();
+		CompletableFuture<String> command = commands.ping().toCompletableFuture();
+		CompletableFuture<String> pubSub = pubSubConnection.async().ping().toCompletableFuture();
+		return CompletableFuture.allOf(command, pubSub)
+			.orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS)
+			.handle((ignored, failure) -> {
+				if (failure == null) {
+					return TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - started);
+				}
+				String connection = (!command.isDone() || command.isCompletedExceptionally()) ? "command" : "pub/sub";
+				command.cancel(false);
+				pubSub.cancel(false);
+				throw new RedisUnavailableException("PING on the " + connection + " connection was not answered within "
+						+ timeout.toMillis() + " ms", failure);
+			});
+	}
+
+	/**
+	 * Whether both connections are open now, as Lettuce knows without asking Redis: false while
+	 * either reconnects.
+	 */
+	public boolean connected() {
+		return commandConnection.isOpen() && pubSubConnection.isOpen();
+	}
+
 	/** The engine's single scheduler thread: lease renewals and the timeouts of asynchronous waits. */
 	public ScheduledExecutorService scheduler() {
 		return scheduler;

@@ -1,5 +1,7 @@
 package dev.warden.actuate.boot3;
 
+import dev.warden.Warden;
+import dev.warden.actuate.HealthMonitor;
 import dev.warden.actuate.WardenAdmin;
 import dev.warden.autoconfigure.WardenActuatorAutoConfiguration;
 import dev.warden.autoconfigure.WardenProperties;
@@ -19,9 +21,19 @@ import org.springframework.context.annotation.Bean;
 @ConditionalOnEnabledHealthIndicator("warden")
 public class WardenBoot3HealthAutoConfiguration {
 
+	@Bean(destroyMethod = "close")
+	@ConditionalOnMissingBean
+	HealthMonitor wardenHealthMonitor(Warden warden, WardenAdmin admin, WardenProperties properties) {
+		HealthMonitor monitor = new HealthMonitor(warden, properties.getHealth().getCheckInterval(),
+				properties.getHealth().getTimeout());
+		admin.setHealthMonitor(monitor);
+		return monitor;
+	}
+
 	@Bean
 	@ConditionalOnMissingBean(name = "wardenHealthIndicator")
-	WardenBoot3HealthIndicator wardenHealthIndicator(WardenAdmin admin, WardenProperties properties) {
+	WardenBoot3HealthIndicator wardenHealthIndicator(WardenAdmin admin, WardenProperties properties,
+			HealthMonitor wardenHealthMonitor) {
 		return new WardenBoot3HealthIndicator(admin, properties.getHealth().getDeadLetterStatus());
 	}
 

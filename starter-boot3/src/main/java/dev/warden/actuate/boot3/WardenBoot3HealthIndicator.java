@@ -8,8 +8,8 @@ import org.springframework.boot.actuate.health.Health;
 /**
  * The {@code warden} health indicator on Spring Boot 3.5, whose health API lives in another package
  * than Boot 4's: the same check as {@link dev.warden.actuate.WardenHealthIndicator}. UP when Redis
- * answers {@code PING} on both of the client's connections within the command timeout, DOWN with
- * the reason when not; {@code warden.health.dead-letter-status} while a queue consumed here holds
+ * answered {@code PING} on both of the client's connections at the last background check, DOWN with
+ * the reason when not or when a connection was lost since, never waiting on Redis; {@code warden.health.dead-letter-status} while a queue consumed here holds
  * dead letters, when set.
  */
 public class WardenBoot3HealthIndicator extends AbstractHealthIndicator {
