@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -32,6 +33,7 @@ import dev.warden.lock.redis.RedisReadWriteLock;
 import dev.warden.lock.redis.ReplicaSync;
 import dev.warden.lock.redis.RedisSemaphore;
 import dev.warden.lock.redis.RedisSimpleLock;
+import dev.warden.redis.EvictionPolicyCheck;
 import dev.warden.redis.RedisEngine;
 import dev.warden.task.ConsumerOptions;
 import dev.warden.task.DelayedQueue;
@@ -546,6 +548,8 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 
 		private ReplicaSync taskReplicaSync = ReplicaSync.OFF;
 
+		private EvictionPolicyCheck.Mode evictionPolicyCheck = EvictionPolicyCheck.Mode.WARN;
+
 		private Builder(AbstractRedisClient client) {
 			if (!(client instanceof RedisClient) && !(client instanceof RedisClusterClient)) {
 				throw new IllegalArgumentException("Expected a Lettuce RedisClient or RedisClusterClient, got " + client);
@@ -836,20 +840,47 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 		}
 
 		/**
+		 * What to do when Redis's {@code maxmemory-policy} lets it evict keys, which can take a held
+		 * lock (a second holder gets in) or a pending task (it never runs): {@code WARN} (the default)
+		 * logs it when the client connects and after each reconnect, {@code FAIL} refuses to build the
+		 * client, {@code IGNORE} does not look.
+		 * @param mode what to do
+		 * @return this builder
+		 */
+		public Builder evictionPolicyCheck(EvictionPolicyCheck.Mode mode) {
+			this.evictionPolicyCheck = Objects.requireNonNull(mode, "mode");
+			return this;
+		}
+
+		/**
 		 * Connects and returns the client.
 		 * @return the client
 		 * @throws RedisUnavailableException when Redis cannot be reached
+		 * @throws WardenConfigurationException when Redis evicts keys and the eviction policy check
+		 * is {@code FAIL}
 		 */
 		public Warden build() {
 			String threadName = "warden-" + shortId(clientId);
 			RedisEngine engine = RedisEngine.connect(client, threadName, commandTimeout);
+			Warden warden;
 			try {
-				return new Warden(this, engine);
+				warden = new Warden(this, engine);
 			}
 			catch (RuntimeException ex) {
 				engine.close();
 				throw ex;
 			}
+			try {
+				EvictionPolicyCheck eviction = new EvictionPolicyCheck(engine, evictionPolicyCheck);
+				eviction.checkNow();
+				// A reconnect may land on another master (a fail-over), configured otherwise.
+				engine.onReconnect(eviction::checkLater);
+			}
+			catch (RuntimeException ex) {
+				warden.close();
+				throw ex;
+			}
+			return warden;
 		}
 
 	}

@@ -103,6 +103,7 @@ public final class WardenAutoConfiguration {
 		WardenProperties.DelayedTask tasks = properties.getDelayedTask();
 		Warden.Builder builder = Warden.builder(client)
 			.commandTimeout(properties.getCommandTimeout())
+			.evictionPolicyCheck(properties.getEvictionPolicyCheck())
 			.watchdogTimeout(properties.getLock().getWatchdogTimeout())
 			.taskConcurrency(tasks.getConcurrency())
 			.taskVirtualThreads(virtualThreads(tasks, environment))

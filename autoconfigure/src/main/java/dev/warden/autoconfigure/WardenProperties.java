@@ -8,6 +8,7 @@ import java.util.Map;
 
 import dev.warden.WardenDefaults;
 import dev.warden.aop.SelfInvocationCheck;
+import dev.warden.redis.EvictionPolicyCheck;
 import dev.warden.task.ConsumerOptions;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -42,6 +43,12 @@ public class WardenProperties {
 	 * startup, warn, or ignore.
 	 */
 	private SelfInvocationCheck.Mode selfInvocation = SelfInvocationCheck.Mode.FAIL;
+
+	/**
+	 * What to do when Redis's maxmemory-policy lets it evict keys, which can take a held lock or a
+	 * pending task: warn (at startup and after each reconnect), fail startup, or ignore.
+	 */
+	private EvictionPolicyCheck.Mode evictionPolicyCheck = EvictionPolicyCheck.Mode.WARN;
 
 	private final Lock lock = new Lock();
 
@@ -83,6 +90,14 @@ public class WardenProperties {
 
 	public void setCommandTimeout(Duration commandTimeout) {
 		this.commandTimeout = WardenDefaults.requirePositive("warden.command-timeout", commandTimeout);
+	}
+
+	public EvictionPolicyCheck.Mode getEvictionPolicyCheck() {
+		return evictionPolicyCheck;
+	}
+
+	public void setEvictionPolicyCheck(EvictionPolicyCheck.Mode evictionPolicyCheck) {
+		this.evictionPolicyCheck = evictionPolicyCheck;
 	}
 
 	public SelfInvocationCheck.Mode getSelfInvocation() {

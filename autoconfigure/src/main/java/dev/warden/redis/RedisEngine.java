@@ -1,7 +1,9 @@
 package dev.warden.redis;
 
 import java.io.IOException;
+import java.net.SocketAddress;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -15,13 +17,16 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 
 import dev.warden.RedisAuthenticationException;
+import dev.warden.RedisOutOfMemoryException;
 import dev.warden.RedisUnavailableException;
 import dev.warden.WardenException;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.RedisConnectionException;
+import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
@@ -248,6 +253,24 @@ public final class RedisEngine implements AutoCloseable {
 				throw new RedisUnavailableException("PING on the " + connection + " connection was not answered within "
 						+ timeout.toMillis() + " ms", failure);
 			});
+	}
+
+	/** Sends {@code CONFIG GET} for {@code parameter} on the command connection. */
+	public CompletableFuture<Map<String, String>> configGet(String parameter) {
+		return commands.configGet(parameter).toCompletableFuture();
+	}
+
+	/**
+	 * Runs {@code action} each time the command connection is established again after a loss (not
+	 * the first time), on a Lettuce thread.
+	 */
+	public void onReconnect(Runnable action) {
+		commandConnection.addListener(new RedisConnectionStateListener() {
+			@Override
+			public void onRedisConnected(RedisChannelHandler<?, ?> connection, SocketAddress address) {
+				action.run();
+			}
+		});
 	}
 
 	/**
@@ -521,6 +544,11 @@ public final class RedisEngine implements AutoCloseable {
 		}
 		if (cause instanceof RedisCommandExecutionException) {
 			String message = String.valueOf(cause.getMessage());
+			if (message.contains("OOM command not allowed")) {
+				return new RedisOutOfMemoryException("Redis refused " + action + ": it is out of memory (used_memory "
+						+ "reached maxmemory, and its maxmemory-policy evicts nothing to make room), so nothing was "
+						+ "written. Free memory or raise maxmemory", cause);
+			}
 			if (message.contains("WRONGTYPE")) {
 				return new WardenException("Redis rejected " + action + ": a key it uses holds another type of value "
 						+ "(WRONGTYPE), so the name is taken by something else in this Redis. "
