@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -410,6 +411,23 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 	 */
 	public CompletableFuture<Long> pingAsync(Duration timeout) {
 		return engine.pingAsync(timeout);
+	}
+
+	/**
+	 * Reads Redis's memory figures ({@code INFO memory}) without blocking.
+	 * @param timeout how long to wait for the answer
+	 * @return completes with {@code used_memory}, {@code maxmemory} (0 without a limit) and
+	 * {@code maxmemory_policy}, or fails with {@link RedisUnavailableException} after {@code timeout}
+	 */
+	public CompletableFuture<RedisMemory> memoryAsync(Duration timeout) {
+		CompletableFuture<String> info = engine.infoAsync("memory");
+		return info.orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS).handle((text, failure) -> {
+			if (failure != null) {
+				info.cancel(false);
+				throw RedisEngine.translate(failure, "INFO memory");
+			}
+			return RedisMemory.parse(text);
+		});
 	}
 
 	/**

@@ -10,6 +10,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
+import dev.warden.RedisMemory;
 import dev.warden.Warden;
 import dev.warden.task.QueueStats;
 import org.slf4j.Logger;
@@ -31,6 +32,10 @@ public final class HealthMonitor implements AutoCloseable {
 
 	private final Duration timeout;
 
+	private final double memoryThreshold;
+
+	private final String memoryStatus;
+
 	private final ScheduledExecutorService checks;
 
 	private volatile WardenAdmin.HealthCheck last;
@@ -40,10 +45,16 @@ public final class HealthMonitor implements AutoCloseable {
 	 * @param warden the client
 	 * @param interval the time between checks
 	 * @param timeout how long one check waits for Redis's answers
+	 * @param memoryThreshold the share of {@code maxmemory} in use from which {@code memoryStatus} is
+	 * reported
+	 * @param memoryStatus the status reported near {@code maxmemory}
 	 */
-	public HealthMonitor(Warden warden, Duration interval, Duration timeout) {
+	public HealthMonitor(Warden warden, Duration interval, Duration timeout, double memoryThreshold,
+			String memoryStatus) {
 		this.warden = warden;
 		this.timeout = timeout;
+		this.memoryThreshold = memoryThreshold;
+		this.memoryStatus = memoryStatus;
 		this.last = WardenAdmin.HealthCheck.down(warden.getClientId(), "Not checked yet", Instant.now(), Map.of());
 		check();
 		this.checks = Executors.newSingleThreadScheduledExecutor(runnable -> {
@@ -78,7 +89,8 @@ public final class HealthMonitor implements AutoCloseable {
 				return;
 			}
 			long micros = warden.pingAsync(timeout).get(timeout.toMillis() + 1000, TimeUnit.MILLISECONDS);
-			last = WardenAdmin.HealthCheck.up(warden.getClientId(), micros, Instant.now(), deadLetters(previous));
+			last = withMemory(WardenAdmin.HealthCheck.up(warden.getClientId(), micros, Instant.now(),
+					deadLetters(previous)), previous);
 		}
 		catch (ExecutionException ex) {
 			last = WardenAdmin.HealthCheck.down(warden.getClientId(), String.valueOf(ex.getCause().getMessage()),
@@ -99,6 +111,34 @@ public final class HealthMonitor implements AutoCloseable {
 				logger.warn("Warden's health is DOWN: {}", last.reason());
 			}
 		}
+	}
+
+	/** The check with Redis's memory figures (those of the previous check when they cannot be read). */
+	private WardenAdmin.HealthCheck withMemory(WardenAdmin.HealthCheck check, WardenAdmin.HealthCheck previous) {
+		RedisMemory memory;
+		try {
+			memory = warden.memoryAsync(timeout).get(timeout.toMillis() + 1000, TimeUnit.MILLISECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			memory = previous.memory();
+		}
+		catch (ExecutionException | TimeoutException | RuntimeException ex) {
+			memory = previous.memory();
+		}
+		if (memory == null) {
+			return check;
+		}
+		return check.withMemory(memory, (memory.maxMemory() > 0 && memory.usage() >= memoryThreshold) ? memoryStatus : null);
+	}
+
+	/**
+	 * The share of {@code maxmemory} Redis uses, as last read; 0 without a limit, NaN before the
+	 * first reading.
+	 */
+	public double memoryUsage() {
+		RedisMemory memory = last.memory();
+		return (memory != null) ? memory.usage() : Double.NaN;
 	}
 
 	/** The dead letters of the queues consumed here; those of the previous check when they cannot be read. */

@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 
+import dev.warden.RedisMemory;
 import dev.warden.Warden;
 import dev.warden.lock.DistributedMutex;
 import dev.warden.lock.interceptor.LockCalls;
@@ -369,18 +370,30 @@ public final class WardenAdmin {
 	 * @param pingMicros how long the slower {@code PING} took; -1 when down
 	 * @param deadLetters the queues consumed here that hold dead letters, with their counts (as last
 	 * read)
+	 * @param memory Redis's memory figures, or {@code null} when not read
+	 * @param memoryStatus the status to report because memory use is near {@code maxmemory}, or
+	 * {@code null}
 	 */
 	public record HealthCheck(String clientId, boolean up, @Nullable String reason, Instant checkedAt, long pingMicros,
-			Map<String, Long> deadLetters) {
+			Map<String, Long> deadLetters, @Nullable RedisMemory memory, @Nullable String memoryStatus) {
 
 		/** Redis answered. */
 		public static HealthCheck up(String clientId, long pingMicros, Instant checkedAt, Map<String, Long> deadLetters) {
-			return new HealthCheck(clientId, true, null, checkedAt, pingMicros, Map.copyOf(deadLetters));
+			return new HealthCheck(clientId, true, null, checkedAt, pingMicros, Map.copyOf(deadLetters), null, null);
 		}
 
 		/** Redis did not answer, for {@code reason}. */
 		public static HealthCheck down(String clientId, String reason, Instant checkedAt, Map<String, Long> deadLetters) {
-			return new HealthCheck(clientId, false, reason, checkedAt, -1, Map.copyOf(deadLetters));
+			return new HealthCheck(clientId, false, reason, checkedAt, -1, Map.copyOf(deadLetters), null, null);
+		}
+
+		/**
+		 * This check with Redis's memory figures, and the status to report for them.
+		 * @param memory the figures
+		 * @param memoryStatus the status their use calls for (near {@code maxmemory}), or {@code null}
+		 */
+		public HealthCheck withMemory(RedisMemory memory, @Nullable String memoryStatus) {
+			return new HealthCheck(clientId, up, reason, checkedAt, pingMicros, deadLetters, memory, memoryStatus);
 		}
 
 		/**
@@ -391,6 +404,9 @@ public final class WardenAdmin {
 		public String status(@Nullable String deadLetterStatus) {
 			if (!up) {
 				return "DOWN";
+			}
+			if (memoryStatus != null) {
+				return memoryStatus;
 			}
 			return (deadLetters.isEmpty() || deadLetterStatus == null) ? "UP" : deadLetterStatus;
 		}
@@ -407,6 +423,11 @@ public final class WardenAdmin {
 				details.put("pingMicros", pingMicros);
 			}
 			details.put("deadLetters", new TreeMap<>(deadLetters));
+			if (memory != null) {
+				details.put("maxmemoryPolicy", memory.policy());
+				details.put("usedMemory", memory.usedMemory());
+				details.put("maxmemory", memory.maxMemory());
+			}
 			return details;
 		}
 

@@ -78,9 +78,24 @@ public final class WardenActuatorAutoConfiguration {
 		@ConditionalOnMissingBean
 		HealthMonitor wardenHealthMonitor(Warden warden, WardenAdmin admin, WardenProperties properties) {
 			HealthMonitor monitor = new HealthMonitor(warden, properties.getHealth().getCheckInterval(),
-					properties.getHealth().getTimeout());
+					properties.getHealth().getTimeout(), properties.getHealth().getMemoryThreshold(),
+					properties.getHealth().getMemoryStatus());
 			admin.setHealthMonitor(monitor);
 			return monitor;
+		}
+
+		@Configuration(proxyBeanMethods = false)
+		@ConditionalOnClass(name = "io.micrometer.core.instrument.MeterRegistry")
+		@ConditionalOnBean(type = "io.micrometer.core.instrument.MeterRegistry")
+		static class MemoryGaugeConfiguration {
+
+			/** {@code warden.redis.memory.usage}: the share of Redis's maxmemory in use, as the health check last read it. */
+			MemoryGaugeConfiguration(io.micrometer.core.instrument.MeterRegistry registry, HealthMonitor monitor) {
+				io.micrometer.core.instrument.Gauge.builder("warden.redis.memory.usage", monitor, HealthMonitor::memoryUsage)
+					.description("The share of Redis's maxmemory in use (0 without a limit), as the health check last read it")
+					.register(registry);
+			}
+
 		}
 
 		@Bean

@@ -242,6 +242,38 @@ public class WardenProperties {
 		/** How long one background check waits for Redis's answers before reporting DOWN. */
 		private Duration timeout = Duration.ofSeconds(1);
 
+		/**
+		 * The share of Redis's maxmemory in use from which the health indicator reports
+		 * memory-status: near the limit, Redis soon refuses writes (noeviction) or evicts keys.
+		 */
+		private double memoryThreshold = 0.9;
+
+		/**
+		 * The health status reported while Redis uses memory-threshold of its maxmemory or more.
+		 * Add it to management.endpoint.health.status.order (and http-mapping) like any custom status.
+		 */
+		private String memoryStatus = "DEGRADED";
+
+		public double getMemoryThreshold() {
+			return memoryThreshold;
+		}
+
+		public void setMemoryThreshold(double memoryThreshold) {
+			if (!(memoryThreshold > 0 && memoryThreshold <= 1)) {
+				throw new IllegalArgumentException("warden.health.memory-threshold must be above 0 and at most 1: "
+						+ memoryThreshold);
+			}
+			this.memoryThreshold = memoryThreshold;
+		}
+
+		public String getMemoryStatus() {
+			return memoryStatus;
+		}
+
+		public void setMemoryStatus(String memoryStatus) {
+			this.memoryStatus = memoryStatus;
+		}
+
 		public Duration getCheckInterval() {
 			return checkInterval;
 		}

@@ -255,6 +255,11 @@ public final class RedisEngine implements AutoCloseable {
 			});
 	}
 
+	/** Sends {@code INFO} for {@code section} on the command connection. */
+	public CompletableFuture<String> infoAsync(String section) {
+		return commands.info(section).toCompletableFuture();
+	}
+
 	/** Sends {@code CONFIG GET} for {@code parameter} on the command connection. */
 	public CompletableFuture<Map<String, String>> configGet(String parameter) {
 		return commands.configGet(parameter).toCompletableFuture();

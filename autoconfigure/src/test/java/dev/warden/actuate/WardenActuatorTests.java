@@ -20,6 +20,7 @@ import dev.warden.task.DelayedQueue;
 import dev.warden.task.TaskConsumer;
 import dev.warden.test.redis.RedisServerExtension;
 import dev.warden.test.redis.TcpProxy;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -209,6 +210,37 @@ class WardenActuatorTests {
 
 		assertThat(get(app, "/actuator/health/warden", 503, PROMPT).get("details").get("reason").asString())
 			.contains("connection to Redis is lost");
+	}
+
+	@Test
+	void nearMaxmemoryHealthReportsItsMemoryStatusAndTheGaugeTheUsage() throws Exception {
+		ConfigurableApplicationContext app = start(redis.node().host(), redis.node().port(),
+				"--warden.health.check-interval=100ms", "--management.endpoint.health.status.order=DOWN,DEGRADED,UP");
+		JsonNode up = get(app, "/actuator/health/warden", 200);
+		assertThat(up.get("status").asString()).isEqualTo("UP");
+		assertThat(up.get("details").get("maxmemoryPolicy").asString()).isEqualTo("noeviction");
+		String info = (String) redis.node().call("INFO", "memory");
+		long used = Long.parseLong(info.replaceAll("(?s).*used_memory:(\\d+).*", "$1"));
+		try {
+			// Redis now uses about 95 % of its limit.
+			redis.node().call("CONFIG", "SET", "maxmemory", Long.toString(used * 100 / 95));
+			Eventually.await("DEGRADED", () -> {
+				try {
+					return get(app, "/actuator/health/warden", 200).get("status").asString().equals("DEGRADED");
+				}
+				catch (Exception ex) {
+					throw new IllegalStateException(ex);
+				}
+			});
+			JsonNode degraded = get(app, "/actuator/health/warden", 200);
+			assertThat(degraded.get("details").get("maxmemory").asLong()).isPositive();
+			assertThat(degraded.get("details").get("usedMemory").asLong()).isPositive();
+			assertThat(app.getBean(MeterRegistry.class).get("warden.redis.memory.usage").gauge().value())
+				.isGreaterThanOrEqualTo(0.9);
+		}
+		finally {
+			redis.node().call("CONFIG", "SET", "maxmemory", "0");
+		}
 	}
 
 	@Test

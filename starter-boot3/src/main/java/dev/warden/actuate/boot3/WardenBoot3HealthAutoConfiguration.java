@@ -25,7 +25,8 @@ public class WardenBoot3HealthAutoConfiguration {
 	@ConditionalOnMissingBean
 	HealthMonitor wardenHealthMonitor(Warden warden, WardenAdmin admin, WardenProperties properties) {
 		HealthMonitor monitor = new HealthMonitor(warden, properties.getHealth().getCheckInterval(),
-				properties.getHealth().getTimeout());
+				properties.getHealth().getTimeout(), properties.getHealth().getMemoryThreshold(),
+				properties.getHealth().getMemoryStatus());
 		admin.setHealthMonitor(monitor);
 		return monitor;
 	}
