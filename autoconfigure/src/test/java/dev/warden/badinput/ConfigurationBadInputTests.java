@@ -76,6 +76,27 @@ class ConfigurationBadInputTests {
 	}
 
 	@Test
+	void aHealthCheckIntervalOfZero() {
+		startupFails("S18", "warden.health.check-interval=0s");
+	}
+
+	@Test
+	void aMemoryThresholdAboveOne() {
+		startupFails("S19", "warden.health.memory-threshold=1.5");
+	}
+
+	@Test
+	void anEvictingRedisWhenToldToFail() {
+		redis.node().call("CONFIG", "SET", "maxmemory-policy", "allkeys-lru");
+		try {
+			startupFails("S20", "warden.eviction-policy-check=fail");
+		}
+		finally {
+			redis.node().call("CONFIG", "SET", "maxmemory-policy", "noeviction");
+		}
+	}
+
+	@Test
 	void noAttempts() {
 		startupFails("S05", "warden.delayed-task.max-attempts=0");
 	}
