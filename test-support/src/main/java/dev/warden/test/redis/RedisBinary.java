@@ -57,6 +57,11 @@ public final class RedisBinary {
 		return null;
 	}
 
+	/** The binary bundled in the embedded-redis jar, extracted under the harness's work directory. */
+	public static Path bundled() {
+		return extractBundled(RedisNode.work().resolve("bin"));
+	}
+
 	private static Path extractBundled(Path binDirectory) {
 		String resource = bundledResourceName();
 		Path target = binDirectory.resolve(resource);

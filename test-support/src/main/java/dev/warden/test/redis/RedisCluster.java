@@ -1,9 +1,12 @@
 package dev.warden.test.redis;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+
+import org.jspecify.annotations.Nullable;
 
 /**
  * A Redis Cluster of real {@code redis-server} processes: masters only, the 16384 hash slots split
@@ -40,6 +43,11 @@ public final class RedisCluster implements AutoCloseable {
 	 * is in sync with its master.
 	 */
 	public static RedisCluster start(int masters, int replicasPerMaster) {
+		return start(masters, replicasPerMaster, null);
+	}
+
+	/** Like {@link #start(int, int)}, every node running {@code server} ({@code null}: the harness's own). */
+	public static RedisCluster start(int masters, int replicasPerMaster, @Nullable Path server) {
 		if (masters < 1 || replicasPerMaster < 0) {
 			throw new IllegalArgumentException("A cluster needs at least one master, and no negative count of replicas");
 		}
@@ -48,6 +56,7 @@ public final class RedisCluster implements AutoCloseable {
 		try {
 			for (int i = 0; i < total; i++) {
 				nodes.add(RedisNode.start(RedisNode.config()
+					.server(server)
 					.name("cluster-" + i)
 					.option("cluster-enabled", "yes")
 					.option("cluster-config-file", "nodes.conf")

@@ -53,10 +53,15 @@ public final class RedisNode implements AutoCloseable {
 	private RedisNode(Config config) {
 		this.config = config;
 		Path work = workDirectory();
-		this.binary = RedisBinary.locate(work);
+		this.binary = (config.server != null) ? config.server : RedisBinary.locate(work);
 		this.reaper = ProcessReaper.get(work);
 		this.name = config.name + "-" + ProcessHandle.current().pid() + "-" + SEQUENCE.incrementAndGet();
 		this.directory = work.resolve("nodes").resolve(this.name);
+	}
+
+	/** The harness's work directory, where bundled binaries are extracted and nodes keep their files. */
+	static Path work() {
+		return workDirectory();
 	}
 
 	/** A fresh configuration: no persistence, a name of {@code redis}. */
@@ -361,7 +366,18 @@ public final class RedisNode implements AutoCloseable {
 
 		private @Nullable String sentinelConfig;
 
+		private @Nullable Path server;
+
 		private Config() {
+		}
+
+		/**
+		 * Runs this {@code redis-server} instead of the one {@link RedisBinary} finds (the server
+		 * matrix tests run each of theirs on every server of {@link RedisServers}).
+		 */
+		public Config server(@Nullable Path executable) {
+			this.server = executable;
+			return this;
 		}
 
 		/**

@@ -1,8 +1,11 @@
 package dev.warden.test.redis;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+
+import org.jspecify.annotations.Nullable;
 
 /**
  * A Sentinel-managed Redis of real processes: one master, one replica and three Sentinels (quorum
@@ -36,16 +39,25 @@ public final class RedisSentinel implements AutoCloseable {
 
 	/** Starts the master, its replica and the Sentinels, and waits until they all agree. */
 	public static RedisSentinel start() {
+		return start(null);
+	}
+
+	/** Like {@link #start()}, every node running {@code server} ({@code null}: the harness's own). */
+	public static RedisSentinel start(@Nullable Path server) {
 		List<RedisNode> data = new ArrayList<>();
 		List<RedisNode> sentinels = new ArrayList<>();
 		try {
-			RedisNode master = RedisNode.start(RedisNode.config().name("sentinel-master"));
+			RedisNode master = RedisNode.start(RedisNode.config().server(server).name("sentinel-master"));
 			data.add(master);
 			data.add(RedisNode.start(RedisNode.config()
+				.server(server)
 				.name("sentinel-replica")
 				.option("replicaof", master.host(), Integer.toString(master.port()))));
 			for (int i = 0; i < SENTINELS; i++) {
-				sentinels.add(RedisNode.start(RedisNode.config().name("sentinel-" + i).sentinelOf(MASTER_NAME, master, 2)));
+				sentinels.add(RedisNode.start(RedisNode.config()
+					.server(server)
+					.name("sentinel-" + i)
+					.sentinelOf(MASTER_NAME, master, 2)));
 			}
 			RedisSentinel topology = new RedisSentinel(data, sentinels);
 			topology.awaitAgreement(master);
