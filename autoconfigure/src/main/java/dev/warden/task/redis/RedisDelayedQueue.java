@@ -298,8 +298,11 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 		TaskRun<T> run = new TaskRun<>(name, keys, engine, codec, handler, options,
 				consumers.deadLetterRetentionMillis(), consumers.listener(), consumers.tracing());
 		ClaimExtension extension = new ClaimExtension(name, keys, engine, options.visibilityTimeout());
-		return consumers.start(name,
+		TaskConsumer consumer = consumers.start(name,
 				stop -> new DueTaskDispatcher<>(name, keys, engine, claims, run, extension, consumers, stop));
+		// After a deploy: tasks written by the previous version that this one cannot read, said before they are due.
+		PayloadSampler.checkLater(name, this, codec);
+		return consumer;
 	}
 
 	@Override

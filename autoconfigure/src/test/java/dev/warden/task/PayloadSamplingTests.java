@@ -1,0 +1,57 @@
+package dev.warden.task;
+
+import java.time.Duration;
+
+import dev.warden.Eventually;
+import dev.warden.Warden;
+import dev.warden.WardenClients;
+import dev.warden.test.redis.RedisServerExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A deploy changed a task's payload type while tasks of the old shape were pending: the new
+ * consumer says so when it starts, naming the queue, how many and which, long before they are due.
+ */
+@ExtendWith(OutputCaptureExtension.class)
+class PayloadSamplingTests {
+
+	@RegisterExtension
+	static final RedisServerExtension redis = new RedisServerExtension();
+
+	@RegisterExtension
+	final WardenClients clients = new WardenClients();
+
+	/** The payload as the previous version wrote it. */
+	public record OldOrder(String id) {
+	}
+
+	/** The payload as this version reads it: the id became a number. */
+	public record NewOrder(long id) {
+	}
+
+	@Test
+	void aConsumerSaysWhichPendingTasksItCannotReadWhenItStarts(CapturedOutput output) throws Exception {
+		Warden previous = clients.open(redis.node());
+		DelayedQueue<OldOrder> old = previous.getDelayedQueue("evolving", OldOrder.class);
+		old.schedule("o-1", new OldOrder("A-17"), Duration.ofMinutes(30));
+		old.schedule("o-2", new OldOrder("A-18"), Duration.ofMinutes(31));
+		old.schedule("o-3", new OldOrder("42"), Duration.ofMinutes(32));
+
+		Warden next = clients.open(redis.node());
+		next.getDelayedQueue("evolving", NewOrder.class).consume(delivery -> {
+		});
+
+		Eventually.await("the warning", Duration.ofSeconds(30), () -> output.toString().contains("Queue 'evolving'"));
+		assertThat(output).contains("Queue 'evolving': 2 of its 3 earliest pending tasks (o-1, o-2)")
+			.contains("cannot be read with the classes deployed now")
+			.doesNotContain("o-3");
+		assertThat(old.size()).as("nothing moved").isEqualTo(3);
+	}
+
+}
