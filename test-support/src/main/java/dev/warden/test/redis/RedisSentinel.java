@@ -103,7 +103,21 @@ public final class RedisSentinel implements AutoCloseable {
 	 */
 	public RedisNode failover() {
 		RedisNode replica = replica();
-		sentinels.get(0).call("SENTINEL", "FAILOVER", MASTER_NAME);
+		// A replica the Sentinels have not yet seen healthy (one turned into a replica by an earlier
+		// fail-over, say: Sentinels ask replicas for INFO every 10 s) is refused: NOGOODSLAVE. Asked
+		// again until they have.
+		Processes.await("the Sentinels to accept a fail-over to " + replica, WAIT, () -> {
+			try {
+				sentinels.get(0).call("SENTINEL", "FAILOVER", MASTER_NAME);
+				return true;
+			}
+			catch (java.io.UncheckedIOException ex) {
+				if (String.valueOf(ex.getCause()).contains("NOGOODSLAVE")) {
+					return false;
+				}
+				throw ex;
+			}
+		});
 		Processes.await("every Sentinel to name " + replica + " the master", WAIT, () -> {
 			for (RedisNode sentinel : sentinels) {
 				List<?> address = (List<?>) sentinel.call("SENTINEL", "GET-MASTER-ADDR-BY-NAME", MASTER_NAME);
