@@ -45,6 +45,22 @@ public final class WardenActuatorAutoConfiguration {
 				properties.getActuator().isWriteOperations());
 	}
 
+	/**
+	 * The health indicator's background check, per {@code warden.health.*}, given to the admin whose
+	 * {@link WardenAdmin#health()} reads it. For the health configuration of either Boot line.
+	 * @param warden the client
+	 * @param admin the admin
+	 * @param properties Warden's properties
+	 * @return the monitor, running; close it with the context
+	 */
+	public static HealthMonitor healthMonitor(Warden warden, WardenAdmin admin, WardenProperties properties) {
+		WardenProperties.Health health = properties.getHealth();
+		HealthMonitor monitor = new HealthMonitor(warden, health.getCheckInterval(), health.getTimeout(),
+				health.getMemoryThreshold(), health.getMemoryStatus());
+		admin.setHealthMonitor(monitor);
+		return monitor;
+	}
+
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnClass(name = "io.micrometer.core.instrument.MeterRegistry")
 	@ConditionalOnBean(WardenMetrics.class)
@@ -77,11 +93,7 @@ public final class WardenActuatorAutoConfiguration {
 		@Bean(destroyMethod = "close")
 		@ConditionalOnMissingBean
 		HealthMonitor wardenHealthMonitor(Warden warden, WardenAdmin admin, WardenProperties properties) {
-			HealthMonitor monitor = new HealthMonitor(warden, properties.getHealth().getCheckInterval(),
-					properties.getHealth().getTimeout(), properties.getHealth().getMemoryThreshold(),
-					properties.getHealth().getMemoryStatus());
-			admin.setHealthMonitor(monitor);
-			return monitor;
+			return healthMonitor(warden, admin, properties);
 		}
 
 		@Configuration(proxyBeanMethods = false)

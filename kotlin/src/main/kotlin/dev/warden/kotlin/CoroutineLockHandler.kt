@@ -99,19 +99,11 @@ class CoroutineLockHandler : LockedReturnTypeHandler {
 			}
 		}
 		catch (failure: Throwable) {
-			withContext(NonCancellable) {
-				if (failure is CancellationException) {
-					// The body was cancelled with its caller: it holds the locks until it has ended.
-					element.body?.join()
-				}
-				try {
-					locks.releaseAsync().await()
-				}
-				catch (releaseFailure: Exception) {
-					failure.addSuppressed(releaseFailure)
-				}
+			if (failure is CancellationException) {
+				// The body was cancelled with its caller: it holds the locks until it has ended.
+				withContext(NonCancellable) { element.body?.join() }
 			}
-			throw failure
+			releaseAfter(failure, locks)
 		}
 		withContext(NonCancellable) { release(call, locks) }
 		return result
@@ -156,17 +148,22 @@ class CoroutineLockHandler : LockedReturnTypeHandler {
 			emitAll(body.flowOn(offTheRedisThreads(context) + LockedCoroutine(locks.owner(), tokens)))
 		}
 		catch (failure: Throwable) {
-			withContext(NonCancellable) {
-				try {
-					locks.releaseAsync().await()
-				}
-				catch (releaseFailure: Exception) {
-					failure.addSuppressed(releaseFailure)
-				}
-			}
-			throw failure
+			releaseAfter(failure, locks)
 		}
 		withContext(NonCancellable) { release(call, locks) }
+	}
+
+	/** Gives the locks back after [failure] (a failed release kept as suppressed) and throws [failure]. */
+	private suspend fun releaseAfter(failure: Throwable, locks: LockSet): Nothing {
+		withContext(NonCancellable) {
+			try {
+				locks.releaseAsync().await()
+			}
+			catch (releaseFailure: Exception) {
+				failure.addSuppressed(releaseFailure)
+			}
+		}
+		throw failure
 	}
 
 	private suspend fun acquire(call: LockedCall, locks: LockSet): Map<String, Long>? = if (call.fencingToken()) {

@@ -274,11 +274,7 @@ public final class LockAspectSupport {
 
 		@Override
 		public @Nullable Object fallback(LockAcquisitionException failure) throws Throwable {
-			FallbackMethod fallback = operation.fallback();
-			if (fallback == null) {
-				throw failure;
-			}
-			return fallback.invoke(target, invocation.getArguments(), failure);
+			return fallback(invocation.getArguments(), failure);
 		}
 
 		@Override

@@ -24,11 +24,7 @@ public class WardenBoot3HealthAutoConfiguration {
 	@Bean(destroyMethod = "close")
 	@ConditionalOnMissingBean
 	HealthMonitor wardenHealthMonitor(Warden warden, WardenAdmin admin, WardenProperties properties) {
-		HealthMonitor monitor = new HealthMonitor(warden, properties.getHealth().getCheckInterval(),
-				properties.getHealth().getTimeout(), properties.getHealth().getMemoryThreshold(),
-				properties.getHealth().getMemoryStatus());
-		admin.setHealthMonitor(monitor);
-		return monitor;
+		return WardenActuatorAutoConfiguration.healthMonitor(warden, admin, properties);
 	}
 
 	@Bean
