@@ -12,6 +12,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
+import dev.warden.json.JsonBinding;
+import dev.warden.json.JsonBindings;
 import dev.warden.lock.DistributedCountDownLatch;
 import dev.warden.lock.DistributedReentrantLock;
 import dev.warden.lock.DistributedMultiLock;
@@ -59,7 +61,6 @@ import io.lettuce.core.RedisClient;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.micrometer.observation.ObservationRegistry;
 import org.jspecify.annotations.Nullable;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * A Warden client: the entry point to distributed locks on one Redis.
@@ -98,7 +99,7 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 	// Thread ids are never reused by the JVM, so each thread's owner can be built once.
 	private final ThreadLocal<LockOwner> threadOwners;
 
-	private final JsonMapper jsonMapper;
+	private final JsonBinding json;
 
 	private final Duration fairLockWaiterTimeout;
 
@@ -129,8 +130,8 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 		this.engine = engine;
 		this.leaseRenewal = new LeaseRenewal(engine, builder.watchdogTimeout.toMillis(), builder.lockListener,
 				builder.replicaSync);
-		this.jsonMapper = builder.jsonMapper;
-		WardenClasses.preload(jsonMapper);
+		this.json = (builder.json != null) ? builder.json : JsonBindings.detect();
+		WardenClasses.preload(json);
 		this.fairLockWaiterTimeout = builder.fairLockWaiterTimeout;
 		this.lockListener = builder.lockListener;
 		this.redLockNodes = connectRedLockNodes(builder);
@@ -310,7 +311,7 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 	 * @return a lightweight view of the queue
 	 */
 	public <T> DelayedQueue<T> getDelayedQueue(String name, Class<T> payloadType) {
-		return getDelayedQueue(name, new JsonPayloadCodec<>(jsonMapper, payloadType));
+		return getDelayedQueue(name, new JsonPayloadCodec<>(json, payloadType));
 	}
 
 	/**
@@ -322,7 +323,7 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 	 */
 	@Override
 	public <T> DelayedQueue<T> getDelayedQueue(String name, PayloadCodec<T> codec) {
-		return new RedisDelayedQueue<>(name, engine, codec, jsonMapper, consumers);
+		return new RedisDelayedQueue<>(name, engine, codec, json, consumers);
 	}
 
 	/**
@@ -337,7 +338,7 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 		for (int i = 0; i < writes.size(); i++) {
 			TaskWrite write = writes.get(i);
 			if (write.kind() == TaskWrite.Kind.CANCEL || !cancelledLater(writes, i)) {
-				new RedisDelayedQueue<>(write.queue(), engine, STORED, jsonMapper, consumers).apply(write);
+				new RedisDelayedQueue<>(write.queue(), engine, STORED, json, consumers).apply(write);
 			}
 		}
 	}
@@ -438,9 +439,9 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 		return engine.connected();
 	}
 
-	/** The JSON mapper that stores task payloads. */
-	public JsonMapper getJsonMapper() {
-		return jsonMapper;
+	/** The JSON library that stores task payloads. */
+	public JsonBinding getJson() {
+		return json;
 	}
 
 	/** The queues this client consumes. */
@@ -536,7 +537,7 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 
 		private ObservationRegistry observationRegistry = ObservationRegistry.NOOP;
 
-		private JsonMapper jsonMapper = JsonMapper.builder().findAndAddModules().build();
+		private @Nullable JsonBinding json;
 
 		private Duration fairLockWaiterTimeout = WardenDefaults.FAIR_LOCK_WAITER_TIMEOUT;
 
@@ -709,16 +710,18 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 		}
 
 		/**
-		 * The JSON mapper that stores task payloads (by default one with every module on the
-		 * classpath).
-		 * @param jsonMapper the mapper
+		 * The JSON library that stores task payloads: for instance {@code new
+		 * Jackson3Binding(jsonMapper)} or {@code new Jackson2Binding(objectMapper)}. By default
+		 * {@link JsonBindings#detect()}: Jackson 3, else Jackson 2, with every module on the
+		 * classpath.
+		 * @param json the binding
 		 * @return this builder
 		 */
-		public Builder jsonMapper(JsonMapper jsonMapper) {
-			if (jsonMapper == null) {
-				throw new IllegalArgumentException("The JSON mapper must not be null");
+		public Builder json(JsonBinding json) {
+			if (json == null) {
+				throw new IllegalArgumentException("The JSON binding must not be null");
 			}
-			this.jsonMapper = jsonMapper;
+			this.json = json;
 			return this;
 		}
 

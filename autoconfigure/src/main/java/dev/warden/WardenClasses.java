@@ -14,11 +14,11 @@ import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
 import java.util.stream.Stream;
 
+import dev.warden.json.JsonBinding;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Loads and initializes the classes of Warden's engine once per class loader, when the first
@@ -42,15 +42,15 @@ final class WardenClasses {
 	}
 
 	/**
-	 * Loads and initializes them, and warms the JSON library with {@code mapper}, the first time it
+	 * Loads and initializes them, and warms the JSON library with {@code json}, the first time it
 	 * is called. Later calls, concurrent ones included, return at once: what they use before the
 	 * first is done loads as it would have.
 	 */
-	static void preload(JsonMapper mapper) {
+	static void preload(JsonBinding json) {
 		if (!loaded.compareAndSet(false, true)) {
 			return;
 		}
-		warmUp(mapper);
+		warmUp(json);
 		warmUpObservations();
 		ClassLoader loader = WardenClasses.class.getClassLoader();
 		for (String name : classNames()) {
@@ -69,9 +69,9 @@ final class WardenClasses {
 	 * own classes for writing and reading text are loaded before the first task is scheduled (on a
 	 * virtual thread, perhaps, among thousands). Failures are left to the first real payload.
 	 */
-	private static void warmUp(JsonMapper mapper) {
+	private static void warmUp(JsonBinding json) {
 		try {
-			mapper.readValue(mapper.writeValueAsString(Map.of("warden", List.of(1, "payload", true))), Object.class);
+			json.read(json.write(Map.of("warden", List.of(1, "payload", true)), Map.class), Object.class);
 		}
 		catch (RuntimeException ex) {
 			logger.debug("Could not warm up the JSON mapper", ex);

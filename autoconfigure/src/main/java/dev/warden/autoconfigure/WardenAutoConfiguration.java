@@ -15,6 +15,7 @@ import dev.warden.task.interceptor.DelayedTaskOperationSource;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
 import io.micrometer.observation.ObservationRegistry;
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -27,7 +28,6 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * A {@link Warden} client on the application's own Lettuce client, so host, credentials, TLS,
@@ -89,8 +89,7 @@ public final class WardenAutoConfiguration {
 			ObjectProvider<LockListener> lockListeners, ObjectProvider<TaskListener> taskListeners,
 			ObjectProvider<ObservationRegistry> observationRegistry,
 			RedLockNodeClients redLockNodeClients,
-			ObjectProvider<JsonMapper> jsonMapper, ObjectProvider<TaskWriteDeferral> taskWriteDeferral,
-			Environment environment) {
+			ObjectProvider<TaskWriteDeferral> taskWriteDeferral, Environment environment, BeanFactory beanFactory) {
 		if (!(connectionFactory instanceof LettuceConnectionFactory lettuce)) {
 			throw new WardenConfigurationException("Warden needs a Lettuce connection factory, but the application's "
 					+ "is a " + connectionFactory.getClass().getName(), "Set spring.data.redis.client-type=lettuce (and "
@@ -129,7 +128,7 @@ public final class WardenAutoConfiguration {
 			observationRegistry.ifAvailable(builder::observationRegistry);
 		}
 		// Programmatic queues store payloads with the application's own mapper too.
-		jsonMapper.ifAvailable(builder::jsonMapper);
+		builder.json(ApplicationJson.of(beanFactory));
 		List<RedisClient> nodes = redLockNodeClients.connect(client);
 		if (!nodes.isEmpty()) {
 			builder.redLockNodes(nodes, properties.getRedlock().getNodeTimeout());

@@ -3,6 +3,7 @@ package dev.warden.autoconfigure;
 import java.util.function.Supplier;
 
 import dev.warden.Warden;
+import dev.warden.json.JsonBinding;
 import dev.warden.expression.MethodExpressions;
 import dev.warden.task.interceptor.DelayedTaskInterceptor;
 import dev.warden.task.interceptor.DelayedTaskOperationSource;
@@ -24,7 +25,6 @@ import org.springframework.context.annotation.Role;
 import org.springframework.core.Ordered;
 import org.springframework.core.env.Environment;
 import org.springframework.util.function.SingletonSupplier;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Turns calls of {@link dev.warden.task.annotation.DelayedTask} methods into scheduled tasks and
@@ -47,14 +47,13 @@ public final class WardenTaskAutoConfiguration {
 	@Bean
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	static DelayedTaskOperationSource wardenDelayedTaskOperationSource(Environment environment,
-			BeanFactory beanFactory, ObjectProvider<JsonMapper> jsonMapper) {
+			BeanFactory beanFactory) {
 		WardenProperties properties = Binder.get(environment).bindOrCreate("warden", WardenProperties.class);
 		// The application's own mapper (its modules and settings), else one with every module on the
 		// classpath. Scheduling and delivery both use it, so they always agree on the payload's form.
-		Supplier<JsonMapper> mapper = SingletonSupplier
-			.of(() -> jsonMapper.getIfAvailable(() -> JsonMapper.builder().findAndAddModules().build()));
+		Supplier<JsonBinding> json = SingletonSupplier.of(() -> ApplicationJson.of(beanFactory));
 		WardenProperties.DelayedTask tasks = properties.getDelayedTask();
-		return new DelayedTaskOperationSource(new MethodExpressions(beanFactory), environment, mapper,
+		return new DelayedTaskOperationSource(new MethodExpressions(beanFactory), environment, json,
 				tasks::toConsumerOptions);
 	}
 

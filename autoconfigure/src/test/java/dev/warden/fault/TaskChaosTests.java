@@ -95,11 +95,13 @@ class TaskChaosTests {
 					return runs.size() >= target;
 				});
 				ForkedJvm victim = consumers.remove(wave % consumers.size());
-				long killedAt = System.currentTimeMillis();
+				long killing = System.currentTimeMillis();
 				victim.kill();
+				// Until SIGKILL lands the victim may still start a task: its window ends once it is dead.
+				long dead = System.currentTimeMillis();
 				collect(victim, runs);
 				killed.add(victim);
-				deaths.add(new long[] { killedAt - VISIBILITY_MILLIS, killedAt });
+				deaths.add(new long[] { killing - VISIBILITY_MILLIS, dead });
 				consumers.add(startConsumer(redis, "consumer-" + (3 + wave)));
 			}
 			// Whether all ran is asserted below, after the counts are printed.

@@ -13,24 +13,18 @@ import java.time.ZoneOffset;
 import java.lang.reflect.Modifier;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
+import dev.warden.json.JsonBinding;
+import dev.warden.json.JsonBinding.JsonProperty;
+import dev.warden.json.JsonBinding.JsonType;
+import dev.warden.task.UnreadablePayloadException;
 import org.jspecify.annotations.Nullable;
-import tools.jackson.core.JacksonException;
-import tools.jackson.databind.BeanProperty;
-import tools.jackson.databind.JavaType;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.exc.ValueInstantiationException;
-import tools.jackson.databind.jsonFormatVisitors.JsonFormatVisitorWrapper;
-import tools.jackson.databind.jsonFormatVisitors.JsonObjectFormatVisitor;
-import tools.jackson.databind.json.JsonMapper;
-import tools.jackson.databind.node.ArrayNode;
-import tools.jackson.databind.node.ObjectNode;
 
 /**
  * Proves at startup that a task argument's type survives the trip through JSON, so that nothing is
@@ -53,33 +47,40 @@ final class ArgumentRoundTrip {
 			Map.entry(Duration.class, Duration.ofSeconds(7)), Map.entry(UUID.class, new UUID(7, 7)),
 			Map.entry(BigDecimal.class, new BigDecimal("7.5")), Map.entry(BigInteger.class, BigInteger.valueOf(7)));
 
-	private final JsonMapper mapper;
+	private final JsonBinding binding;
 
-	ArgumentRoundTrip(JsonMapper mapper) {
-		this.mapper = mapper;
+	ArgumentRoundTrip(JsonBinding binding) {
+		this.binding = binding;
 	}
 
 	/**
 	 * @param type a parameter's type
 	 * @return what does not survive the trip, or {@code null} when everything does
 	 */
-	@Nullable String problem(JavaType type) {
+	@Nullable String problem(JsonType type) {
 		return problem(type, new HashSet<>(), 0);
 	}
 
-	private @Nullable String problem(JavaType type, Set<Class<?>> seen, int depth) {
-		if (type.isContainerType()) {
-			String inKey = (type.getKeyType() != null) ? problem(type.getKeyType(), seen, depth) : null;
-			return (inKey != null) ? inKey : problem(type.getContentType(), seen, depth);
+	private @Nullable String problem(JsonType type, Set<Class<?>> seen, int depth) {
+		if (type.isContainer()) {
+			String inKey = (type.keyType() != null) ? problem(binding.describe(type.keyType()), seen, depth) : null;
+			if (inKey != null || type.contentType() == null) {
+				return inKey;
+			}
+			return problem(binding.describe(type.contentType()), seen, depth);
 		}
-		Class<?> raw = type.getRawClass();
+		Class<?> raw = type.rawClass();
 		if (!isBean(raw) || !seen.add(raw) || depth > MAX_DEPTH) {
 			return null;
 		}
-		List<BeanProperty> properties = writtenProperties(type);
+		List<JsonProperty> properties = binding.properties(type.type());
+		if (properties == null) {
+			// Written by a serializer of its own, whose reading counterpart is the application's to prove.
+			return null;
+		}
 		Set<String> fieldBacked = new HashSet<>();
 		for (Field field : instanceFields(raw)) {
-			BeanProperty writing = properties.stream()
+			JsonProperty writing = properties.stream()
 				.filter(property -> names(property).contains(field.getName()))
 				.findFirst()
 				.orElse(null);
@@ -87,44 +88,52 @@ final class ArgumentRoundTrip {
 				return raw.getName() + "." + field.getName() + " is not written to JSON (no getter, and Jackson does "
 						+ "not see the field)";
 			}
-			fieldBacked.add(writing.getName());
+			fieldBacked.add(writing.name());
 		}
-		ObjectNode sample = mapper.createObjectNode();
-		for (BeanProperty property : properties) {
-			JsonNode value = sample(property.getType(), depth + 1);
+		// What a property's own type loses is the cause to name, before what its owner then loses.
+		String nested = nestedProblem(properties, seen, depth);
+		if (nested != null) {
+			return nested;
+		}
+		Map<String, Object> sample = new LinkedHashMap<>();
+		for (JsonProperty property : properties) {
+			Object value = sample(binding.describe(property.type()), depth + 1);
 			if (value != null) {
-				sample.set(property.getName(), value);
+				sample.put(property.name(), value);
 			}
 		}
-		JsonNode back;
+		Object back;
 		try {
-			back = mapper.valueToTree(mapper.treeToValue(sample, type));
+			back = binding.toTree(binding.fromTree(sample, type.type()));
 		}
-		catch (ValueInstantiationException ex) {
+		catch (JsonBinding.ValueRefusedException ex) {
 			// Its creator refused the sample (a check of its own on a value the sample could not
 			// fill in): the round trip cannot be shown with a sample, so only the fields are checked.
 			back = null;
 		}
-		catch (JacksonException ex) {
-			return raw.getName() + " cannot be read back from JSON: " + ex.getOriginalMessage();
+		catch (UnreadablePayloadException ex) {
+			return raw.getName() + " cannot be read back from JSON: " + ex.getMessage();
+		}
+		catch (IllegalArgumentException ex) {
+			return raw.getName() + " cannot be written to JSON: " + ex.getMessage();
 		}
 		if (back == null) {
-			return nestedProblem(properties, seen, depth);
+			return null;
 		}
+		Map<?, ?> backObject = (back instanceof Map<?, ?> map) ? map : Map.of();
 		// A property computed from others (a getter without a field) is not state: it need not come back.
-		for (Iterator<Map.Entry<String, JsonNode>> it = sample.properties().iterator(); it.hasNext();) {
-			Map.Entry<String, JsonNode> written = it.next();
-			if (fieldBacked.contains(written.getKey()) && !same(written.getValue(), back.get(written.getKey()))) {
+		for (Map.Entry<String, Object> written : sample.entrySet()) {
+			if (fieldBacked.contains(written.getKey()) && !same(written.getValue(), backObject.get(written.getKey()))) {
 				return raw.getName() + "'s property '" + written.getKey() + "' is written to JSON but not read back "
 						+ "(no setter, creator parameter or visible field for it)";
 			}
 		}
-		return nestedProblem(properties, seen, depth);
+		return null;
 	}
 
-	private @Nullable String nestedProblem(List<BeanProperty> properties, Set<Class<?>> seen, int depth) {
-		for (BeanProperty property : properties) {
-			String nested = problem(property.getType(), seen, depth + 1);
+	private @Nullable String nestedProblem(List<JsonProperty> properties, Set<Class<?>> seen, int depth) {
+		for (JsonProperty property : properties) {
+			String nested = problem(binding.describe(property.type()), seen, depth + 1);
 			if (nested != null) {
 				return nested;
 			}
@@ -136,36 +145,16 @@ final class ArgumentRoundTrip {
 	private static boolean isBean(Class<?> type) {
 		return !type.isPrimitive() && !type.isArray() && !type.isEnum() && !type.isInterface()
 				&& !Modifier.isAbstract(type.getModifiers()) && !type.getName().startsWith("java.")
-				&& !type.getName().startsWith("javax.") && !type.getName().startsWith("tools.jackson.");
-	}
-
-	private List<BeanProperty> writtenProperties(JavaType type) {
-		List<BeanProperty> properties = new ArrayList<>();
-		mapper.acceptJsonFormatVisitor(type, new JsonFormatVisitorWrapper.Base() {
-			@Override
-			public JsonObjectFormatVisitor expectObjectFormat(JavaType objectType) {
-				return new JsonObjectFormatVisitor.Base(getContext()) {
-					@Override
-					public void property(BeanProperty property) {
-						properties.add(property);
-					}
-
-					@Override
-					public void optionalProperty(BeanProperty property) {
-						properties.add(property);
-					}
-				};
-			}
-		});
-		return properties;
+				&& !type.getName().startsWith("javax.") && !type.getName().startsWith("tools.jackson.")
+				&& !type.getName().startsWith("com.fasterxml.jackson.");
 	}
 
 	/** The names a field may go by in a property: its JSON name, its member's, the member's bean name. */
-	private static Set<String> names(BeanProperty property) {
+	private static Set<String> names(JsonProperty property) {
 		Set<String> names = new HashSet<>();
-		names.add(property.getName());
-		if (property.getMember() != null) {
-			String member = property.getMember().getName();
+		names.add(property.name());
+		String member = property.memberName();
+		if (member != null) {
 			names.add(member);
 			for (String prefix : new String[] { "get", "is" }) {
 				if (member.length() > prefix.length() && member.startsWith(prefix)) {
@@ -192,57 +181,51 @@ final class ArgumentRoundTrip {
 	}
 
 	/** A JSON value of the type with nothing default about it, or {@code null} when none is known. */
-	private @Nullable JsonNode sample(JavaType type, int depth) {
-		Class<?> raw = type.getRawClass();
+	private @Nullable Object sample(JsonType type, int depth) {
+		Class<?> raw = type.rawClass();
 		if (raw == boolean.class || raw == Boolean.class) {
-			return mapper.getNodeFactory().booleanNode(true);
+			return true;
 		}
 		if (raw == int.class || raw == Integer.class || raw == long.class || raw == Long.class || raw == short.class
 				|| raw == Short.class || raw == byte.class || raw == Byte.class) {
-			return mapper.getNodeFactory().numberNode(7);
+			return 7;
 		}
 		if (raw == double.class || raw == Double.class || raw == float.class || raw == Float.class) {
-			return mapper.getNodeFactory().numberNode(7.5);
+			return 7.5;
 		}
 		if (raw == String.class || raw == CharSequence.class) {
-			return mapper.getNodeFactory().textNode("sample");
+			return "sample";
 		}
 		if (raw == char.class || raw == Character.class) {
-			return mapper.getNodeFactory().textNode("c");
+			return "c";
 		}
 		Object jdkValue = JDK_SAMPLES.get(raw);
 		if (jdkValue != null) {
-			return mapper.valueToTree(jdkValue);
+			return treeOf(jdkValue);
 		}
 		if (raw.isEnum()) {
 			Object[] constants = raw.getEnumConstants();
-			return (constants.length > 0) ? mapper.valueToTree(constants[constants.length - 1]) : null;
+			return (constants.length > 0) ? treeOf(constants[constants.length - 1]) : null;
 		}
-		if (type.isCollectionLikeType() || type.isArrayType()) {
-			JsonNode element = sample(type.getContentType(), depth);
-			if (element == null) {
-				return null;
-			}
-			ArrayNode array = mapper.createArrayNode();
-			array.add(element);
-			return array;
+		if (type.kind() == JsonType.Kind.COLLECTION || type.kind() == JsonType.Kind.ARRAY) {
+			Object element = (type.contentType() != null) ? sample(binding.describe(type.contentType()), depth) : null;
+			return (element != null) ? List.of(element) : null;
 		}
-		if (type.isMapLikeType()) {
-			JsonNode value = sample(type.getContentType(), depth);
-			Class<?> key = type.getKeyType().getRawClass();
+		if (type.kind() == JsonType.Kind.MAP) {
+			Object value = (type.contentType() != null) ? sample(binding.describe(type.contentType()), depth) : null;
+			Class<?> key = (type.keyType() != null) ? binding.describe(type.keyType()).rawClass() : Object.class;
 			if (value == null || (key != String.class && key != Object.class)) {
 				return null;
 			}
-			ObjectNode map = mapper.createObjectNode();
-			map.set("key", value);
-			return map;
+			return Map.of("key", value);
 		}
-		if (isBean(raw) && depth <= MAX_DEPTH) {
-			ObjectNode bean = mapper.createObjectNode();
-			for (BeanProperty property : writtenProperties(type)) {
-				JsonNode value = sample(property.getType(), depth + 1);
+		List<JsonProperty> properties = (isBean(raw) && depth <= MAX_DEPTH) ? binding.properties(type.type()) : null;
+		if (properties != null) {
+			Map<String, Object> bean = new LinkedHashMap<>();
+			for (JsonProperty property : properties) {
+				Object value = sample(binding.describe(property.type()), depth + 1);
 				if (value != null) {
-					bean.set(property.getName(), value);
+					bean.put(property.name(), value);
 				}
 			}
 			return bean;
@@ -250,34 +233,41 @@ final class ArgumentRoundTrip {
 		return null;
 	}
 
+	/** A value as JSON, or {@code null} when the mapper cannot write it (no module for it). */
+	private @Nullable Object treeOf(Object value) {
+		try {
+			return binding.toTree(value);
+		}
+		catch (IllegalArgumentException ex) {
+			return null;
+		}
+	}
+
 	/** Whether a value read back is the one written: numbers and text by their text, trees recursively. */
-	private static boolean same(JsonNode written, @Nullable JsonNode back) {
-		if (back == null) {
-			return false;
-		}
-		if (written.isObject()) {
-			if (!back.isObject()) {
+	private static boolean same(@Nullable Object written, @Nullable Object back) {
+		if (written instanceof Map<?, ?> writtenObject) {
+			if (!(back instanceof Map<?, ?> backObject)) {
 				return false;
 			}
-			for (Map.Entry<String, JsonNode> entry : written.properties()) {
-				if (!same(entry.getValue(), back.get(entry.getKey()))) {
+			for (Map.Entry<?, ?> entry : writtenObject.entrySet()) {
+				if (!same(entry.getValue(), backObject.get(entry.getKey()))) {
 					return false;
 				}
 			}
 			return true;
 		}
-		if (written.isArray()) {
-			if (!back.isArray() || back.size() != written.size()) {
+		if (written instanceof List<?> writtenArray) {
+			if (!(back instanceof List<?> backArray) || backArray.size() != writtenArray.size()) {
 				return false;
 			}
-			for (int i = 0; i < written.size(); i++) {
-				if (!same(written.get(i), back.get(i))) {
+			for (int i = 0; i < writtenArray.size(); i++) {
+				if (!same(writtenArray.get(i), backArray.get(i))) {
 					return false;
 				}
 			}
 			return true;
 		}
-		return written.asString().equals(back.asString());
+		return back != null && String.valueOf(written).equals(String.valueOf(back));
 	}
 
 }

@@ -8,13 +8,10 @@ import java.util.function.Supplier;
 import dev.warden.expression.MethodExpressions;
 import dev.warden.task.PayloadCodec;
 import dev.warden.task.UnreadablePayloadException;
+import dev.warden.json.JsonBinding;
+import dev.warden.json.JsonBinding.JsonType;
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.KotlinDetector;
-import tools.jackson.core.JacksonException;
-import tools.jackson.databind.JavaType;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.exc.InvalidDefinitionException;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * A method's arguments as a task payload: the JSON of the argument when there is one, a JSON array
@@ -22,36 +19,38 @@ import tools.jackson.databind.json.JsonMapper;
  */
 final class ArgumentsCodec implements PayloadCodec<Object[]> {
 
-	private final Supplier<JsonMapper> mappers;
+	private final Supplier<JsonBinding> bindings;
 
 	private final Method method;
 
 	// Resolved at first use, not while beans are being created: the mapper may be a bean itself.
 	private volatile @Nullable Resolved resolved;
 
-	ArgumentsCodec(Supplier<JsonMapper> mappers, Method method) {
-		this.mappers = mappers;
+	ArgumentsCodec(Supplier<JsonBinding> bindings, Method method) {
+		this.bindings = bindings;
 		this.method = method;
 	}
 
-	/** The mapper and the parameters' types, as it reads them. */
-	private record Resolved(JsonMapper mapper, JavaType[] types) {
+	/** The binding and the parameters' types, as it reads them. */
+	private record Resolved(JsonBinding binding, JsonType[] types, Type[] bound) {
 	}
 
 	private Resolved resolved() {
 		Resolved current = resolved;
 		if (current == null) {
-			JsonMapper mapper = mappers.get();
+			JsonBinding binding = bindings.get();
 			Type[] parameters = method.getGenericParameterTypes();
 			if (KotlinDetector.isSuspendingFunction(method)) {
 				// A suspend function's continuation is the caller's, not an argument of the task.
 				parameters = Arrays.copyOf(parameters, parameters.length - 1);
 			}
-			JavaType[] types = new JavaType[parameters.length];
+			JsonType[] types = new JsonType[parameters.length];
+			Type[] bound = new Type[parameters.length];
 			for (int i = 0; i < parameters.length; i++) {
-				types[i] = mapper.constructType(parameters[i]);
+				types[i] = binding.describe(parameters[i]);
+				bound[i] = types[i].type();
 			}
-			current = new Resolved(mapper, types);
+			current = new Resolved(binding, types, bound);
 			resolved = current;
 		}
 		return current;
@@ -64,83 +63,65 @@ final class ArgumentsCodec implements PayloadCodec<Object[]> {
 	 */
 	void check() {
 		Resolved current = resolved();
-		ArgumentRoundTrip roundTrip = new ArgumentRoundTrip(current.mapper());
-		for (JavaType type : current.types()) {
-			check(current.mapper(), type);
+		ArgumentRoundTrip roundTrip = new ArgumentRoundTrip(current.binding());
+		for (JsonType type : current.types()) {
+			check(current.binding(), type);
 			String lost = roundTrip.problem(type);
 			if (lost != null) {
 				throw new IllegalStateException("@DelayedTask " + MethodExpressions.describe(method)
-						+ " has a parameter of type " + type.toCanonical() + " that does not survive the trip through JSON: "
+						+ " has a parameter of type " + type.name() + " that does not survive the trip through JSON: "
 						+ lost + "; give each field a getter and a setter or creator parameter, or mark it @JsonIgnore");
 			}
 		}
 	}
 
-	private void check(JsonMapper mapper, JavaType type) {
-		Class<?> raw = type.getRawClass();
+	private void check(JsonBinding binding, JsonType type) {
+		Class<?> raw = type.rawClass();
 		if (raw == Object.class) {
 			throw new IllegalStateException("@DelayedTask " + MethodExpressions.describe(method)
 					+ " has a parameter of type Object, whose class JSON cannot carry; use a concrete type");
 		}
-		if (type.isContainerType()) {
-			if (type.getKeyType() != null) {
-				check(mapper, type.getKeyType());
+		if (type.isContainer()) {
+			if (type.keyType() != null) {
+				check(binding, binding.describe(type.keyType()));
 			}
-			check(mapper, type.getContentType());
+			if (type.contentType() != null) {
+				check(binding, binding.describe(type.contentType()));
+			}
 			return;
 		}
-		try {
-			mapper.readValue("{}", type);
-		}
-		catch (InvalidDefinitionException ex) {
+		String problem = binding.definitionProblem(type.type());
+		if (problem != null) {
 			throw new IllegalStateException("@DelayedTask " + MethodExpressions.describe(method) + " has a parameter of type "
-					+ type + " that JSON cannot be read back into: " + ex.getOriginalMessage(), ex);
-		}
-		catch (JacksonException ex) {
-			// Wrong input for a type that can be read otherwise: fine.
+					+ type.name() + " that JSON cannot be read back into: " + problem);
 		}
 	}
 
 	@Override
 	public String encode(Object[] arguments) {
-		JsonMapper mapper = resolved().mapper();
-		JavaType[] types = resolved().types();
+		Resolved current = resolved();
 		if (arguments.length == 1) {
-			return mapper.writerFor(types[0]).writeValueAsString(arguments[0]);
+			return current.binding().write(arguments[0], current.bound()[0]);
 		}
-		return mapper.writeValueAsString(arguments);
+		return current.binding().writeArray(arguments);
 	}
 
 	@Override
 	public Object[] decode(String text) {
-		JsonMapper mapper = resolved().mapper();
-		JavaType[] types = resolved().types();
+		Resolved current = resolved();
 		try {
-			if (types.length == 0) {
+			if (current.bound().length == 0) {
 				return new Object[0];
 			}
-			if (types.length == 1) {
-				return new Object[] { mapper.readValue(text, types[0]) };
+			if (current.bound().length == 1) {
+				return new Object[] { current.binding().read(text, current.bound()[0]) };
 			}
-			JsonNode array = mapper.readTree(text);
-			if (!array.isArray() || array.size() != types.length) {
-				throw new UnreadablePayloadException("Expected a JSON array of " + types.length + " arguments for "
-						+ MethodExpressions.describe(method) + ", got " + abbreviate(text), null);
-			}
-			Object[] arguments = new Object[types.length];
-			for (int i = 0; i < types.length; i++) {
-				arguments[i] = mapper.treeToValue(array.get(i), types[i]);
-			}
-			return arguments;
+			return current.binding().readArray(text, current.bound());
 		}
-		catch (JacksonException ex) {
+		catch (UnreadablePayloadException ex) {
 			throw new UnreadablePayloadException("Cannot read the arguments of " + MethodExpressions.describe(method)
-					+ " from " + abbreviate(text) + ": " + ex.getOriginalMessage(), ex);
+					+ ": " + ex.getMessage(), ex.getCause());
 		}
-	}
-
-	private static String abbreviate(String text) {
-		return (text.length() > 200) ? text.substring(0, 200) + "..." : text;
 	}
 
 }

@@ -11,6 +11,7 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.concurrent.ConcurrentHashMap;
 
+import dev.warden.json.JsonBinding;
 import dev.warden.expression.MethodExpressions;
 import dev.warden.expression.SuspendFunctions;
 import dev.warden.task.ConsumerOptions;
@@ -25,7 +26,6 @@ import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.core.env.PropertyResolver;
 import org.springframework.expression.Expression;
 import org.springframework.util.ReflectionUtils;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Turns {@link DelayedTask} annotations into {@link DelayedTaskOperation}s, once per method and
@@ -37,7 +37,7 @@ public final class DelayedTaskOperationSource {
 
 	private final PropertyResolver placeholders;
 
-	private final Supplier<JsonMapper> mapper;
+	private final Supplier<JsonBinding> json;
 
 	private final Function<String, ConsumerOptions> defaults;
 
@@ -46,25 +46,25 @@ public final class DelayedTaskOperationSource {
 	/**
 	 * @param expressions parses task id expressions
 	 * @param placeholders resolves {@code ${...}} in delays and backoffs
-	 * @param mapper the JSON mapper that stores arguments
+	 * @param json the JSON library that stores arguments
 	 * @param defaults the consumer options of annotations that leave them unset
 	 */
-	public DelayedTaskOperationSource(MethodExpressions expressions, PropertyResolver placeholders, JsonMapper mapper,
+	public DelayedTaskOperationSource(MethodExpressions expressions, PropertyResolver placeholders, JsonBinding json,
 			ConsumerOptions defaults) {
-		this(expressions, placeholders, () -> mapper, queue -> defaults);
+		this(expressions, placeholders, () -> json, queue -> defaults);
 	}
 
 	/**
 	 * @param expressions parses task id expressions
 	 * @param placeholders resolves {@code ${...}} in delays and backoffs
-	 * @param mapper supplies the JSON mapper that stores arguments, when the first annotation is read
+	 * @param json supplies the JSON library that stores arguments, when the first annotation is read
 	 * @param defaults the consumer options of each queue, for annotations that leave them unset
 	 */
 	public DelayedTaskOperationSource(MethodExpressions expressions, PropertyResolver placeholders,
-			Supplier<JsonMapper> mapper, Function<String, ConsumerOptions> defaults) {
+			Supplier<JsonBinding> json, Function<String, ConsumerOptions> defaults) {
 		this.expressions = expressions;
 		this.placeholders = placeholders;
-		this.mapper = mapper;
+		this.json = json;
 		this.defaults = defaults;
 	}
 
@@ -179,7 +179,7 @@ public final class DelayedTaskOperationSource {
 			}
 			options = options.withVisibilityTimeout(visibility);
 		}
-		ArgumentsCodec codec = new ArgumentsCodec(mapper, specific);
+		ArgumentsCodec codec = new ArgumentsCodec(json, specific);
 		// Deliveries call it reflectively, through the bean's proxy.
 		ReflectionUtils.makeAccessible(specific);
 		return new DelayedTaskOperation(specific, queue, delay, id, codec, options, annotation.transactional(),

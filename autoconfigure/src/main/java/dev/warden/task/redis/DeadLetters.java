@@ -6,11 +6,10 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 
+import dev.warden.json.JsonBinding;
 import dev.warden.redis.RedisEngine;
 import dev.warden.task.DeadLetter;
 import io.lettuce.core.ScriptOutputType;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * The dead letters of one queue: reading them whole or by page, counting, requeueing and purging
@@ -31,13 +30,13 @@ final class DeadLetters {
 
 	private final RedisEngine engine;
 
-	private final JsonMapper mapper;
+	private final JsonBinding json;
 
-	DeadLetters(String name, QueueKeys keys, RedisEngine engine, JsonMapper mapper) {
+	DeadLetters(String name, QueueKeys keys, RedisEngine engine, JsonBinding json) {
 		this.name = name;
 		this.keys = keys;
 		this.engine = engine;
-		this.mapper = mapper;
+		this.json = json;
 	}
 
 	List<DeadLetter> all() {
@@ -49,12 +48,12 @@ final class DeadLetters {
 			.toList();
 	}
 
-	private DeadLetter readDeadLetter(String json) {
-		JsonNode letter = mapper.readTree(json);
-		JsonNode payload = letter.get("payload");
-		return new DeadLetter(letter.get("id").asString(), (payload != null && payload.isString()) ? payload.asString() : null,
-				letter.get("attempts").asInt(), letter.get("error").asString(),
-				Instant.ofEpochMilli(letter.get("failedAt").asLong()));
+	private DeadLetter readDeadLetter(String text) {
+		Map<?, ?> letter = (Map<?, ?>) json.read(text, Map.class);
+		Object payload = letter.get("payload");
+		return new DeadLetter(String.valueOf(letter.get("id")), (payload instanceof String string) ? string : null,
+				((Number) letter.get("attempts")).intValue(), String.valueOf(letter.get("error")),
+				Instant.ofEpochMilli(((Number) letter.get("failedAt")).longValue()));
 	}
 
 	List<DeadLetter> page(int offset, int limit) {

@@ -2,11 +2,8 @@ package dev.warden.task.redis;
 
 import java.lang.reflect.Type;
 
+import dev.warden.json.JsonBinding;
 import dev.warden.task.PayloadCodec;
-import dev.warden.task.UnreadablePayloadException;
-import tools.jackson.core.JacksonException;
-import tools.jackson.databind.JavaType;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * Payloads as JSON, read back as a given (possibly generic) type.
@@ -15,37 +12,28 @@ import tools.jackson.databind.json.JsonMapper;
  */
 public final class JsonPayloadCodec<T> implements PayloadCodec<T> {
 
-	private final JsonMapper mapper;
+	private final JsonBinding binding;
 
-	private final JavaType type;
+	private final Type type;
 
 	/**
-	 * @param mapper the JSON mapper
-	 * @param type the payload type, generic types included
+	 * @param binding the JSON library that writes and reads payloads
+	 * @param type the payload type, generics included
 	 */
-	public JsonPayloadCodec(JsonMapper mapper, Type type) {
-		this.mapper = mapper;
-		this.type = mapper.constructType(type);
+	public JsonPayloadCodec(JsonBinding binding, Type type) {
+		this.binding = binding;
+		this.type = binding.describe(type).type();
 	}
 
 	@Override
 	public String encode(T payload) {
-		return mapper.writeValueAsString(payload);
+		return binding.write(payload, type);
 	}
 
 	@Override
+	@SuppressWarnings("unchecked")
 	public T decode(String text) {
-		try {
-			return mapper.readValue(text, type);
-		}
-		catch (JacksonException ex) {
-			throw new UnreadablePayloadException("Cannot read " + type + " from " + abbreviate(text) + ": "
-					+ ex.getOriginalMessage(), ex);
-		}
-	}
-
-	static String abbreviate(String text) {
-		return (text.length() > 200) ? text.substring(0, 200) + "..." : text;
+		return (T) binding.read(text, type);
 	}
 
 }

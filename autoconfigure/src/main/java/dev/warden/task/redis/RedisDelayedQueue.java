@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
+import dev.warden.json.JsonBinding;
 import dev.warden.redis.RedisEngine;
 import dev.warden.task.ConsumerOptions;
 import dev.warden.task.DeadLetter;
@@ -22,7 +23,6 @@ import dev.warden.task.TaskHandler;
 import dev.warden.task.TaskWrite;
 import io.lettuce.core.ScriptOutputType;
 import org.jspecify.annotations.Nullable;
-import tools.jackson.databind.json.JsonMapper;
 
 /**
  * {@link DelayedQueue} on Redis. Instances are cheap views of one queue; the state is in Redis and
@@ -46,8 +46,6 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 
 	private final PayloadCodec<T> codec;
 
-	private final JsonMapper mapper;
-
 	private final Consumers consumers;
 
 	private final DeadLetters deadLetters;
@@ -56,18 +54,17 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 	 * @param name the queue's name
 	 * @param engine the client's engine
 	 * @param codec turns payloads into stored text and back
-	 * @param mapper reads dead letters
+	 * @param json reads dead letters
 	 * @param consumers the client's consumers
 	 */
-	public RedisDelayedQueue(String name, RedisEngine engine, PayloadCodec<T> codec, JsonMapper mapper,
+	public RedisDelayedQueue(String name, RedisEngine engine, PayloadCodec<T> codec, JsonBinding json,
 			Consumers consumers) {
 		this.keys = new QueueKeys(KEY_PREFIX, name);
 		this.name = name;
 		this.engine = engine;
 		this.codec = codec;
-		this.mapper = mapper;
 		this.consumers = consumers;
-		this.deadLetters = new DeadLetters(name, keys, engine, mapper);
+		this.deadLetters = new DeadLetters(name, keys, engine, json);
 	}
 
 	@Override

@@ -115,8 +115,11 @@ class DelayedTaskAnnotationTests {
 				"UnknownParameter$Service.call(String)", "#orderID"));
 		runner.withUserConfiguration(ObjectParameter.class).run(context -> assertFailure(context,
 				"ObjectParameter$Service.call(Object)", "type Object"));
+		// Jackson 3 finds no creator for it; Jackson 2 with Boot 3's parameter names module does, and
+		// then sees the field it does not write: either way startup fails, naming the type.
 		runner.withUserConfiguration(NoCreator.class).run(context -> assertFailure(context,
-				"NoCreator$Service.call(Opaque)", "cannot be read back"));
+				"NoCreator$Service.call(Opaque)", "of type " + Opaque.class.getName() + " that",
+				"JSON"));
 		runner.withUserConfiguration(Handlers.class, SameQueue.class).run(context -> assertFailure(context,
 				"Queue 'timeouts' has two @DelayedTask handlers"));
 	}

@@ -3,56 +3,125 @@ package dev.warden.task.interceptor;
 import java.util.List;
 import java.util.Map;
 
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+import java.lang.reflect.Type;
+import java.util.stream.Stream;
+
+import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonProperty;
-import org.junit.jupiter.api.Test;
-import tools.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.annotation.JsonValue;
+import dev.warden.json.Jackson2Binding;
+import dev.warden.json.Jackson3Binding;
+import dev.warden.json.JsonBinding;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.springframework.core.ResolvableType;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The startup proof that a task argument's type survives the trip through JSON: it names what would
- * be lost, and accepts what is carried whole.
+ * be lost, and accepts what is carried whole, through Jackson 3 (Spring Boot 4) and Jackson 2 (Spring
+ * Boot 3) alike.
  */
 class ArgumentRoundTripTests {
 
-	private final JsonMapper mapper = JsonMapper.builder().findAndAddModules().build();
+	@Retention(RetentionPolicy.RUNTIME)
+	@Target(ElementType.METHOD)
+	@ParameterizedTest(name = "{0}")
+	@MethodSource("dev.warden.task.interceptor.ArgumentRoundTripTests#bindings")
+	@interface EachBinding {
 
-	private final ArgumentRoundTrip roundTrip = new ArgumentRoundTrip(mapper);
-
-	@Test
-	void aPrivateFieldWithoutAGetterIsNamed() {
-		assertThat(problem(Bag.class)).contains(Bag.class.getName() + ".n is not written to JSON");
 	}
 
-	@Test
-	void aPropertyThatCannotBeReadBackIsNamed() {
-		assertThat(problem(ReadOnly.class)).contains("'n'").contains("not read back");
+	static Stream<JsonBinding> bindings() {
+		return Stream.of(Jackson3Binding.withModules(), Jackson2Binding.withModules());
 	}
 
-	@Test
-	void aTypeThatLosesSomethingInsideAContainerOrAPropertyIsNamed() {
-		assertThat(roundTrip.problem(mapper.getTypeFactory().constructCollectionType(List.class, Bag.class)))
+	@EachBinding
+	void aPrivateFieldWithoutAGetterIsNamed(JsonBinding binding) {
+		assertThat(problem(binding, Bag.class)).contains(Bag.class.getName() + ".n is not written to JSON");
+	}
+
+	@EachBinding
+	void aPropertyThatCannotBeReadBackIsNamed(JsonBinding binding) {
+		assertThat(problem(binding, ReadOnly.class)).contains("'n'").contains("not read back");
+	}
+
+	@EachBinding
+	void aTypeThatLosesSomethingInsideAContainerOrAPropertyIsNamed(JsonBinding binding) {
+		assertThat(problem(binding, ResolvableType.forClassWithGenerics(List.class, Bag.class).getType()))
 			.contains(Bag.class.getName());
-		assertThat(problem(Wrapper.class)).contains(Bag.class.getName());
+		assertThat(problem(binding, Bag[].class)).contains(Bag.class.getName());
+		assertThat(problem(binding, Wrapper.class)).contains(Bag.class.getName());
 	}
 
-	@Test
-	void beansRecordsEnumsJdkTypesAndIgnoredFieldsPass() {
-		assertThat(problem(Order.class)).isNull();
-		assertThat(problem(Line.class)).isNull();
-		assertThat(problem(WithIgnored.class)).isNull();
-		assertThat(problem(Computed.class)).isNull();
-		assertThat(problem(Scheduled.class)).as("JDK value types are sampled").isNull();
-		assertThat(problem(Checked.class)).as("a creator's own check is not a loss").isNull();
-		assertThat(problem(String.class)).isNull();
-		assertThat(problem(Status.class)).isNull();
-		assertThat(roundTrip.problem(mapper.getTypeFactory().constructMapType(Map.class, String.class, Line.class)))
+	@EachBinding
+	void beansRecordsEnumsJdkTypesAndIgnoredFieldsPass(JsonBinding binding) {
+		assertThat(problem(binding, Order.class)).isNull();
+		assertThat(problem(binding, Line.class)).isNull();
+		assertThat(problem(binding, WithIgnored.class)).isNull();
+		assertThat(problem(binding, Computed.class)).isNull();
+		assertThat(problem(binding, Scheduled.class)).as("JDK value types are sampled").isNull();
+		assertThat(problem(binding, Checked.class)).as("a creator's own check is not a loss").isNull();
+		assertThat(problem(binding, String.class)).isNull();
+		assertThat(problem(binding, Status.class)).isNull();
+		assertThat(problem(binding, ResolvableType.forClassWithGenerics(Map.class, String.class, Line.class).getType()))
 			.isNull();
 	}
 
-	private String problem(Class<?> type) {
-		return roundTrip.problem(mapper.constructType(type));
+	@EachBinding
+	void aTypeWrittenAsAValueOfItsOwnPasses(JsonBinding binding) {
+		assertThat(problem(binding, Money.class)).isNull();
+		assertThat(problem(binding, Priced.class)).isNull();
+		assertThat(binding.read(binding.write(new Priced("p", Money.parse("12.50 EUR")), Priced.class), Priced.class))
+			.isEqualTo(new Priced("p", Money.parse("12.50 EUR")));
+	}
+
+	private static String problem(JsonBinding binding, Type type) {
+		return new ArgumentRoundTrip(binding).problem(binding.describe(type));
+	}
+
+	/** Written as one string by a method of its own, with no getter for its fields. */
+	public static final class Money {
+
+		private final java.math.BigDecimal amount;
+
+		private final String currency;
+
+		private Money(java.math.BigDecimal amount, String currency) {
+			this.amount = amount;
+			this.currency = currency;
+		}
+
+		@JsonCreator
+		public static Money parse(String text) {
+			String[] parts = text.split(" ");
+			return new Money(new java.math.BigDecimal(parts[0]), parts[1]);
+		}
+
+		@JsonValue
+		public String text() {
+			return amount.toPlainString() + " " + currency;
+		}
+
+		@Override
+		public boolean equals(Object other) {
+			return other instanceof Money money && money.text().equals(text());
+		}
+
+		@Override
+		public int hashCode() {
+			return text().hashCode();
+		}
+
+	}
+
+	public record Priced(String sku, Money price) {
 	}
 
 	public static class Bag {

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import dev.warden.expression.MethodExpressions;
+import dev.warden.json.JsonBindings;
 import dev.warden.task.ConsumerOptions;
 import dev.warden.task.DelayedQueue;
 import dev.warden.task.DelayedQueueFactory;
@@ -21,7 +22,6 @@ import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.springframework.aop.framework.ProxyFactory;
 import org.springframework.core.env.StandardEnvironment;
-import tools.jackson.databind.json.JsonMapper;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -38,7 +38,7 @@ class DelayedTaskSupportTests {
 	private final RecordingQueues queues = new RecordingQueues();
 
 	private final DelayedTaskOperationSource operations = new DelayedTaskOperationSource(new MethodExpressions(null),
-			new StandardEnvironment(), JsonMapper.builder().build(), ConsumerOptions.DEFAULTS);
+			new StandardEnvironment(), JsonBindings.detect(), ConsumerOptions.DEFAULTS);
 
 	private final DelayedTaskSupport support = new DelayedTaskSupport(queues, operations);
 
