@@ -37,6 +37,7 @@ import dev.warden.lock.redis.ReplicaSync;
 import dev.warden.lock.redis.RedisSemaphore;
 import dev.warden.lock.redis.RedisSimpleLock;
 import dev.warden.redis.EvictionPolicyCheck;
+import dev.warden.redis.ReplicaCount;
 import dev.warden.redis.RedisEngine;
 import dev.warden.task.ConsumerOptions;
 import dev.warden.task.DelayedQueue;
@@ -101,6 +102,9 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 
 	private final JsonBinding json;
 
+	/** The master's replicas, for the automatic replica check. */
+	private final ReplicaCount replicaCount;
+
 	private final Duration fairLockWaiterTimeout;
 
 	private final List<Warden> redLockNodes;
@@ -128,8 +132,9 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 		this.clientId = builder.clientId;
 		this.threadOwners = ThreadLocal.withInitial(this::newThreadOwner);
 		this.engine = engine;
+		this.replicaCount = new ReplicaCount(engine);
 		this.leaseRenewal = new LeaseRenewal(engine, builder.watchdogTimeout.toMillis(), builder.lockListener,
-				builder.replicaSync);
+				builder.replicaSync.counting(replicaCount));
 		this.json = (builder.json != null) ? builder.json : JsonBindings.detect();
 		WardenClasses.preload(json);
 		this.fairLockWaiterTimeout = builder.fairLockWaiterTimeout;
@@ -140,7 +145,7 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 						builder.taskVirtualThreads),
 				clientId,
 				builder.taskDefaults, builder.taskSweepInterval, builder.taskClaimAhead, builder.shutdownGrace,
-				builder.taskMaxPayloadBytes, builder.taskReplicaSync);
+				builder.taskMaxPayloadBytes, builder.taskReplicaSync.counting(replicaCount));
 		builder.taskQueueDefaults.forEach(consumers::setQueueDefaults);
 		consumers.setDeadLetterRetention(builder.taskDeadLetterRetention);
 		consumers.setListener(builder.taskListener);
@@ -541,7 +546,7 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 
 		private Duration fairLockWaiterTimeout = WardenDefaults.FAIR_LOCK_WAITER_TIMEOUT;
 
-		private ReplicaSync replicaSync = ReplicaSync.OFF;
+		private ReplicaSync replicaSync = ReplicaSync.auto(WardenDefaults.REPLICA_SYNC_TIMEOUT);
 
 		private List<AbstractRedisClient> redLockClients = List.of();
 
@@ -565,7 +570,7 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 
 		private int taskMaxPayloadBytes = WardenDefaults.TASK_MAX_PAYLOAD_BYTES;
 
-		private ReplicaSync taskReplicaSync = ReplicaSync.OFF;
+		private ReplicaSync taskReplicaSync = ReplicaSync.auto(WardenDefaults.REPLICA_SYNC_TIMEOUT);
 
 		private EvictionPolicyCheck.Mode evictionPolicyCheck = EvictionPolicyCheck.Mode.WARN;
 
@@ -687,8 +692,12 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 		/**
 		 * The fail-over check: after each acquisition, wait until {@code replicas} replicas have
 		 * it (Redis {@code WAIT}), within {@code timeout}; if they do not, the hold is given back
-		 * and the attempt counts as failed. Off by default. Standalone and Sentinel only.
-		 * @param replicas how many replicas must acknowledge; 0 turns it off
+		 * and the attempt counts as failed. By default {@link ReplicaSync#AUTO} within 1 s: one
+		 * replica when the master has any (read at connect, after each reconnect and every 5 s),
+		 * none otherwise. While it waits for a replica, a release does not hand the lock straight
+		 * to a waiter of the same client. Standalone and Sentinel only.
+		 * @param replicas how many replicas must acknowledge: {@link ReplicaSync#AUTO}, or a number;
+		 * 0 turns it off
 		 * @param timeout how long to wait for them
 		 * @return this builder
 		 */
@@ -836,12 +845,14 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 		}
 
 		/**
-		 * The durability check after each schedule (off by default): a schedule is acknowledged
-		 * only once {@code replicas} replicas have it ({@code WAIT}), so that an acknowledged
-		 * schedule survives a fail-over; when they do not within {@code timeout}, it fails with
+		 * The durability check after each schedule: a schedule is acknowledged only once
+		 * {@code replicas} replicas have it ({@code WAIT}), so that an acknowledged schedule
+		 * survives a fail-over; when they do not within {@code timeout}, it fails with
 		 * {@link RedisUnavailableException} (the task may still be there; scheduling it again with
-		 * the same id is safe). Standalone and Sentinel deployments.
-		 * @param replicas how many replicas must acknowledge; 0 turns the check off
+		 * the same id is safe). By default {@link ReplicaSync#AUTO} within 1 s: one replica when the
+		 * master has any, none otherwise. Standalone and Sentinel deployments.
+		 * @param replicas how many replicas must acknowledge: {@link ReplicaSync#AUTO}, or a number;
+		 * 0 turns the check off
 		 * @param timeout how long to wait for them
 		 * @return this builder
 		 */
@@ -896,6 +907,9 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 				eviction.checkNow();
 				// A reconnect may land on another master (a fail-over), configured otherwise.
 				engine.onReconnect(eviction::checkLater);
+				if (replicaSync.isAuto() || taskReplicaSync.isAuto()) {
+					warden.replicaCount.start();
+				}
 			}
 			catch (RuntimeException ex) {
 				warden.close();

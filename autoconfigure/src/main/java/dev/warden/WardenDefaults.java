@@ -31,8 +31,8 @@ public final class WardenDefaults {
 	/** How long a fair lock's waiter keeps its place once its turn could have come. */
 	public static final Duration FAIR_LOCK_WAITER_TIMEOUT = Duration.ofMinutes(5);
 
-	/** How long the fail-over check waits for replicas to acknowledge an acquisition. */
-	public static final Duration REPLICA_SYNC_TIMEOUT = Duration.ofMillis(100);
+	/** How long the fail-over check waits for replicas to acknowledge an acquisition or a schedule. */
+	public static final Duration REPLICA_SYNC_TIMEOUT = Duration.ofSeconds(1);
 
 	/** How long a RedLock attempt waits for one node before counting it as refused. */
 	public static final Duration REDLOCK_NODE_TIMEOUT = Duration.ofMillis(200);

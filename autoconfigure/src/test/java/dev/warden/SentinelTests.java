@@ -177,6 +177,25 @@ class SentinelTests {
 	}
 
 	@Test
+	void withTheDefaultsAcknowledgedSchedulesAndLocksSurviveAFailOver() throws Exception {
+		Warden warden = clients.open(sentinelClient());
+		DelayedQueue<String> queue = warden.getDelayedQueue("s-default", String.class);
+		LockOwner owner = warden.newOwner();
+		for (int i = 0; i < 50; i++) {
+			queue.schedule("t-" + i, "x", Duration.ofHours(1));
+			assertThat(warden.getLock("s-default-" + i).tryLock(owner, 0, 60, TimeUnit.SECONDS)).isTrue();
+		}
+
+		RedisNode promoted = redis.failover();
+
+		assertThat(promoted.call("HLEN", "warden:task:{s-default}:tasks")).as("every acknowledged schedule")
+			.isEqualTo(50L);
+		for (int i = 0; i < 50; i++) {
+			assertThat(promoted.call("EXISTS", "s-default-" + i)).as("acquisition " + i).isEqualTo(1L);
+		}
+	}
+
+	@Test
 	void aLockTakenOnTheDeposedMasterIsReportedLostOnceTheHolderHasMoved() throws Exception {
 		Warden holder = clients.open(sentinelClient(), options -> options.lockListener(new LockListener() {
 			@Override

@@ -112,8 +112,8 @@ public final class WardenAutoConfiguration {
 			.taskClaimAhead(tasks.getClaimAhead())
 			.shutdownGrace(tasks.getShutdownGrace())
 			.taskMaxPayloadBytes(tasks.getMaxPayloadSize().toBytes())
-			.taskReplicaSync(tasks.getReplicaSync().getReplicas(), tasks.getReplicaSync().getTimeout())
-			.replicaSync(properties.getLock().getReplicaSync().getReplicas(),
+			.taskReplicaSync(tasks.getReplicaSync().replicasOrAuto(), tasks.getReplicaSync().getTimeout())
+			.replicaSync(properties.getLock().getReplicaSync().replicasOrAuto(),
 					properties.getLock().getReplicaSync().getTimeout());
 		for (String queue : tasks.getQueues().keySet()) {
 			builder.taskQueueDefaults(queue, tasks.toConsumerOptions(queue));

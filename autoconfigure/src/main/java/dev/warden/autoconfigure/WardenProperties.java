@@ -487,10 +487,11 @@ public class WardenProperties {
 
 		/**
 		 * How many replicas must acknowledge the write (Redis WAIT) before it counts; 0 turns the
-		 * check off. Unacknowledged within the timeout, a lock acquisition is given back and a
+		 * check off. Unset: one when the master has replicas, none when it has none (followed across
+		 * fail-overs). Unacknowledged within the timeout, a lock acquisition is given back and a
 		 * schedule fails with RedisUnavailableException (scheduling again with the same id is safe).
 		 */
-		private int replicas;
+		private @Nullable Integer replicas;
 
 		/**
 		 * How long to wait for the replicas' acknowledgement.
@@ -503,12 +504,21 @@ public class WardenProperties {
 			return this;
 		}
 
-		public int getReplicas() {
+		public @Nullable Integer getReplicas() {
 			return replicas;
 		}
 
-		public void setReplicas(int replicas) {
+		public void setReplicas(@Nullable Integer replicas) {
+			if (replicas != null && replicas < 0) {
+				throw new IllegalArgumentException(prefix + ".replicas must not be negative (leave it unset for one "
+						+ "replica when the master has any): " + replicas);
+			}
 			this.replicas = replicas;
+		}
+
+		/** The replicas as Warden's builder takes them: {@link dev.warden.lock.redis.ReplicaSync#AUTO} when unset. */
+		int replicasOrAuto() {
+			return (replicas != null) ? replicas : dev.warden.lock.redis.ReplicaSync.AUTO;
 		}
 
 		public Duration getTimeout() {

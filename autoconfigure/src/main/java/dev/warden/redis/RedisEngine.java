@@ -12,6 +12,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -61,6 +62,11 @@ public final class RedisEngine implements AutoCloseable {
 	private final Duration commandTimeout;
 
 	private final @Nullable MasterFollower follower;
+
+	private final ReplicationBarrier replicationBarrier = new ReplicationBarrier(this);
+
+	/** How many times a script was sent again (after {@code NOSCRIPT}, a busy slot, {@code READONLY}). */
+	private final AtomicLong resends = new AtomicLong();
 
 	private RedisEngine(StatefulConnection<String, String> commandConnection,
 			RedisClusterAsyncCommands<String, String> commands,
@@ -286,6 +292,25 @@ public final class RedisEngine implements AutoCloseable {
 		return commandConnection.isOpen() && pubSubConnection.isOpen();
 	}
 
+	/**
+	 * How many times a script call was sent again so far ({@link #eval} after {@code NOSCRIPT}, a
+	 * busy slot or {@code READONLY}): a command sent right behind a script covers the script's
+	 * write only when this did not change until the script's reply.
+	 */
+	public long resends() {
+		return resends.get();
+	}
+
+	/** {@code WAIT} for replicas, one at a time, shared by the writes that ask meanwhile. */
+	public ReplicationBarrier replicationBarrier() {
+		return replicationBarrier;
+	}
+
+	/** Whether the engine talks to a Redis Cluster. */
+	public boolean isCluster() {
+		return commandConnection instanceof StatefulRedisClusterConnection;
+	}
+
 	/** The engine's single scheduler thread: lease renewals and the timeouts of asynchronous waits. */
 	public ScheduledExecutorService scheduler() {
 		return scheduler;
@@ -375,6 +400,7 @@ public final class RedisEngine implements AutoCloseable {
 		}
 		Throwable cause = unwrap(failure);
 		if (cause instanceof RedisNoScriptException) {
+			resends.incrementAndGet();
 			CompletableFuture<T> byText = commands.<T>eval(call.script().source(), call.type(), call.keys(), call.args())
 				.toCompletableFuture();
 			reply.follow(byText);
@@ -390,6 +416,7 @@ public final class RedisEngine implements AutoCloseable {
 		if ((slotBusy(cause) || readOnly) && elapsed + TimeUnit.MILLISECONDS.toNanos(backoffMillis) < commandTimeout.toNanos()) {
 			scheduler.schedule(() -> {
 				if (!reply.isDone()) {
+					resends.incrementAndGet();
 					CompletableFuture<T> resent = commands.<T>evalsha(call.script().sha1(), call.type(), call.keys(),
 							call.args()).toCompletableFuture();
 					reply.follow(resent);

@@ -62,7 +62,8 @@ class ScheduleReplicaSyncTests {
 	@Test
 	void withTheReplicaPausedAScheduleFailsInsteadOfBeingAcknowledged() throws Exception {
 		DelayedQueue<String> queue = durable().getDelayedQueue("paused", String.class);
-		DelayedQueue<String> unchecked = clients.open(master).getDelayedQueue("paused", String.class);
+		DelayedQueue<String> unchecked = clients.open(master, options -> options.taskReplicaSync(0, Duration.ofSeconds(1)))
+			.getDelayedQueue("paused", String.class);
 		replica.pause();
 
 		assertThatExceptionOfType(RedisUnavailableException.class)

@@ -252,10 +252,17 @@ abstract sealed class ExclusiveLock implements DistributedMutex permits RedisDis
 			boolean withToken) {
 		String ownerId = owner.id();
 		long lease = (leaseMillis == WATCHDOG) ? renewal.leaseMillis() : leaseMillis;
-		CompletableFuture<Contender.Try<Long>> reply = layout.acquire(engine, ownerId, lease, willWait, withToken);
 		ReplicaSync sync = renewal.replicaSync();
-		if (sync.enabled()) {
-			reply = reply.thenCompose(attempt -> attempt.succeeded() ? confirmReplicated(attempt, ownerId, sync)
+		int required = sync.required();
+		long resends = engine.resends();
+		CompletableFuture<Contender.Try<Long>> reply = layout.acquire(engine, ownerId, lease, willWait, withToken);
+		if (required > 0) {
+			// Sent right behind the script, so that the replicas' acknowledgement costs no second round trip.
+			CompletableFuture<Long> acknowledged = engine.replicationBarrier().await(required, sync.timeout().toMillis());
+			reply = reply.thenCompose(attempt -> attempt.succeeded()
+					? confirmReplicated(attempt, ownerId, sync, required,
+							(engine.resends() == resends) ? acknowledged
+									: engine.replicationBarrier().await(required, sync.timeout().toMillis()))
 					: CompletableFuture.completedFuture(attempt));
 		}
 		// A failure, a timeout or a cancellation leaves the outcome unknown: the hold may be in Redis.
@@ -301,20 +308,17 @@ abstract sealed class ExclusiveLock implements DistributedMutex permits RedisDis
 	 * back, so that a fail-over to a replica that never saw it cannot hand the lock to another.
 	 */
 	private CompletableFuture<Contender.Try<Long>> confirmReplicated(Contender.Try<Long> attempt, String ownerId,
-			ReplicaSync sync) {
-		return engine.commands()
-			.waitForReplication(sync.replicas(), sync.timeout().toMillis())
-			.toCompletableFuture()
-			.thenCompose(acknowledged -> {
-				if (acknowledged != null && acknowledged >= sync.replicas()) {
-					return CompletableFuture.completedFuture(attempt);
-				}
-				logger.warn("Lock '{}' was acquired but only {} of {} replica(s) acknowledged it within {} ms; released",
-						name, acknowledged, sync.replicas(), sync.timeout().toMillis());
-				// Not acquired: retry no sooner than another replication wait.
-				return layout.release(engine, ownerId)
-					.handle((released, failure) -> Contender.Try.failed(sync.timeout().toMillis()));
-			});
+			ReplicaSync sync, int required, CompletableFuture<Long> acknowledgement) {
+		return acknowledgement.thenCompose(acknowledged -> sync.accepts(acknowledged, required).thenCompose(accepted -> {
+			if (accepted) {
+				return CompletableFuture.completedFuture(attempt);
+			}
+			logger.warn("Lock '{}' was acquired but only {} of {} replica(s) acknowledged it within {} ms; released",
+					name, acknowledged, required, sync.timeout().toMillis());
+			// Not acquired: retry no sooner than another replication wait.
+			return layout.release(engine, ownerId)
+				.handle((released, failure) -> Contender.Try.<Long>failed(sync.timeout().toMillis()));
+		}));
 	}
 
 	private static long leaseMillis(long leaseTime, TimeUnit unit) {

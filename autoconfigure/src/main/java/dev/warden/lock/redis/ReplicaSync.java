@@ -1,33 +1,120 @@
 package dev.warden.lock.redis;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.IntSupplier;
 
 import dev.warden.WardenDefaults;
+import dev.warden.redis.ReplicaCount;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The fail-over check made after each write that must survive a fail-over (a lock acquisition, a
- * schedule): {@code WAIT} until {@code replicas} replicas acknowledged it, within {@code timeout};
- * otherwise an acquisition is given back and a schedule fails. Off when {@code replicas} is 0.
- * Standalone and Sentinel deployments only.
- *
- * @param replicas how many replicas must acknowledge; 0 turns the check off
- * @param timeout how long to wait for them
+ * schedule): {@code WAIT} until enough replicas acknowledged it, within {@code timeout}; otherwise an
+ * acquisition is given back and a schedule fails. Standalone and Sentinel deployments only.
+ * <p>
+ * How many replicas is either a fixed number ({@code 0} turns the check off) or {@link #AUTO}: one
+ * when the master has a replica, none when it has none, following the master's replicas as they
+ * come and go and across fail-overs, so that a deployment without replicas pays nothing.
  */
-public record ReplicaSync(int replicas, Duration timeout) {
+public final class ReplicaSync {
+
+	/** The number of replicas that means "one when the master has any". */
+	public static final int AUTO = -1;
 
 	/** No check. */
 	public static final ReplicaSync OFF = new ReplicaSync(0, WardenDefaults.REPLICA_SYNC_TIMEOUT);
 
-	public ReplicaSync {
-		if (replicas < 0) {
-			throw new IllegalArgumentException("Replicas must not be negative: " + replicas);
-		}
-		WardenDefaults.requirePositive("The replica sync timeout", timeout);
+	private final int replicas;
+
+	private final Duration timeout;
+
+	private final @Nullable ReplicaCount count;
+
+	/**
+	 * @param replicas how many replicas must acknowledge: {@link #AUTO}, or a fixed number, 0 for none
+	 * @param timeout how long to wait for them
+	 */
+	public ReplicaSync(int replicas, Duration timeout) {
+		this(replicas, timeout, null);
 	}
 
-	/** Whether writes wait for replicas. */
+	private ReplicaSync(int replicas, Duration timeout, @Nullable ReplicaCount count) {
+		if (replicas < AUTO) {
+			throw new IllegalArgumentException("Replicas must be " + AUTO + " (auto) or not negative: " + replicas);
+		}
+		this.replicas = replicas;
+		this.timeout = WardenDefaults.requirePositive("The replica sync timeout", timeout);
+		this.count = count;
+	}
+
+	/**
+	 * @param timeout how long to wait for the replica
+	 * @return the check that waits for one replica when the master has any
+	 */
+	public static ReplicaSync auto(Duration timeout) {
+		return new ReplicaSync(AUTO, timeout);
+	}
+
+	/**
+	 * @param count the master's replicas as the client last saw them
+	 * @return this check, counting the replicas of an {@link #AUTO} check from {@code count}
+	 */
+	public ReplicaSync counting(ReplicaCount count) {
+		return new ReplicaSync(replicas, timeout, count);
+	}
+
+	/** How many replicas were asked for: {@link #AUTO} or a fixed number. */
+	public int replicas() {
+		return replicas;
+	}
+
+	/** How long to wait for them. */
+	public Duration timeout() {
+		return timeout;
+	}
+
+	/** Whether the number of replicas follows the master's. */
+	public boolean isAuto() {
+		return replicas == AUTO;
+	}
+
+	/** How many replicas a write must reach now: for {@link #AUTO}, one if the master has any. */
+	public int required() {
+		if (!isAuto()) {
+			return replicas;
+		}
+		IntSupplier known = count;
+		return (known != null && known.getAsInt() > 0) ? 1 : 0;
+	}
+
+	/** Whether writes wait for replicas now. */
 	public boolean enabled() {
-		return replicas > 0;
+		return required() > 0;
+	}
+
+	/**
+	 * Whether a write that {@code acknowledged} replicas acknowledged counts. A shortfall of an
+	 * {@link #AUTO} check is looked at again: a master that has no replica left (one was removed,
+	 * or a fail-over promoted it) has none to wait for.
+	 * @param acknowledged what {@code WAIT} answered
+	 * @param required the replicas it waited for
+	 * @return completes with whether the write counts
+	 */
+	public CompletableFuture<Boolean> accepts(@Nullable Long acknowledged, int required) {
+		if (acknowledged != null && acknowledged >= required) {
+			return CompletableFuture.completedFuture(true);
+		}
+		ReplicaCount known = count;
+		if (!isAuto() || known == null) {
+			return CompletableFuture.completedFuture(false);
+		}
+		return known.refresh().handle((replicasNow, failure) -> failure == null && replicasNow == 0);
+	}
+
+	@Override
+	public String toString() {
+		return (isAuto() ? "auto" : Integer.toString(replicas)) + " replica(s) within " + timeout.toMillis() + " ms";
 	}
 
 }

@@ -96,6 +96,8 @@ final class ScheduleBatcher {
 			args[5 + 6 * i] = request.replace ? "1" : "0";
 			args[6 + 6 * i] = request.traceContext;
 		}
+		int required = replicaSync.required();
+		long resends = engine.resends();
 		CompletableFuture<List<Long>> reply;
 		try {
 			reply = engine.eval(TaskScripts.SCHEDULE, ScriptOutputType.MULTI, keys.all, args);
@@ -104,8 +106,8 @@ final class ScheduleBatcher {
 			// Lettuce refuses commands at once on a closed connection.
 			reply = CompletableFuture.failedFuture(ex);
 		}
-		if (replicaSync.enabled()) {
-			reply = replicated(reply, batch);
+		if (required > 0) {
+			reply = replicated(reply, batch, required, resends);
 		}
 		List<Request> sent = batch;
 		CompletableFuture<List<Long>> call = reply;
@@ -134,20 +136,23 @@ final class ScheduleBatcher {
 	 * The schedules' reply once enough replicas have them; failed with
 	 * {@link RedisUnavailableException} when they do not within the timeout.
 	 */
-	private CompletableFuture<List<Long>> replicated(CompletableFuture<List<Long>> reply, List<Request> batch) {
-		return reply.thenCompose(values -> engine.commands()
-			.waitForReplication(replicaSync.replicas(), replicaSync.timeout().toMillis())
-			.toCompletableFuture()
-			.thenApply(acknowledged -> {
-				if (acknowledged == null || acknowledged < replicaSync.replicas()) {
+	private CompletableFuture<List<Long>> replicated(CompletableFuture<List<Long>> reply, List<Request> batch,
+			int required, long resends) {
+		long timeout = replicaSync.timeout().toMillis();
+		// Sent right behind the script, so that the replicas' acknowledgement costs no second round trip.
+		CompletableFuture<Long> pipelined = engine.replicationBarrier().await(required, timeout);
+		return reply.thenCompose(values -> ((engine.resends() == resends) ? pipelined
+				: engine.replicationBarrier().await(required, timeout))
+			.thenCompose(acknowledged -> replicaSync.accepts(acknowledged, required).thenApply(accepted -> {
+				if (!accepted) {
 					throw new RedisUnavailableException("The schedule of task '" + batch.get(0).taskId
 							+ (batch.size() > 1 ? "' and " + (batch.size() - 1) + " more" : "'") + " was not acknowledged "
-							+ "by " + replicaSync.replicas() + " replica(s) within " + replicaSync.timeout().toMillis()
-							+ " ms (" + acknowledged + " did): it may be lost if the master fails over now; scheduling "
-							+ "again with the same id is safe");
+							+ "by " + required + " replica(s) within " + timeout + " ms (" + acknowledged
+							+ " did): it may be lost if the master fails over now; scheduling again with the same id "
+							+ "is safe");
 				}
 				return values;
-			}));
+			})));
 	}
 
 	private record Request(String taskId, String payload, String mode, long time, boolean replace,

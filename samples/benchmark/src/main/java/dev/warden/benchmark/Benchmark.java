@@ -21,14 +21,15 @@ import dev.warden.test.redis.RedisNode;
  * (default 3), {@code --tasks=N} (delayed tasks per lateness run, default 10,000; ten times as many
  * for the memory run), {@code --spread-ms=N} (over how long their due times spread, default 5000),
  * {@code --output=PATH} (default {@code target/benchmark.md}), {@code --only=GROUPS} (a comma-separated
- * subset of {@code ceiling,locks,weight,delayed,metrics,transactions,coroutines}; default all). The {@code metrics}
- * group measures Warden with its meters on and off, and {@code transactions} a schedule in a database
- * transaction with and without following it, in tables of their own.
+ * subset of {@code ceiling,locks,weight,delayed,metrics,transactions,coroutines,replicas}; default all). The
+ * {@code metrics} group measures Warden with its meters on and off, {@code transactions} a schedule in a
+ * database transaction with and without following it, and {@code replicas} schedules and locks on a
+ * master with one replica with the replica check on and off, in tables of their own.
  */
 public final class Benchmark {
 
 	private static final List<String> ALL_GROUPS = List.of("ceiling", "locks", "weight", "delayed", "metrics",
-			"transactions", "coroutines");
+			"transactions", "coroutines", "replicas");
 
 	private Benchmark() {
 	}
@@ -43,7 +44,9 @@ public final class Benchmark {
 		Report metrics = new Report();
 		Report transactions = new Report();
 		Report coroutines = new Report();
-		Report report = run(runMillis, repetitions, tasks, spreadMillis, groups, metrics, transactions, coroutines);
+		Report replicas = new Report();
+		Report report = run(runMillis, repetitions, tasks, spreadMillis, groups, metrics, transactions, coroutines,
+				replicas);
 		String table = report.markdown();
 		String text = "Warden vs Redisson on one loopback redis-server (" + redisVersion() + "), "
 				+ Runtime.getRuntime().availableProcessors() + " cores, Java " + System.getProperty("java.version") + "; "
@@ -64,6 +67,11 @@ public final class Benchmark {
 					+ "suspending, called by 64 threads, alternating in one run:\n\n"
 					+ coroutines.markdown(CoroutineScenarios.COROUTINES, CoroutineScenarios.THREADS);
 		}
+		if (replicas.size() > 0) {
+			text += "\nWarden on a master with one replica (both loopback), each write waiting for the replica's "
+					+ "acknowledgement (the default where the master has a replica) and not, alternating in one run:\n\n"
+					+ replicas.markdown(ReplicaScenarios.CHECKED, ReplicaScenarios.UNCHECKED);
+		}
 		Files.createDirectories(output.toAbsolutePath().getParent());
 		Files.writeString(output, text, StandardCharsets.UTF_8);
 		Path chart = output.resolveSibling(output.getFileName().toString().replaceFirst("\\.md$", "") + ".png");
@@ -75,16 +83,16 @@ public final class Benchmark {
 	/** Runs every scenario and returns the figures. */
 	static Report run(long runMillis, int repetitions, int tasks, long spreadMillis) throws Exception {
 		return run(runMillis, repetitions, tasks, spreadMillis, Set.copyOf(ALL_GROUPS), new Report(), new Report(),
-				new Report());
+				new Report(), new Report());
 	}
 
 	/**
 	 * Runs the scenarios of the given groups and returns the figures; those of the {@code metrics}
 	 * group go to {@code metrics}, those of {@code transactions} to {@code transactions}, those of
-	 * {@code coroutines} to {@code coroutines}.
+	 * {@code coroutines} to {@code coroutines}, those of {@code replicas} to {@code replicas}.
 	 */
 	static Report run(long runMillis, int repetitions, int tasks, long spreadMillis, Set<String> groups,
-			Report metrics, Report transactions, Report coroutines) throws Exception {
+			Report metrics, Report transactions, Report coroutines, Report replicas) throws Exception {
 		Report report = new Report();
 		try (RedisNode redis = RedisNode.start(RedisNode.config().name("benchmark"))) {
 			Scenarios scenarios = new Scenarios(redis, runMillis);
@@ -147,6 +155,9 @@ public final class Benchmark {
 				}
 				if (groups.contains("coroutines")) {
 					new CoroutineScenarios(redis, runMillis).lockedCalls(coroutines);
+				}
+				if (groups.contains("replicas")) {
+					new ReplicaScenarios(runMillis).writes(replicas);
 				}
 			}
 		}

@@ -14,8 +14,9 @@ class BenchmarkSmokeTests {
 		Report metrics = new Report();
 		Report transactions = new Report();
 		Report coroutines = new Report();
+		Report replicas = new Report();
 		Report report = Benchmark.run(150, 1, 200, 200, Set.of("ceiling", "locks", "weight", "delayed",
-				"metrics", "transactions", "coroutines"), metrics, transactions, coroutines);
+				"metrics", "transactions", "coroutines", "replicas"), metrics, transactions, coroutines, replicas);
 		String table = report.markdown();
 		assertThat(table).contains("| 8 threads, own keys: pairs/s |", "| handoff, unlock() called → waiter holds: p50 (µs) |",
 				"| handoff, two clients, unlock() called → waiter holds: p99 (µs) |",
@@ -39,6 +40,8 @@ class BenchmarkSmokeTests {
 			.isPositive();
 		assertThat(coroutines.median("@DistributedLock, 64 callers, own keys: calls/s", CoroutineScenarios.THREADS))
 			.isPositive();
+		assertThat(replicas.median("schedules, 8 threads: schedules/s", ReplicaScenarios.CHECKED)).isPositive();
+		assertThat(replicas.median("lock and unlock, 8 threads: pairs/s", ReplicaScenarios.UNCHECKED)).isPositive();
 	}
 
 }
