@@ -43,6 +43,7 @@ import dev.warden.task.ConsumerOptions;
 import dev.warden.task.DelayedQueue;
 import dev.warden.task.DelayedQueueFactory;
 import dev.warden.task.Misfire;
+import dev.warden.task.PayloadCheck;
 import dev.warden.task.PayloadCodec;
 import dev.warden.task.RecurringJob;
 import dev.warden.task.QueueStats;
@@ -452,6 +453,19 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 	/** The queues this client consumes. */
 	public java.util.Set<String> consumedQueues() {
 		return consumers.queues();
+	}
+
+	/**
+	 * Reads the earliest pending tasks and the latest dead letters (100 of each) of a queue this
+	 * client consumes with the classes of its consumer, as a consumer does when it starts, and logs
+	 * at WARN the ones it cannot read: after a deploy that changed a task's argument types, the tasks
+	 * that will go to the dead letters when due.
+	 * @param queue the queue's name
+	 * @return what it found, or empty when this client does not consume the queue
+	 * @throws RedisUnavailableException when Redis cannot be reached
+	 */
+	public java.util.Optional<PayloadCheck> checkPayloads(String queue) {
+		return consumers.checkPayloads(queue);
 	}
 
 	/**

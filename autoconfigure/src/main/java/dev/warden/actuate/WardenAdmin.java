@@ -173,6 +173,16 @@ public final class WardenAdmin {
 	}
 
 	/**
+	 * Reads a consumed queue's earliest pending tasks and latest dead letters with the classes
+	 * deployed now, and says which it cannot read (logged at WARN too).
+	 * @param queue the queue's name
+	 * @return what it found, or empty when this instance does not consume the queue
+	 */
+	public java.util.Optional<dev.warden.task.PayloadCheck> checkPayloads(String queue) {
+		return warden.checkPayloads(queue);
+	}
+
+	/**
 	 * Puts dead letters back in their queue, due now with their attempts reset: one, or every one that
 	 * failed within a range (all of them without one).
 	 * @param queue the queue's name

@@ -30,6 +30,8 @@ public class WardenEndpoint {
 
 	private static final String QUEUES = "queues";
 
+	private static final String PAYLOADS = "payloads";
+
 	private final WardenAdmin admin;
 
 	/** @param admin what the endpoint shows and does */
@@ -44,18 +46,28 @@ public class WardenEndpoint {
 	}
 
 	/**
-	 * One page of a queue's pending tasks and dead letters.
-	 * @param section {@code queues}
+	 * One page of a queue's pending tasks and dead letters ({@code queues/<queue>}), or the check of
+	 * the payloads of a queue this instance consumes against the classes deployed now
+	 * ({@code payloads/<queue>}: its earliest 100 pending tasks and latest 100 dead letters, with the
+	 * ids of those that cannot be read and why).
+	 * @param section {@code queues} or {@code payloads}
 	 * @param queue the queue's name
 	 * @param offset how many of each to skip (0 when absent)
 	 * @param limit how many of each at most, up to 1,000 (20 when absent)
-	 * @return the page, or 404 for another section, or 400 for a bad page
+	 * @return the page or the check, or 404 for another section or a queue this instance does not
+	 * consume, or 400 for a bad page
 	 */
 	@ReadOperation
 	@SuppressWarnings("deprecation")
 	public WebEndpointResponse<Object> queue(@Selector String section, @Selector String queue,
 			@org.springframework.lang.Nullable @Nullable Integer offset,
 			@org.springframework.lang.Nullable @Nullable Integer limit) {
+		if (PAYLOADS.equals(section)) {
+			return admin.checkPayloads(queue)
+				.map(check -> new WebEndpointResponse<Object>(check))
+				.orElseGet(() -> new WebEndpointResponse<>(new WardenAdmin.Problem("This instance does not consume queue '"
+						+ queue + "'"), WebEndpointResponse.STATUS_NOT_FOUND));
+		}
 		if (!QUEUES.equals(section)) {
 			return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
 		}

@@ -136,6 +136,36 @@ class WardenActuatorTests {
 		get(app, "/actuator/warden/other/orders", 404);
 	}
 
+	/** The shape an earlier version scheduled: the invoice number was text. */
+	public record OldInvoice(String number) {
+	}
+
+	/** The shape this version reads: the number became a long. */
+	public record Invoice(long number) {
+	}
+
+	@Test
+	void thePayloadsOfAConsumedQueueAreCheckedOnDemandAgainstTheClassesDeployedNow() throws Exception {
+		ConfigurableApplicationContext app = start(redis.node().host(), redis.node().port());
+		Warden warden = app.getBean(Warden.class);
+		try (TaskConsumer consumer = warden.getDelayedQueue("invoices", Invoice.class).consume(delivery -> {
+		})) {
+			DelayedQueue<OldInvoice> previous = clients.open(redis.node()).getDelayedQueue("invoices", OldInvoice.class);
+			previous.schedule("i-1", new OldInvoice("A-17"), Duration.ofMinutes(30));
+			previous.schedule("i-2", new OldInvoice("42"), Duration.ofMinutes(31));
+
+			JsonNode check = get(app, "/actuator/warden/payloads/invoices", 200);
+
+			assertThat(check.get("queue").asString()).isEqualTo("invoices");
+			assertThat(check.get("pendingSampled").asInt()).isEqualTo(2);
+			assertThat(check.get("pendingUnreadable").valueStream().map(JsonNode::asString)).containsExactly("i-1");
+			assertThat(check.get("reason").asString()).contains("A-17");
+			assertThat(check.get("deadLettersSampled").asInt()).isZero();
+			assertThat(get(app, "/actuator/warden/payloads/not-consumed-here", 404).get("message").asString())
+				.contains("does not consume queue 'not-consumed-here'");
+		}
+	}
+
 	@Test
 	void writeOperationsAreRefusedUntilSwitchedOnAndThenChangeTheQueue() throws Exception {
 		DelayedQueue<String> queue = clients.open(redis.node()).getDelayedQueue("orders", String.class);

@@ -54,4 +54,24 @@ class PayloadSamplingTests {
 		assertThat(old.size()).as("nothing moved").isEqualTo(3);
 	}
 
+	@Test
+	void aConsumerChecksOnDemandWhatWasScheduledSinceItStarted() throws Exception {
+		Warden next = clients.open(redis.node());
+		try (TaskConsumer consumer = next.getDelayedQueue("evolving-later", NewOrder.class).consume(delivery -> {
+		})) {
+			assertThat(next.checkPayloads("evolving-later")).hasValueSatisfying(check -> assertThat(check.clean()).isTrue());
+			DelayedQueue<OldOrder> old = clients.open(redis.node()).getDelayedQueue("evolving-later", OldOrder.class);
+			old.schedule("o-1", new OldOrder("A-17"), Duration.ofMinutes(30));
+			old.schedule("o-2", new OldOrder("7"), Duration.ofMinutes(31));
+
+			PayloadCheck check = next.checkPayloads("evolving-later").orElseThrow();
+
+			assertThat(check.pendingSampled()).isEqualTo(2);
+			assertThat(check.pendingUnreadable()).containsExactly("o-1");
+			assertThat(check.reason()).contains("A-17");
+			assertThat(next.checkPayloads("not-consumed")).isEmpty();
+		}
+		assertThat(next.checkPayloads("evolving-later")).as("once its consumer stopped").isEmpty();
+	}
+
 }

@@ -9,6 +9,7 @@ import java.util.function.Function;
 import dev.warden.lock.redis.ReplicaSync;
 import dev.warden.redis.RedisEngine;
 import dev.warden.task.ConsumerOptions;
+import dev.warden.task.PayloadCheck;
 import dev.warden.task.TaskConsumer;
 import dev.warden.task.TaskListener;
 import dev.warden.task.TaskWriteDeferral;
@@ -40,6 +41,10 @@ public final class Consumers implements AutoCloseable {
 	private final Map<String, ConsumerOptions> queueOptions = new java.util.concurrent.ConcurrentHashMap<>();
 
 	private final Map<String, DueTaskDispatcher<?>> running = new java.util.concurrent.ConcurrentHashMap<>();
+
+	/** Reads each consumed queue's pending tasks and dead letters with its consumer's codec. */
+	private final Map<String, java.util.function.Supplier<PayloadCheck>> payloadChecks =
+			new java.util.concurrent.ConcurrentHashMap<>();
 
 	private final ReentrantLock starting = new ReentrantLock();
 
@@ -178,7 +183,10 @@ public final class Consumers implements AutoCloseable {
 			if (running.containsKey(queue)) {
 				throw new IllegalStateException("Queue '" + queue + "' already has a consumer on this client");
 			}
-			DueTaskDispatcher<T> dispatcher = factory.apply(() -> running.remove(queue));
+			DueTaskDispatcher<T> dispatcher = factory.apply(() -> {
+				running.remove(queue);
+				payloadChecks.remove(queue);
+			});
 			dispatcher.start();
 			running.put(queue, dispatcher);
 			listener.onConsumerStarted(queue);
@@ -187,6 +195,24 @@ public final class Consumers implements AutoCloseable {
 		finally {
 			starting.unlock();
 		}
+	}
+
+	/** Registers how to read {@code queue}'s payloads as its consumer on this client does. */
+	void payloadCheck(String queue, java.util.function.Supplier<PayloadCheck> check) {
+		if (running.containsKey(queue)) {
+			payloadChecks.put(queue, check);
+		}
+	}
+
+	/**
+	 * Reads the earliest pending tasks and latest dead letters of a queue this client consumes with
+	 * its consumer's classes, and logs at WARN the ones it cannot read.
+	 * @param queue the queue
+	 * @return what it found, or empty when this client does not consume the queue
+	 */
+	public java.util.Optional<PayloadCheck> checkPayloads(String queue) {
+		java.util.function.Supplier<PayloadCheck> check = payloadChecks.get(queue);
+		return (check != null) ? java.util.Optional.of(check.get()) : java.util.Optional.empty();
 	}
 
 	/** The queues consumed on this client. */

@@ -5,6 +5,7 @@ import java.util.List;
 
 import dev.warden.task.DeadLetter;
 import dev.warden.task.DelayedQueue;
+import dev.warden.task.PayloadCheck;
 import dev.warden.task.PayloadCodec;
 import dev.warden.task.QueuedTask;
 import org.jspecify.annotations.Nullable;
@@ -12,10 +13,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * When a consumer starts, reads the earliest pending tasks and the latest dead letters of its queue
- * with the consumer's codec, on a thread of its own, and says at WARN which it could not read: after
- * a deploy that changed a task's argument types, before those tasks come due and go to the dead
- * letters one by one.
+ * Reads the earliest pending tasks and the latest dead letters of a queue with its consumer's
+ * codec, and says at WARN which it could not read: after a deploy that changed a task's argument
+ * types, before those tasks come due and go to the dead letters one by one. A consumer does it when
+ * it starts, on a thread of its own; {@code Warden.checkPayloads} (and the Actuator endpoint) on
+ * demand.
  */
 final class PayloadSampler {
 
@@ -32,55 +34,50 @@ final class PayloadSampler {
 
 	/** Reads the samples in the background. */
 	static void checkLater(String queue, DelayedQueue<?> tasks, PayloadCodec<?> codec) {
-		Thread thread = new Thread(() -> check(queue, tasks, codec), "warden-payload-check-" + queue);
+		Thread thread = new Thread(() -> {
+			try {
+				check(queue, tasks, codec);
+			}
+			catch (RuntimeException ex) {
+				logger.debug("Could not sample the payloads of queue '{}'", queue, ex);
+			}
+		}, "warden-payload-check-" + queue);
 		thread.setDaemon(true);
 		thread.start();
 	}
 
-	/** What a sample found: how many were read, which could not be, and the first reason. */
-	record Finding(int pendingRead, List<String> pendingUnreadable, int deadRead, List<String> deadUnreadable,
-			@Nullable String reason) {
-
-		boolean clean() {
-			return pendingUnreadable.isEmpty() && deadUnreadable.isEmpty();
-		}
-
-	}
-
-	static Finding check(String queue, DelayedQueue<?> tasks, PayloadCodec<?> codec) {
-		try {
-			List<String> pending = new ArrayList<>();
-			List<String> dead = new ArrayList<>();
-			String reason = null;
-			List<QueuedTask> queued = tasks.pendingTasks(0, SAMPLE);
-			for (QueuedTask task : queued) {
-				String problem = problem(codec, task.payload());
-				if (problem != null) {
-					pending.add(task.id());
-					reason = (reason != null) ? reason : problem;
-				}
+	/**
+	 * Reads the samples now.
+	 * @throws RuntimeException when Redis cannot be read
+	 */
+	static PayloadCheck check(String queue, DelayedQueue<?> tasks, PayloadCodec<?> codec) {
+		List<String> pending = new ArrayList<>();
+		List<String> dead = new ArrayList<>();
+		String reason = null;
+		List<QueuedTask> queued = tasks.pendingTasks(0, SAMPLE);
+		for (QueuedTask task : queued) {
+			String problem = problem(codec, task.payload());
+			if (problem != null) {
+				pending.add(task.id());
+				reason = (reason != null) ? reason : problem;
 			}
-			List<DeadLetter> letters = tasks.deadLetters(0, SAMPLE);
-			for (DeadLetter letter : letters) {
-				String problem = (letter.payload() != null) ? problem(codec, letter.payload()) : null;
-				if (problem != null) {
-					dead.add(letter.id());
-					reason = (reason != null) ? reason : problem;
-				}
-			}
-			Finding finding = new Finding(queued.size(), pending, letters.size(), dead, reason);
-			if (!finding.clean()) {
-				logger.warn("Queue '{}': {} of its {} earliest pending tasks ({}) and {} of its {} latest dead letters ({}) "
-						+ "cannot be read with the classes deployed now: {}. Pending ones will go to the dead letters when "
-						+ "due; deploy a reader for the old shape before then", queue, pending.size(), queued.size(),
-						named(pending), dead.size(), letters.size(), named(dead), reason);
-			}
-			return finding;
 		}
-		catch (RuntimeException ex) {
-			logger.debug("Could not sample the payloads of queue '{}'", queue, ex);
-			return new Finding(0, List.of(), 0, List.of(), null);
+		List<DeadLetter> letters = tasks.deadLetters(0, SAMPLE);
+		for (DeadLetter letter : letters) {
+			String problem = (letter.payload() != null) ? problem(codec, letter.payload()) : null;
+			if (problem != null) {
+				dead.add(letter.id());
+				reason = (reason != null) ? reason : problem;
+			}
 		}
+		PayloadCheck finding = new PayloadCheck(queue, queued.size(), pending, letters.size(), dead, reason);
+		if (!finding.clean()) {
+			logger.warn("Queue '{}': {} of its {} earliest pending tasks ({}) and {} of its {} latest dead letters ({}) "
+					+ "cannot be read with the classes deployed now: {}. Pending ones will go to the dead letters when "
+					+ "due; deploy a reader for the old shape before then", queue, pending.size(), queued.size(),
+					named(pending), dead.size(), letters.size(), named(dead), reason);
+		}
+		return finding;
 	}
 
 	private static @Nullable String problem(PayloadCodec<?> codec, String payload) {

@@ -298,6 +298,7 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 		TaskConsumer consumer = consumers.start(name,
 				stop -> new DueTaskDispatcher<>(name, keys, engine, claims, run, extension, consumers, stop));
 		// After a deploy: tasks written by the previous version that this one cannot read, said before they are due.
+		consumers.payloadCheck(name, () -> PayloadSampler.check(name, this, codec));
 		PayloadSampler.checkLater(name, this, codec);
 		return consumer;
 	}
