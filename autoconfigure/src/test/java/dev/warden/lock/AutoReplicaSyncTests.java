@@ -14,6 +14,7 @@ import dev.warden.Warden;
 import dev.warden.WardenClients;
 import dev.warden.task.DelayedQueue;
 import dev.warden.test.redis.RedisNode;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -32,6 +33,28 @@ class AutoReplicaSyncTests {
 	@RegisterExtension
 	final WardenClients clients = new WardenClients();
 
+	private RedisNode primary;
+
+	private RedisNode replica;
+
+	@AfterEach
+	void stopNodes() {
+		if (replica != null) {
+			replica.close();
+		}
+		if (primary != null) {
+			primary.close();
+		}
+	}
+
+	private void startPrimaryAndReplica() throws InterruptedException {
+		primary = RedisNode.start(RedisNode.config().name("primary"));
+		replica = RedisNode.start(RedisNode.config()
+			.name("replica")
+			.option("replicaof", primary.host(), Integer.toString(primary.port())));
+		awaitLinkUp(replica);
+	}
+
 	@Test
 	void aMasterWithoutReplicasIsNeverAskedToWait() throws Exception {
 		try (RedisNode alone = RedisNode.start(RedisNode.config().name("alone"))) {
@@ -44,84 +67,72 @@ class AutoReplicaSyncTests {
 
 	@Test
 	void withAReplicaEachWriteWaitsForItAndAStalledReplicaRefusesThem() throws Exception {
-		try (RedisNode primary = RedisNode.start(RedisNode.config().name("primary"));
-				RedisNode replica = RedisNode.start(RedisNode.config().name("replica")
-					.option("replicaof", primary.host(), Integer.toString(primary.port())))) {
-			awaitLinkUp(replica);
-			Warden warden = clients.open(primary);
-			// The first call of each script loads it (NOSCRIPT, then EVAL): its WAIT is sent again.
-			lockAndSchedule(warden, "warm-up");
-			long before = waitCalls(primary);
-			lockAndSchedule(warden, "b");
-			assertThat(waitCalls(primary) - before).as("one WAIT for the acquisition, one for the schedule")
-				.isEqualTo(2);
-			assertThat(replica.call("HLEN", "warden:task:{replicated-b}:tasks")).isEqualTo(1L);
+		startPrimaryAndReplica();
+		Warden warden = clients.open(primary);
+		// The first call of each script loads it (NOSCRIPT, then EVAL): its WAIT is sent again.
+		lockAndSchedule(warden, "warm-up");
+		long before = waitCalls(primary);
+		lockAndSchedule(warden, "b");
+		assertThat(waitCalls(primary) - before).as("one WAIT for the acquisition, one for the schedule")
+			.isEqualTo(2);
+		assertThat(replica.call("HLEN", "warden:task:{replicated-b}:tasks")).isEqualTo(1L);
 
-			replica.pause();
-			try {
-				DistributedReentrantLock lock = warden.getLock("stalled");
-				LockOwner owner = warden.newOwner();
-				assertThat(lock.tryLock(owner, 0, 10, TimeUnit.SECONDS)).as("unacknowledged: given back").isFalse();
-				assertThat(primary.call("EXISTS", "stalled")).isEqualTo(0L);
-				DelayedQueue<String> queue = warden.getDelayedQueue("stalled", String.class);
-				assertThatExceptionOfType(RedisUnavailableException.class)
-					.isThrownBy(() -> queue.schedule("t", "x", Duration.ofHours(1)))
-					.withMessageContaining("not acknowledged by 1 replica(s)");
-			}
-			finally {
-				replica.resume();
-			}
+		replica.pause();
+		try {
+			DistributedReentrantLock lock = warden.getLock("stalled");
+			LockOwner owner = warden.newOwner();
+			assertThat(lock.tryLock(owner, 0, 10, TimeUnit.SECONDS)).as("unacknowledged: given back").isFalse();
+			assertThat(primary.call("EXISTS", "stalled")).isEqualTo(0L);
+			DelayedQueue<String> queue = warden.getDelayedQueue("stalled", String.class);
+			assertThatExceptionOfType(RedisUnavailableException.class)
+				.isThrownBy(() -> queue.schedule("t", "x", Duration.ofHours(1)))
+				.withMessageContaining("not acknowledged by 1 replica(s)");
+		}
+		finally {
+			replica.resume();
 		}
 	}
 
 	@Test
 	void aReplicaThatLeavesStopsTheWaitingAndOneThatAttachesStartsIt() throws Exception {
-		try (RedisNode primary = RedisNode.start(RedisNode.config().name("primary"));
-				RedisNode replica = RedisNode.start(RedisNode.config().name("replica")
-					.option("replicaof", primary.host(), Integer.toString(primary.port())))) {
-			awaitLinkUp(replica);
-			Warden warden = clients.open(primary);
-			lockAndSchedule(warden, "c");
-			long waits = waitCalls(primary);
-			assertThat(waits).isPositive();
+		startPrimaryAndReplica();
+		Warden warden = clients.open(primary);
+		lockAndSchedule(warden, "c");
+		long waits = waitCalls(primary);
+		assertThat(waits).isPositive();
 
-			replica.stop();
-			Eventually.await("the master sees its replica go",
-					() -> ((String) primary.call("INFO", "replication")).contains("connected_slaves:0"));
-			lockAndSchedule(warden, "d");
+		replica.stop();
+		Eventually.await("the master sees its replica go",
+				() -> ((String) primary.call("INFO", "replication")).contains("connected_slaves:0"));
+		lockAndSchedule(warden, "d");
 
-			replica.restart();
-			awaitLinkUp(replica);
-			// Seen at the next reading of the master's replicas (every 5 s), at the latest.
-			Eventually.await("writes waiting for the replica again", Duration.ofSeconds(30), () -> {
-				lockAndSchedule(warden, "e-" + System.nanoTime());
-				return waitCalls(primary) > waits + 2;
-			});
-		}
+		replica.restart();
+		awaitLinkUp(replica);
+		// Seen at the next reading of the master's replicas (every 5 s), at the latest.
+		Eventually.await("writes waiting for the replica again", Duration.ofSeconds(30), () -> {
+			lockAndSchedule(warden, "e-" + System.nanoTime());
+			return waitCalls(primary) > waits + 2;
+		});
 	}
 
 	@Test
 	void acquisitionsInFlightTogetherShareTheirWait() throws Exception {
-		try (RedisNode primary = RedisNode.start(RedisNode.config().name("primary"));
-				RedisNode replica = RedisNode.start(RedisNode.config().name("replica")
-					.option("replicaof", primary.host(), Integer.toString(primary.port())))) {
-			awaitLinkUp(replica);
-			Warden warden = clients.open(primary);
-			LockOwner owner = warden.newOwner();
-			List<CompletableFuture<Boolean>> acquisitions = new ArrayList<>();
-			for (int i = 0; i < 50; i++) {
-				acquisitions.add(warden.getLock("shared-wait-" + i).tryLockAsync(owner, 0, 60, TimeUnit.SECONDS));
-			}
-			for (CompletableFuture<Boolean> acquisition : acquisitions) {
-				assertThat(acquisition.get(30, TimeUnit.SECONDS)).isTrue();
-			}
+		startPrimaryAndReplica();
+		Warden warden = clients.open(primary);
+		LockOwner owner = warden.newOwner();
+		List<CompletableFuture<Boolean>> acquisitions = new ArrayList<>();
+		for (int i = 0; i < 50; i++) {
+			acquisitions.add(warden.getLock("shared-wait-" + i).tryLockAsync(owner, 0, 60, TimeUnit.SECONDS));
+		}
+		for (CompletableFuture<Boolean> acquisition : acquisitions) {
+			assertThat(acquisition.get(30, TimeUnit.SECONDS)).isTrue();
+		}
 
-			// WAIT blocks the one command connection: one per acquisition would queue every other
-			// command behind a replica round trip fifty times.
-			assertThat(waitCalls(primary)).isBetween(1L, 10L);
-			for (int i = 0; i < 50; i++) {
-				assertThat(replica.call("EXISTS", "shared-wait-" + i)).isEqualTo(1L);
-			}
+		// WAIT blocks the one command connection: one per acquisition would queue every other
+		// command behind a replica round trip fifty times.
+		assertThat(waitCalls(primary)).isBetween(1L, 10L);
+		for (int i = 0; i < 50; i++) {
+			assertThat(replica.call("EXISTS", "shared-wait-" + i)).isEqualTo(1L);
 		}
 	}
 

@@ -82,4 +82,16 @@ public @interface DelayedTask {
 	 */
 	boolean transactional() default true;
 
+	/**
+	 * The version of the task's arguments, raised when a change to the method's parameters (or to
+	 * their classes) would make tasks scheduled by the previous version unreadable: a parameter
+	 * added, removed or reordered, a field renamed without {@code @JsonAlias}, a type changed to
+	 * another kind. A payload of an older version is read by the {@link TaskUpgrade} of its version,
+	 * or goes to the dead letters, saying which upgrade is missing; one of a newer version (from an
+	 * instance already deployed) fails its attempt and is delivered again, so that a newer instance
+	 * can run it. Version 1, the default, stores the arguments as they are; later versions store them
+	 * with their version number.
+	 */
+	int version() default 1;
+
 }

@@ -1,8 +1,11 @@
 package dev.warden.task.interceptor;
 
+import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Type;
 import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.function.Supplier;
 
 import dev.warden.expression.MethodExpressions;
@@ -15,20 +18,47 @@ import org.springframework.core.KotlinDetector;
 
 /**
  * A method's arguments as a task payload: the JSON of the argument when there is one, a JSON array
- * of them when there are several, read back with the parameters' generic types.
+ * of them when there are several, read back with the parameters' generic types. From version 2 on
+ * the JSON is wrapped with its version, {@code {"@version":2,"arguments":...}}; a payload of an
+ * older version is read by that version's upgrade, one of a newer version is refused for this
+ * attempt, so that a newer instance can run it.
  */
 final class ArgumentsCodec implements PayloadCodec<Object[]> {
+
+	private static final String VERSION_PREFIX = "{\"@version\":";
+
+	private static final String ARGUMENTS = ",\"arguments\":";
 
 	private final Supplier<JsonBinding> bindings;
 
 	private final Method method;
 
+	private final int version;
+
+	private final Map<Integer, Upgrade> upgrades;
+
 	// Resolved at first use, not while beans are being created: the mapper may be a bean itself.
 	private volatile @Nullable Resolved resolved;
 
 	ArgumentsCodec(Supplier<JsonBinding> bindings, Method method) {
+		this(bindings, method, 1, Map.of());
+	}
+
+	/**
+	 * @param version the version of the arguments this writes
+	 * @param upgrades the upgrades from older versions, by the version they read
+	 */
+	ArgumentsCodec(Supplier<JsonBinding> bindings, Method method, int version, Map<Integer, Method> upgrades) {
 		this.bindings = bindings;
 		this.method = method;
+		this.version = version;
+		Map<Integer, Upgrade> readers = new HashMap<>();
+		upgrades.forEach((from, upgrade) -> readers.put(from, new Upgrade(upgrade, new ArgumentsCodec(bindings, upgrade))));
+		this.upgrades = Map.copyOf(readers);
+	}
+
+	/** An upgrade method, and the reader of the arguments it takes. */
+	private record Upgrade(Method method, ArgumentsCodec reader) {
 	}
 
 	/** The binding and the parameters' types, as it reads them. */
@@ -62,6 +92,9 @@ final class ArgumentsCodec implements PayloadCodec<Object[]> {
 	 * @throws IllegalStateException naming the method and the type when one cannot
 	 */
 	void check() {
+		for (Upgrade upgrade : upgrades.values()) {
+			upgrade.reader().check();
+		}
 		Resolved current = resolved();
 		ArgumentRoundTrip roundTrip = new ArgumentRoundTrip(current.binding());
 		for (JsonType type : current.types()) {
@@ -100,28 +133,85 @@ final class ArgumentsCodec implements PayloadCodec<Object[]> {
 	@Override
 	public String encode(Object[] arguments) {
 		Resolved current = resolved();
-		if (arguments.length == 1) {
-			return current.binding().write(arguments[0], current.bound()[0]);
-		}
-		return current.binding().writeArray(arguments);
+		String json = (arguments.length == 1) ? current.binding().write(arguments[0], current.bound()[0])
+				: current.binding().writeArray(arguments);
+		return (version == 1) ? json : VERSION_PREFIX + version + ARGUMENTS + json + "}";
 	}
 
 	@Override
 	public Object[] decode(String text) {
+		int stored = 1;
+		String json = text;
+		if (text.startsWith(VERSION_PREFIX) && text.endsWith("}")) {
+			int arguments = text.indexOf(ARGUMENTS, VERSION_PREFIX.length());
+			String number = (arguments > 0) ? text.substring(VERSION_PREFIX.length(), arguments) : "";
+			if (!number.isEmpty() && number.length() < 10 && number.chars().allMatch(Character::isDigit)) {
+				stored = Integer.parseInt(number);
+				json = text.substring(arguments + ARGUMENTS.length(), text.length() - 1);
+			}
+		}
+		if (stored == version) {
+			return read(json);
+		}
+		if (stored > version) {
+			// Written by a newer version, already deployed elsewhere: another attempt may reach it.
+			throw new IllegalStateException("The arguments of " + MethodExpressions.describe(method) + " were written by "
+					+ "version " + stored + " of the task, and this instance runs version " + version
+					+ "; a newer instance will run it");
+		}
+		Upgrade upgrade = upgrades.get(stored);
+		if (upgrade == null) {
+			throw new UnreadablePayloadException("The arguments of " + MethodExpressions.describe(method)
+					+ " were written by version " + stored + " of the task, and this is version " + version
+					+ " with no @TaskUpgrade from " + stored + "; the payload: " + abbreviate(json), null);
+		}
+		return upgraded(upgrade, upgrade.reader().read(json), stored);
+	}
+
+	private Object[] upgraded(Upgrade upgrade, Object[] old, int from) {
+		Object result;
+		try {
+			result = upgrade.method().invoke(null, old);
+		}
+		catch (InvocationTargetException ex) {
+			Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
+			throw new UnreadablePayloadException("@TaskUpgrade " + MethodExpressions.describe(upgrade.method())
+					+ " failed on arguments of version " + from + ": " + cause, cause);
+		}
+		catch (IllegalAccessException ex) {
+			throw new IllegalStateException("Cannot call @TaskUpgrade " + MethodExpressions.describe(upgrade.method()), ex);
+		}
+		int expected = resolved().bound().length;
+		Object[] arguments = (upgrade.method().getReturnType() == Object[].class) ? (Object[]) result
+				: new Object[] { result };
+		if (arguments == null || arguments.length != expected) {
+			throw new UnreadablePayloadException("@TaskUpgrade " + MethodExpressions.describe(upgrade.method())
+					+ " returned " + ((arguments == null) ? "null" : arguments.length + " arguments") + " for "
+					+ MethodExpressions.describe(method) + ", which takes " + expected, null);
+		}
+		return arguments;
+	}
+
+	/** Reads the arguments of this codec's method from their JSON, without a version. */
+	private Object[] read(String json) {
 		Resolved current = resolved();
 		try {
 			if (current.bound().length == 0) {
 				return new Object[0];
 			}
 			if (current.bound().length == 1) {
-				return new Object[] { current.binding().read(text, current.bound()[0]) };
+				return new Object[] { current.binding().read(json, current.bound()[0]) };
 			}
-			return current.binding().readArray(text, current.bound());
+			return current.binding().readArray(json, current.bound());
 		}
 		catch (UnreadablePayloadException ex) {
 			throw new UnreadablePayloadException("Cannot read the arguments of " + MethodExpressions.describe(method)
 					+ ": " + ex.getMessage(), ex.getCause());
 		}
+	}
+
+	private static String abbreviate(String text) {
+		return (text.length() > 200) ? text.substring(0, 200) + "..." : text;
 	}
 
 }

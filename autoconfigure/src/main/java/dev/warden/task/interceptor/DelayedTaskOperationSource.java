@@ -4,19 +4,22 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.function.Supplier;
-import java.util.concurrent.ConcurrentHashMap;
 
-import dev.warden.json.JsonBinding;
 import dev.warden.expression.MethodExpressions;
 import dev.warden.expression.SuspendFunctions;
+import dev.warden.json.JsonBinding;
 import dev.warden.task.ConsumerOptions;
 import dev.warden.task.TaskHandle;
 import dev.warden.task.annotation.DelayedTask;
+import dev.warden.task.annotation.TaskUpgrade;
 import org.jspecify.annotations.Nullable;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.core.KotlinDetector;
@@ -25,6 +28,7 @@ import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.core.env.PropertyResolver;
 import org.springframework.expression.Expression;
+import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
 /**
@@ -120,6 +124,13 @@ public final class DelayedTaskOperationSource {
 				problems.add(ex.getMessage());
 			}
 		}, ReflectionUtils.USER_DECLARED_METHODS);
+		ReflectionUtils.doWithMethods(ClassUtils.getUserClass(targetClass), method -> {
+			TaskUpgrade upgrade = AnnotatedElementUtils.findMergedAnnotation(method, TaskUpgrade.class);
+			if (upgrade != null && found.stream().noneMatch(operation -> operation.queue().equals(upgrade.queue()))) {
+				problems.add("@TaskUpgrade " + MethodExpressions.describe(method) + " reads queue '" + upgrade.queue()
+						+ "', which no @DelayedTask of " + ClassUtils.getUserClass(targetClass).getSimpleName() + " has");
+			}
+		}, ReflectionUtils.USER_DECLARED_METHODS);
 		if (!problems.isEmpty()) {
 			throw new IllegalStateException(String.join("; ", problems));
 		}
@@ -179,11 +190,59 @@ public final class DelayedTaskOperationSource {
 			}
 			options = options.withVisibilityTimeout(visibility);
 		}
-		ArgumentsCodec codec = new ArgumentsCodec(json, specific);
+		if (annotation.version() < 1) {
+			throw new IllegalStateException(where + " has version " + annotation.version() + "; versions start at 1");
+		}
+		Map<Integer, Method> upgrades = upgrades(specific, targetClass, queue, annotation.version());
+		ArgumentsCodec codec = new ArgumentsCodec(json, specific, annotation.version(), upgrades);
 		// Deliveries call it reflectively, through the bean's proxy.
 		ReflectionUtils.makeAccessible(specific);
 		return new DelayedTaskOperation(specific, queue, delay, id, codec, options, annotation.transactional(),
 				suspending, returnType == TaskHandle.class);
+	}
+
+	/** The {@link TaskUpgrade}s of the queue in the class, by the version they read, checked. */
+	private static Map<Integer, Method> upgrades(Method handler, Class<?> targetClass, String queue, int version) {
+		Map<Integer, Method> upgrades = new HashMap<>();
+		Class<?> userClass = ClassUtils.getUserClass(targetClass);
+		ReflectionUtils.doWithMethods(userClass, method -> {
+			TaskUpgrade upgrade = AnnotatedElementUtils.findMergedAnnotation(method, TaskUpgrade.class);
+			if (upgrade == null || !upgrade.queue().equals(queue)) {
+				return;
+			}
+			String where = "@TaskUpgrade " + MethodExpressions.describe(method);
+			if (!Modifier.isStatic(method.getModifiers())) {
+				throw new IllegalStateException(where + " must be static: it turns arguments into arguments");
+			}
+			if (upgrade.from() < 1 || upgrade.from() >= version) {
+				throw new IllegalStateException(where + " reads version " + upgrade.from() + " of queue '" + queue
+						+ "', whose @DelayedTask " + MethodExpressions.describe(handler) + " is version " + version
+						+ "; an upgrade reads a version from 1 to " + (version - 1));
+			}
+			Method other = upgrades.put(upgrade.from(), method);
+			if (other != null) {
+				throw new IllegalStateException(where + " and " + MethodExpressions.describe(other)
+						+ " both read version " + upgrade.from() + " of queue '" + queue + "'");
+			}
+			Class<?>[] parameters = handlerParameters(handler);
+			Class<?> returned = method.getReturnType();
+			boolean fits = (returned == Object[].class)
+					|| (parameters.length == 1 && ClassUtils.isAssignable(parameters[0], returned));
+			if (!fits) {
+				throw new IllegalStateException(where + " returns " + returned.getSimpleName() + ", but "
+						+ MethodExpressions.describe(handler) + " takes " + ((parameters.length == 1)
+								? "a " + parameters[0].getSimpleName() : parameters.length + " arguments: return Object[]"));
+			}
+			ReflectionUtils.makeAccessible(method);
+		}, ReflectionUtils.USER_DECLARED_METHODS);
+		return upgrades;
+	}
+
+	/** The handler's parameters as a task's arguments: a suspend function's continuation is not one. */
+	private static Class<?>[] handlerParameters(Method handler) {
+		Class<?>[] parameters = handler.getParameterTypes();
+		return KotlinDetector.isSuspendingFunction(handler) ? Arrays.copyOf(parameters, parameters.length - 1)
+				: parameters;
 	}
 
 	private Duration duration(String where, String attribute, String text) {

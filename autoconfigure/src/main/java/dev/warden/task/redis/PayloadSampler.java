@@ -73,8 +73,9 @@ final class PayloadSampler {
 		PayloadCheck finding = new PayloadCheck(queue, queued.size(), pending, letters.size(), dead, reason);
 		if (!finding.clean()) {
 			logger.warn("Queue '{}': {} of its {} earliest pending tasks ({}) and {} of its {} latest dead letters ({}) "
-					+ "cannot be read with the classes deployed now: {}. Pending ones will go to the dead letters when "
-					+ "due; deploy a reader for the old shape before then", queue, pending.size(), queued.size(),
+					+ "cannot be read with the classes deployed now: {}. Unless a newer instance runs them, pending ones "
+					+ "will go to the dead letters when due: deploy a @TaskUpgrade (or a reader) for their shape "
+					+ "before then", queue, pending.size(), queued.size(),
 					named(pending), dead.size(), letters.size(), named(dead), reason);
 		}
 		return finding;

@@ -105,6 +105,12 @@ final class TaskRun<T> {
 				listener.onFailed(queue, System.nanoTime() - started, deadLetter(task, ex));
 				return false;
 			}
+			catch (RuntimeException ex) {
+				// Readable elsewhere (a payload of a newer version, say): a failed attempt, delivered again.
+				observation.error(ex);
+				listener.onFailed(queue, System.nanoTime() - started, failed(task, ex));
+				return false;
+			}
 			try {
 				handler.handle(new Delivery<>(queue, id, value, task.attempt()));
 			}
