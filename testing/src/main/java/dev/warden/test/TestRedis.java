@@ -1,0 +1,70 @@
+package dev.warden.test;
+
+import dev.warden.test.redis.RedisNode;
+
+/**
+ * The Redis that {@link WardenTest} started for the tests of this JVM: one {@code redis-server} on a
+ * free loopback port, without persistence, stopped when the JVM exits.
+ */
+public final class TestRedis {
+
+	private static final Object monitor = new Object();
+
+	private static volatile TestRedis shared;
+
+	private final RedisNode node;
+
+	private TestRedis(RedisNode node) {
+		this.node = node;
+	}
+
+	/** The server of this JVM, started at the first call. */
+	public static TestRedis shared() {
+		TestRedis current = shared;
+		if (current == null) {
+			synchronized (monitor) {
+				current = shared;
+				if (current == null) {
+					RedisNode node = RedisNode.start(RedisNode.config().name("warden-test"));
+					Runtime.getRuntime().addShutdownHook(new Thread(node::close, "warden-test-redis-stop"));
+					current = new TestRedis(node);
+					shared = current;
+				}
+			}
+		}
+		return current;
+	}
+
+	/** Its host: a loopback address. */
+	public String host() {
+		return node.host();
+	}
+
+	/** Its port. */
+	public int port() {
+		return node.port();
+	}
+
+	/**
+	 * Deletes every key on this server, Warden's locks, tasks and dead letters among them, so that
+	 * the next test starts from an empty Redis. The server is the tests' own: nothing else is on it.
+	 */
+	public void flushAll() {
+		node.call("FLUSHALL");
+	}
+
+	/**
+	 * Runs one command on the server, for assertions on what is stored.
+	 * @param command the command and its arguments
+	 * @return the reply: a {@code String}, a {@code Long}, a {@code List} of them, or {@code null}
+	 */
+	public Object call(String... command) {
+		return node.call(command);
+	}
+
+	@Override
+	public String toString() {
+		return "TestRedis " + host() + ":" + port();
+	}
+
+}

@@ -1,0 +1,91 @@
+package dev.warden.test;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+import dev.warden.Warden;
+import dev.warden.lock.DistributedReentrantLock;
+import dev.warden.lock.LockOwner;
+import dev.warden.task.annotation.DelayedTask;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A Spring Boot test of an application that configures no Redis: {@link WardenTest} gives it a real
+ * one, and its locks and delayed tasks work on it.
+ */
+@SpringBootTest(classes = WardenTestTests.Application.class)
+@WardenTest
+class WardenTestTests {
+
+	@Autowired
+	TestRedis redis;
+
+	@Autowired
+	Warden warden;
+
+	@Autowired
+	Reminders reminders;
+
+	@Autowired
+	Environment environment;
+
+	@BeforeEach
+	void clean() {
+		redis.flushAll();
+	}
+
+	@Test
+	void theApplicationRunsOnTheTestsOwnRedis() throws Exception {
+		assertThat(redis).isSameAs(TestRedis.shared());
+		assertThat(environment.getProperty("spring.data.redis.port", Integer.class)).isEqualTo(redis.port());
+
+		reminders.remind("r-1");
+		DistributedReentrantLock lock = warden.getLock("stock:apple");
+		LockOwner owner = warden.newOwner();
+		assertThat(lock.tryLock(owner, 1, 30, TimeUnit.SECONDS)).isTrue();
+
+		assertThat(redis.call("HEXISTS", "warden:task:{reminders}:tasks", "r-1")).isEqualTo(1L);
+		assertThat(redis.call("EXISTS", "stock:apple")).isEqualTo(1L);
+		lock.unlock(owner);
+	}
+
+	@Test
+	void flushAllLeavesAnEmptyRedis() {
+		reminders.remind("r-2");
+		assertThat(warden.getDelayedQueue("reminders").size()).isEqualTo(1);
+
+		redis.flushAll();
+
+		assertThat(warden.getDelayedQueue("reminders").size()).isZero();
+		assertThat(redis.call("DBSIZE")).isEqualTo(0L);
+	}
+
+	@SpringBootConfiguration
+	@EnableAutoConfiguration
+	static class Application {
+
+		@Bean
+		Reminders reminders() {
+			return new Reminders();
+		}
+
+	}
+
+	static class Reminders {
+
+		@DelayedTask(queue = "reminders", delay = "1h", id = "#id")
+		public void remind(String id) {
+		}
+
+	}
+
+}
