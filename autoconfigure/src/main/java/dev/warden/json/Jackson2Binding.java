@@ -85,7 +85,7 @@ public final class Jackson2Binding implements JsonBinding {
 		}
 		catch (JsonProcessingException ex) {
 			throw new UnreadablePayloadException("Cannot read " + javaType.toCanonical() + " from "
-					+ JsonBindings.abbreviate(json) + ": " + ex.getOriginalMessage(), ex);
+					+ JsonText.abbreviate(json) + ": " + ex.getOriginalMessage(), ex);
 		}
 	}
 
@@ -95,7 +95,7 @@ public final class Jackson2Binding implements JsonBinding {
 			JsonNode array = mapper.readTree(json);
 			if (!array.isArray() || array.size() != types.length) {
 				throw new UnreadablePayloadException("Expected a JSON array of " + types.length + " values, got "
-						+ JsonBindings.abbreviate(json), null);
+						+ JsonText.abbreviate(json), null);
 			}
 			Object[] values = new Object[types.length];
 			for (int i = 0; i < types.length; i++) {
@@ -104,11 +104,11 @@ public final class Jackson2Binding implements JsonBinding {
 			return values;
 		}
 		catch (JsonProcessingException ex) {
-			throw new UnreadablePayloadException("Cannot read " + JsonBindings.abbreviate(json) + ": "
+			throw new UnreadablePayloadException("Cannot read " + JsonText.abbreviate(json) + ": "
 					+ ex.getOriginalMessage(), ex);
 		}
 		catch (IllegalArgumentException ex) {
-			throw new UnreadablePayloadException("Cannot read " + JsonBindings.abbreviate(json) + ": "
+			throw new UnreadablePayloadException("Cannot read " + JsonText.abbreviate(json) + ": "
 					+ ex.getMessage(), ex);
 		}
 	}

@@ -73,7 +73,7 @@ public final class Jackson3Binding implements JsonBinding {
 		}
 		catch (JacksonException ex) {
 			throw new UnreadablePayloadException("Cannot read " + javaType.toCanonical() + " from "
-					+ JsonBindings.abbreviate(json) + ": " + ex.getOriginalMessage(), ex);
+					+ JsonText.abbreviate(json) + ": " + ex.getOriginalMessage(), ex);
 		}
 	}
 
@@ -83,7 +83,7 @@ public final class Jackson3Binding implements JsonBinding {
 			JsonNode array = mapper.readTree(json);
 			if (!array.isArray() || array.size() != types.length) {
 				throw new UnreadablePayloadException("Expected a JSON array of " + types.length + " values, got "
-						+ JsonBindings.abbreviate(json), null);
+						+ JsonText.abbreviate(json), null);
 			}
 			Object[] values = new Object[types.length];
 			for (int i = 0; i < types.length; i++) {
@@ -92,7 +92,7 @@ public final class Jackson3Binding implements JsonBinding {
 			return values;
 		}
 		catch (JacksonException ex) {
-			throw new UnreadablePayloadException("Cannot read " + JsonBindings.abbreviate(json) + ": "
+			throw new UnreadablePayloadException("Cannot read " + JsonText.abbreviate(json) + ": "
 					+ ex.getOriginalMessage(), ex);
 		}
 	}

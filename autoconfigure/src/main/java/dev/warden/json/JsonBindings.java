@@ -41,10 +41,6 @@ public final class JsonBindings {
 		}
 	}
 
-	static String abbreviate(String text) {
-		return (text.length() > 200) ? text.substring(0, 200) + "..." : text;
-	}
-
 	/** No JSON library: locks work, and the first use of a payload fails naming what to add. */
 	private static final class Missing implements JsonBinding {
 
