@@ -12,6 +12,7 @@ import dev.warden.Eventually;
 import dev.warden.RedisUnavailableException;
 import dev.warden.Warden;
 import dev.warden.WardenClients;
+import dev.warden.lock.redis.ReplicaSync;
 import dev.warden.task.DelayedQueue;
 import dev.warden.test.redis.RedisNode;
 import org.junit.jupiter.api.AfterEach;
@@ -118,19 +119,33 @@ class AutoReplicaSyncTests {
 	@Test
 	void acquisitionsInFlightTogetherShareTheirWait() throws Exception {
 		startPrimaryAndReplica();
-		Warden warden = clients.open(primary);
+		// A timeout no machine reaches, so that the first WAIT returns when the replica is back.
+		Warden warden = clients.open(primary, options -> options.replicaSync(ReplicaSync.AUTO, Duration.ofSeconds(60)));
 		LockOwner owner = warden.newOwner();
-		List<CompletableFuture<Boolean>> acquisitions = new ArrayList<>();
-		for (int i = 0; i < 50; i++) {
-			acquisitions.add(warden.getLock("shared-wait-" + i).tryLockAsync(owner, 0, 60, TimeUnit.SECONDS));
+		lockAndSchedule(warden, "warm-up");
+		long before = waitCalls(primary);
+
+		replica.pause();
+		CompletableFuture<Boolean> first = warden.getLock("shared-wait-first").tryLockAsync(owner, 0, 60, TimeUnit.SECONDS);
+		List<CompletableFuture<Boolean>> behind = new ArrayList<>();
+		try {
+			Eventually.await("the first WAIT blocked", () -> ((String) primary.call("INFO", "clients"))
+				.contains("blocked_clients:1"));
+			// Sent while that WAIT blocks the connection: each needs a WAIT sent after it, one for all.
+			for (int i = 0; i < 50; i++) {
+				behind.add(warden.getLock("shared-wait-" + i).tryLockAsync(owner, 0, 60, TimeUnit.SECONDS));
+			}
 		}
-		for (CompletableFuture<Boolean> acquisition : acquisitions) {
-			assertThat(acquisition.get(30, TimeUnit.SECONDS)).isTrue();
+		finally {
+			replica.resume();
 		}
 
-		// WAIT blocks the one command connection: one per acquisition would queue every other
-		// command behind a replica round trip fifty times.
-		assertThat(waitCalls(primary)).isBetween(1L, 10L);
+		assertThat(first.get(60, TimeUnit.SECONDS)).isTrue();
+		for (CompletableFuture<Boolean> acquisition : behind) {
+			assertThat(acquisition.get(60, TimeUnit.SECONDS)).isTrue();
+		}
+		assertThat(waitCalls(primary) - before).as("the first acquisition's WAIT, and one for the fifty behind it")
+			.isEqualTo(2);
 		for (int i = 0; i < 50; i++) {
 			assertThat(replica.call("EXISTS", "shared-wait-" + i)).isEqualTo(1L);
 		}
