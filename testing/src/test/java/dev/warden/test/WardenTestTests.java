@@ -6,6 +6,8 @@ import java.util.concurrent.TimeUnit;
 import dev.warden.Warden;
 import dev.warden.lock.DistributedReentrantLock;
 import dev.warden.lock.LockOwner;
+import dev.warden.lock.annotation.DistributedLock;
+import dev.warden.lock.annotation.OnLockFailure;
 import dev.warden.task.annotation.DelayedTask;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -13,6 +15,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
 
@@ -37,6 +40,12 @@ class WardenTestTests {
 
 	@Autowired
 	Environment environment;
+
+	@Autowired
+	Stock stock;
+
+	@Autowired
+	ApplicationContext context;
 
 	@BeforeEach
 	void clean() {
@@ -69,6 +78,20 @@ class WardenTestTests {
 		assertThat(redis.call("DBSIZE")).isEqualTo(0L);
 	}
 
+	@Test
+	void aLockHeldByAnotherInstanceSkipsTheLockedMethod() {
+		assertThat(stock.reserve("apple")).isEqualTo("reserved apple");
+
+		try (OtherInstance other = OtherInstance.of(context);
+				OtherInstance.Hold hold = other.holdAnnotated("stock:apple")) {
+			assertThat(stock.reserve("apple")).as("the lock is the other instance's").isNull();
+			assertThat(stock.reserve("pear")).as("another key").isEqualTo("reserved pear");
+			assertThat(hold.isHeld()).isTrue();
+		}
+
+		assertThat(stock.reserve("apple")).as("released").isEqualTo("reserved apple");
+	}
+
 	@SpringBootConfiguration
 	@EnableAutoConfiguration
 	static class Application {
@@ -76,6 +99,20 @@ class WardenTestTests {
 		@Bean
 		Reminders reminders() {
 			return new Reminders();
+		}
+
+		@Bean
+		Stock stock() {
+			return new Stock();
+		}
+
+	}
+
+	static class Stock {
+
+		@DistributedLock(name = "stock", key = "#sku", waitTime = 0, onFailure = OnLockFailure.SKIP)
+		public String reserve(String sku) {
+			return "reserved " + sku;
 		}
 
 	}
