@@ -8,6 +8,9 @@ import dev.warden.lock.DistributedReentrantLock;
 import dev.warden.lock.LockOwner;
 import dev.warden.lock.annotation.DistributedLock;
 import dev.warden.lock.annotation.OnLockFailure;
+import dev.warden.task.ConsumerOptions;
+import dev.warden.task.DelayedQueue;
+import dev.warden.task.TaskConsumer;
 import dev.warden.task.annotation.DelayedTask;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -19,7 +22,9 @@ import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
 
+import static dev.warden.test.WardenAssertions.assertThatQueue;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * A Spring Boot test of an application that configures no Redis: {@link WardenTest} gives it a real
@@ -90,6 +95,37 @@ class WardenTestTests {
 		}
 
 		assertThat(stock.reserve("apple")).as("released").isEqualTo("reserved apple");
+	}
+
+	@Test
+	void assertionsReadWhatTheQueueHolds() throws Exception {
+		reminders.remind("r-3");
+
+		assertThatQueue(warden, "reminders").hasPendingTasks(1)
+			.hasNoDeadLetters()
+			.hasNoTask("r-4")
+			.hasTask("r-3")
+			.dueIn(Duration.ofHours(1))
+			.hasAttempts(0)
+			.payload()
+			.isEqualTo("\"r-3\"");
+		assertThatThrownBy(() -> assertThatQueue(warden, "reminders").hasTask("r-4"))
+			.hasMessageContaining("Expected queue 'reminders' to have a pending task 'r-4' but its pending tasks are [r-3]");
+		assertThatThrownBy(() -> assertThatQueue(warden, "reminders").hasTask("r-3").dueIn(Duration.ofMinutes(5)))
+			.hasMessageContaining("Expected task 'r-3' to be due in PT5M");
+
+		DelayedQueue<String> broken = warden.getDelayedQueue("broken", String.class);
+		broken.schedule("b-1", "x", Duration.ZERO);
+		try (TaskConsumer consumer = broken.consume(delivery -> {
+			throw new IllegalStateException("out of paper");
+		}, new ConsumerOptions(1, Duration.ofMillis(50), Duration.ofSeconds(1), Duration.ofMinutes(1)))) {
+			long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+			// Polls the condition, bounded: the dead letter is written after the handler has thrown.
+			while (broken.deadLetterCount() == 0 && System.nanoTime() < deadline) {
+				Thread.sleep(10);
+			}
+		}
+		assertThatQueue(warden, "broken").hasNoPendingTasks().hasDeadLetter("b-1").contains("out of paper");
 	}
 
 	@SpringBootConfiguration

@@ -1,0 +1,193 @@
+package dev.warden.test;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+import dev.warden.Warden;
+import dev.warden.task.DeadLetter;
+import dev.warden.task.DelayedQueue;
+import dev.warden.task.QueuedTask;
+import org.assertj.core.api.AbstractAssert;
+import org.assertj.core.api.AbstractStringAssert;
+import org.assertj.core.api.Assertions;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * AssertJ assertions on what a queue holds, read from Redis:
+ * <pre class="code">
+ * assertThatQueue(warden, "order-timeout")
+ *     .hasTask("order-42")
+ *     .dueIn(Duration.ofMinutes(30))
+ *     .payload().contains("\"sku\":\"apple\"");
+ * </pre>
+ */
+public final class WardenAssertions {
+
+	/** How many pending tasks an assertion reads at most to find one. */
+	private static final int MAX_READ = 10_000;
+
+	private static final int PAGE = 500;
+
+	private WardenAssertions() {
+	}
+
+	/**
+	 * @param warden the application's Warden
+	 * @param queue a queue's name
+	 * @return assertions on that queue
+	 */
+	public static QueueAssert assertThatQueue(Warden warden, String queue) {
+		return new QueueAssert(warden.getDelayedQueue(queue));
+	}
+
+	/** Assertions on a queue's pending tasks and dead letters. */
+	public static final class QueueAssert extends AbstractAssert<QueueAssert, DelayedQueue<Object>> {
+
+		QueueAssert(DelayedQueue<Object> queue) {
+			super(queue, QueueAssert.class);
+		}
+
+		/** Verifies that the queue has that many pending tasks. */
+		public QueueAssert hasPendingTasks(long count) {
+			long pending = actual.size();
+			if (pending != count) {
+				failWithMessage("Expected queue '%s' to have %s pending task(s) but it has %s: %s", actual.getName(),
+						count, pending, ids(pending()));
+			}
+			return this;
+		}
+
+		/** Verifies that the queue has no pending task. */
+		public QueueAssert hasNoPendingTasks() {
+			return hasPendingTasks(0);
+		}
+
+		/** Verifies that the queue has no dead letter. */
+		public QueueAssert hasNoDeadLetters() {
+			long dead = actual.deadLetterCount();
+			if (dead != 0) {
+				failWithMessage("Expected queue '%s' to have no dead letters but it has %s: %s", actual.getName(), dead,
+						actual.deadLetters(0, 20).stream().map(letter -> letter.id() + " (" + letter.error() + ")").toList());
+			}
+			return this;
+		}
+
+		/**
+		 * Verifies that the queue has a pending task of that id.
+		 * @return assertions on that task
+		 */
+		public PendingTaskAssert hasTask(String id) {
+			List<QueuedTask> pending = pending();
+			QueuedTask task = pending.stream().filter(candidate -> candidate.id().equals(id)).findFirst().orElse(null);
+			if (task == null) {
+				failWithMessage("Expected queue '%s' to have a pending task '%s' but its pending tasks are %s",
+						actual.getName(), id, ids(pending));
+			}
+			return new PendingTaskAssert(task);
+		}
+
+		/** Verifies that the queue has no pending task of that id. */
+		public QueueAssert hasNoTask(String id) {
+			if (pending().stream().anyMatch(candidate -> candidate.id().equals(id))) {
+				failWithMessage("Expected queue '%s' to have no pending task '%s' but it has", actual.getName(), id);
+			}
+			return this;
+		}
+
+		/**
+		 * Verifies that the queue has a dead letter of that id.
+		 * @return assertions on its error
+		 */
+		public AbstractStringAssert<?> hasDeadLetter(String id) {
+			DeadLetter letter = actual.deadLetters()
+				.stream()
+				.filter(candidate -> candidate.id().equals(id))
+				.findFirst()
+				.orElse(null);
+			if (letter == null) {
+				failWithMessage("Expected queue '%s' to have a dead letter '%s' but its dead letters are %s",
+						actual.getName(), id, actual.deadLetters().stream().map(DeadLetter::id).toList());
+			}
+			return Assertions.assertThat(letter.error()).as("the error of dead letter '%s'", id);
+		}
+
+		private List<QueuedTask> pending() {
+			List<QueuedTask> tasks = new ArrayList<>();
+			for (int offset = 0; offset < MAX_READ; offset += PAGE) {
+				List<QueuedTask> page = actual.pendingTasks(offset, PAGE);
+				tasks.addAll(page);
+				if (page.size() < PAGE) {
+					break;
+				}
+			}
+			return tasks;
+		}
+
+		private static List<String> ids(List<QueuedTask> tasks) {
+			return tasks.stream().map(QueuedTask::id).toList();
+		}
+
+	}
+
+	/** Assertions on one pending task. */
+	public static final class PendingTaskAssert extends AbstractAssert<PendingTaskAssert, @Nullable QueuedTask> {
+
+		/** How far before the expected due time a task scheduled by the test itself may be due. */
+		private static final Duration SCHEDULING_SLACK = Duration.ofSeconds(10);
+
+		PendingTaskAssert(@Nullable QueuedTask task) {
+			super(task, PendingTaskAssert.class);
+		}
+
+		/**
+		 * Verifies that the task is due {@code delay} from now, as a task the test has just
+		 * scheduled with that delay is: at most {@code delay} away, and at most 10 s less. Now is
+		 * this machine's clock, which is the clock of the tests' own Redis.
+		 */
+		public PendingTaskAssert dueIn(Duration delay) {
+			return dueIn(delay, SCHEDULING_SLACK);
+		}
+
+		/** Like {@link #dueIn(Duration)}, with the slack given. */
+		public PendingTaskAssert dueIn(Duration delay, Duration slack) {
+			isNotNull();
+			Instant now = Instant.now();
+			Duration left = Duration.between(now, actual.dueAt());
+			if (left.compareTo(delay) > 0 || left.compareTo(delay.minus(slack)) < 0) {
+				failWithMessage("Expected task '%s' to be due in %s (within %s) but it is due in %s, at %s", actual.id(),
+						delay, slack, left, actual.dueAt());
+			}
+			return this;
+		}
+
+		/** Verifies that the task is due at that instant, to the millisecond. */
+		public PendingTaskAssert dueAt(Instant dueAt) {
+			isNotNull();
+			if (!actual.dueAt().equals(dueAt)) {
+				failWithMessage("Expected task '%s' to be due at %s but it is due at %s", actual.id(), dueAt,
+						actual.dueAt());
+			}
+			return this;
+		}
+
+		/** Verifies how many deliveries the task has had. */
+		public PendingTaskAssert hasAttempts(int attempts) {
+			isNotNull();
+			if (actual.attempts() != attempts) {
+				failWithMessage("Expected task '%s' to have had %s attempt(s) but it has had %s (last error: %s)",
+						actual.id(), attempts, actual.attempts(), actual.lastError());
+			}
+			return this;
+		}
+
+		/** Assertions on the task's payload as stored: its arguments' JSON. */
+		public AbstractStringAssert<?> payload() {
+			isNotNull();
+			return Assertions.assertThat(actual.payload()).as("the payload of task '%s'", actual.id());
+		}
+
+	}
+
+}
