@@ -5,6 +5,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
 
 /**
  * {@code WAIT} shared by the writes that need it, as a database shares one flush among the commits
@@ -33,6 +34,40 @@ public final class ReplicationBarrier {
 	}
 
 	private record Request(int replicas, long timeoutMillis) {
+	}
+
+	/**
+	 * Sends a write, and the {@code WAIT} for it right behind, so that the replicas' acknowledgement
+	 * costs no second round trip.
+	 * @param write sends the write
+	 * @param replicas how many replicas must have it
+	 * @param timeoutMillis how long Redis may wait for them
+	 * @param <T> the write's reply type
+	 * @return the write's reply, and its acknowledgement when asked for
+	 */
+	public <T> ReplicatedWrite<T> write(Supplier<CompletableFuture<T>> write, int replicas, long timeoutMillis) {
+		long resends = engine.resends();
+		CompletableFuture<T> reply = write.get();
+		CompletableFuture<Long> pipelined = await(replicas, timeoutMillis);
+		// A write sent again before its reply (NOSCRIPT, a busy slot) went behind that WAIT: it needs one of its own.
+		return new ReplicatedWrite<>(reply,
+				() -> (engine.resends() == resends) ? pipelined : await(replicas, timeoutMillis));
+	}
+
+	/**
+	 * A write sent with {@link #write}.
+	 *
+	 * @param reply the write's reply
+	 * @param acknowledgement how many replicas acknowledged it; to ask once the reply is in
+	 * @param <T> the reply type
+	 */
+	public record ReplicatedWrite<T>(CompletableFuture<T> reply, Supplier<CompletableFuture<Long>> acknowledgement) {
+
+		/** How many replicas acknowledged the write: ask once its reply is in. */
+		public CompletableFuture<Long> acknowledged() {
+			return acknowledgement.get();
+		}
+
 	}
 
 	/**

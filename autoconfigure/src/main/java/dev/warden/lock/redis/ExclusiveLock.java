@@ -9,6 +9,7 @@ import dev.warden.lock.DistributedMutex;
 import dev.warden.lock.LockArguments;
 import dev.warden.lock.LockOwner;
 import dev.warden.redis.RedisEngine;
+import dev.warden.redis.ReplicationBarrier;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -254,16 +255,18 @@ abstract sealed class ExclusiveLock implements DistributedMutex permits RedisDis
 		long lease = (leaseMillis == WATCHDOG) ? renewal.leaseMillis() : leaseMillis;
 		ReplicaSync sync = renewal.replicaSync();
 		int required = sync.required();
-		long resends = engine.resends();
-		CompletableFuture<Contender.Try<Long>> reply = layout.acquire(engine, ownerId, lease, willWait, withToken);
-		if (required > 0) {
-			// Sent right behind the script, so that the replicas' acknowledgement costs no second round trip.
-			CompletableFuture<Long> acknowledged = engine.replicationBarrier().await(required, sync.timeout().toMillis());
-			reply = reply.thenCompose(attempt -> attempt.succeeded()
-					? confirmReplicated(attempt, ownerId, sync, required,
-							(engine.resends() == resends) ? acknowledged
-									: engine.replicationBarrier().await(required, sync.timeout().toMillis()))
-					: CompletableFuture.completedFuture(attempt));
+		CompletableFuture<Contender.Try<Long>> reply;
+		if (required == 0) {
+			reply = layout.acquire(engine, ownerId, lease, willWait, withToken);
+		}
+		else {
+			ReplicationBarrier.ReplicatedWrite<Contender.Try<Long>> write = engine.replicationBarrier()
+				.write(() -> layout.acquire(engine, ownerId, lease, willWait, withToken), required,
+						sync.timeout().toMillis());
+			reply = write.reply()
+				.thenCompose(attempt -> attempt.succeeded()
+						? confirmReplicated(attempt, ownerId, sync, required, write.acknowledged())
+						: CompletableFuture.completedFuture(attempt));
 		}
 		// A failure, a timeout or a cancellation leaves the outcome unknown: the hold may be in Redis.
 		return RedisEngine.whenSettled(reply,

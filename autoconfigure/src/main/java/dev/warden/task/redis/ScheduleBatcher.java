@@ -4,10 +4,12 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
 
 import dev.warden.RedisUnavailableException;
 import dev.warden.lock.redis.ReplicaSync;
 import dev.warden.redis.RedisEngine;
+import dev.warden.redis.ReplicationBarrier;
 import io.lettuce.core.ScriptOutputType;
 
 /**
@@ -97,18 +99,18 @@ final class ScheduleBatcher {
 			args[6 + 6 * i] = request.traceContext;
 		}
 		int required = replicaSync.required();
-		long resends = engine.resends();
-		CompletableFuture<List<Long>> reply;
-		try {
-			reply = engine.eval(TaskScripts.SCHEDULE, ScriptOutputType.MULTI, keys.all, args);
-		}
-		catch (RuntimeException ex) {
-			// Lettuce refuses commands at once on a closed connection.
-			reply = CompletableFuture.failedFuture(ex);
-		}
-		if (required > 0) {
-			reply = replicated(reply, batch, required, resends);
-		}
+		Supplier<CompletableFuture<List<Long>>> script = () -> {
+			try {
+				return engine.eval(TaskScripts.SCHEDULE, ScriptOutputType.MULTI, keys.all, args);
+			}
+			catch (RuntimeException ex) {
+				// Lettuce refuses commands at once on a closed connection.
+				return CompletableFuture.failedFuture(ex);
+			}
+		};
+		CompletableFuture<List<Long>> reply = (required == 0) ? script.get()
+				: replicated(engine.replicationBarrier().write(script, required, replicaSync.timeout().toMillis()),
+						batch, required);
 		List<Request> sent = batch;
 		CompletableFuture<List<Long>> call = reply;
 		for (Request request : sent) {
@@ -136,23 +138,20 @@ final class ScheduleBatcher {
 	 * The schedules' reply once enough replicas have them; failed with
 	 * {@link RedisUnavailableException} when they do not within the timeout.
 	 */
-	private CompletableFuture<List<Long>> replicated(CompletableFuture<List<Long>> reply, List<Request> batch,
-			int required, long resends) {
-		long timeout = replicaSync.timeout().toMillis();
-		// Sent right behind the script, so that the replicas' acknowledgement costs no second round trip.
-		CompletableFuture<Long> pipelined = engine.replicationBarrier().await(required, timeout);
-		return reply.thenCompose(values -> ((engine.resends() == resends) ? pipelined
-				: engine.replicationBarrier().await(required, timeout))
-			.thenCompose(acknowledged -> replicaSync.accepts(acknowledged, required).thenApply(accepted -> {
-				if (!accepted) {
-					throw new RedisUnavailableException("The schedule of task '" + batch.get(0).taskId
-							+ (batch.size() > 1 ? "' and " + (batch.size() - 1) + " more" : "'") + " was not acknowledged "
-							+ "by " + required + " replica(s) within " + timeout + " ms (" + acknowledged
-							+ " did): it may be lost if the master fails over now; scheduling again with the same id "
-							+ "is safe");
-				}
-				return values;
-			})));
+	private CompletableFuture<List<Long>> replicated(ReplicationBarrier.ReplicatedWrite<List<Long>> write,
+			List<Request> batch, int required) {
+		return write.reply()
+			.thenCompose(values -> write.acknowledged()
+				.thenCompose(acknowledged -> replicaSync.accepts(acknowledged, required).thenApply(accepted -> {
+					if (!accepted) {
+						throw new RedisUnavailableException("The schedule of task '" + batch.get(0).taskId
+								+ (batch.size() > 1 ? "' and " + (batch.size() - 1) + " more" : "'") + " was not "
+								+ "acknowledged by " + required + " replica(s) within " + replicaSync.timeout().toMillis()
+								+ " ms (" + acknowledged + " did): it may be lost if the master fails over now; "
+								+ "scheduling again with the same id is safe");
+					}
+					return values;
+				})));
 	}
 
 	private record Request(String taskId, String payload, String mode, long time, boolean replace,
