@@ -5,6 +5,7 @@ import dev.warden.task.ScheduleResult
 import dev.warden.task.TaskHandle
 import dev.warden.task.annotation.DelayedTask
 import dev.warden.task.annotation.RecurringTask
+import dev.warden.task.annotation.TaskUpgrade
 import dev.warden.test.redis.RedisServerExtension
 import java.util.concurrent.ConcurrentHashMap
 import java.util.concurrent.CopyOnWriteArrayList
@@ -48,6 +49,20 @@ class SuspendTaskTests {
 			}
 			assertThat(orders.closed).containsExactly(Pair(order, null))
 			assertThat(orders.closed[0].first.currency).`as`("a default argument").isEqualTo("EUR")
+		}
+	}
+
+	@Test
+	fun aSuspendTaskOfAnOlderVersionRunsThroughItsUpgrade() {
+		runner.run { context ->
+			val orders = context.getBean(Orders::class.java)
+			// Version 1 took the order id alone: its payload is that id's JSON.
+			context.getBean(Warden::class.java).getDelayedQueue("k-upgraded", String::class.java)
+				.schedule("t", "o-7", java.time.Duration.ZERO)
+			runBlocking {
+				eventually("the old task ran") { orders.upgraded.isNotEmpty() }
+			}
+			assertThat(orders.upgraded).containsExactly(Pair("o-7", 0))
 		}
 	}
 
@@ -127,6 +142,14 @@ class SuspendTaskTests {
 	@Component
 	class Orders {
 
+		companion object {
+
+			@JvmStatic
+			@TaskUpgrade(queue = "k-upgraded", from = 1)
+			fun fromVersion1(orderId: String): Array<Any?> = arrayOf(orderId, 0)
+
+		}
+
 		val closed = CopyOnWriteArrayList<Pair<OrderRef, String?>>()
 
 		val charges = AtomicInteger()
@@ -138,6 +161,14 @@ class SuspendTaskTests {
 		val watching = CompletableDeferred<Unit>()
 
 		val watchCancelled = CopyOnWriteArrayList<String>()
+
+		val upgraded = CopyOnWriteArrayList<Pair<String, Int>>()
+
+		@DelayedTask(queue = "k-upgraded", delay = "1h", version = 2)
+		suspend fun prioritised(orderId: String, priority: Int) {
+			delay(1)
+			upgraded.add(Pair(orderId, priority))
+		}
 
 		@DelayedTask(queue = "k-close", delay = "50ms", id = "#order.id")
 		suspend fun closeIfUnpaid(order: OrderRef, note: String?) {
