@@ -38,6 +38,16 @@ class WardenMetricsTests {
 	@RegisterExtension
 	static final RedisServerExtension redis = new RedisServerExtension();
 
+	/**
+	 * A thread per blocking call: the common pool has one thread on a 2-core machine, which a task
+	 * another test left blocked there would keep from these calls.
+	 */
+	private static final java.util.concurrent.Executor OWN_THREAD = task -> {
+		Thread thread = new Thread(task, "metrics-test-call");
+		thread.setDaemon(true);
+		thread.start();
+	};
+
 	private final ApplicationContextRunner runner = WardenApplications.runner(redis.node())
 		.withConfiguration(AutoConfigurations.of(WardenMetricsAutoConfiguration.class))
 		.withBean(SimpleMeterRegistry.class)
@@ -57,7 +67,7 @@ class WardenMetricsTests {
 			Holding holder = hold(stock, "sku-1");
 
 			assertThatExceptionOfType(LockAcquisitionException.class).isThrownBy(() -> stock.tryReserve("sku-1"));
-			CompletableFuture<Void> waiter = CompletableFuture.runAsync(() -> stock.waitToReserve("sku-1"));
+			CompletableFuture<Void> waiter = CompletableFuture.runAsync(() -> stock.waitToReserve("sku-1"), OWN_THREAD);
 			Eventually.await("a call waits for the lock",
 					() -> registry.get("warden.lock.waiters").gauge().value() == 1.0);
 			holder.release().countDown();
@@ -195,7 +205,7 @@ class WardenMetricsTests {
 	private static Holding hold(Stock stock, String sku) throws InterruptedException {
 		CountDownLatch holding = new CountDownLatch(1);
 		CountDownLatch release = new CountDownLatch(1);
-		CompletableFuture<Void> call = CompletableFuture.runAsync(() -> stock.reserve(sku, holding, release));
+		CompletableFuture<Void> call = CompletableFuture.runAsync(() -> stock.reserve(sku, holding, release), OWN_THREAD);
 		assertThat(holding.await(10, TimeUnit.SECONDS)).isTrue();
 		return new Holding(call, release);
 	}
