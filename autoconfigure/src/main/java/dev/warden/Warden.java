@@ -445,6 +445,15 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 		return engine.connected();
 	}
 
+	/**
+	 * The test clock of a client built with {@link Builder#testClock(boolean)}.
+	 * @return the clock, to move it forward; empty for a client built without one (warden-test's
+	 * {@code @WardenTest} builds the application's client with one)
+	 */
+	public java.util.Optional<TestClock> testClock() {
+		return engine.clockShifted() ? java.util.Optional.of(new TestClock(engine)) : java.util.Optional.empty();
+	}
+
 	/** The JSON library that stores task payloads. */
 	public JsonBinding getJson() {
 		return json;
@@ -551,6 +560,8 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 		private LockListener lockListener = LockListener.NONE;
 
 		private TaskListener taskListener = TaskListener.NONE;
+
+		private boolean testClock;
 
 		private TaskWriteDeferral taskWriteDeferral = TaskWriteDeferral.NONE;
 
@@ -899,6 +910,19 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 		}
 
 		/**
+		 * For tests: lets a test move this client's clock forward ({@link Warden#testClock()}), so that
+		 * a task due in 30 minutes, or tomorrow's occurrence of a recurring task, runs now. Every
+		 * script that reads Redis's clock then reads one key more; standalone Redis (or Sentinel)
+		 * only. Never for production. Off by default.
+		 * @param enabled whether the client has a test clock
+		 * @return this builder
+		 */
+		public Builder testClock(boolean enabled) {
+			this.testClock = enabled;
+			return this;
+		}
+
+		/**
 		 * Connects and returns the client.
 		 * @return the client
 		 * @throws RedisUnavailableException when Redis cannot be reached
@@ -910,6 +934,9 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 			RedisEngine engine = RedisEngine.connect(client, threadName, commandTimeout);
 			Warden warden;
 			try {
+				if (testClock) {
+					engine.shiftClock();
+				}
 				warden = new Warden(this, engine);
 			}
 			catch (RuntimeException ex) {

@@ -8,6 +8,8 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * One Lua script, read from a classpath resource once, with its SHA1 digest computed once.
  * <p>
@@ -21,16 +23,28 @@ public final class LuaScript {
 	 */
 	public static final String CLOCK = "/dev/warden/redis/redis-clock.lua";
 
+	/** The stand-in for {@link #CLOCK} in the scripts of a client whose clock a test moves. */
+	static final String SHIFTED_CLOCK = "/dev/warden/redis/redis-clock-shifted.lua";
+
+	/** The key holding the test clock's offset, in milliseconds (see {@link #SHIFTED_CLOCK}). */
+	public static final String CLOCK_OFFSET_KEY = "warden:test:clock-offset";
+
 	private final String name;
 
 	private final String source;
 
 	private final String sha1;
 
-	private LuaScript(String name, String source) {
+	/** The source with the shifted clock in place of Redis's, or {@code null} when it reads no clock. */
+	private final @Nullable String shiftedSource;
+
+	private volatile @Nullable LuaScript shifted;
+
+	private LuaScript(String name, String source, @Nullable String shiftedSource) {
 		this.name = name;
 		this.source = source;
 		this.sha1 = sha1Hex(source);
+		this.shiftedSource = shiftedSource;
 	}
 
 	/**
@@ -44,10 +58,34 @@ public final class LuaScript {
 	 */
 	public static LuaScript load(Class<?> anchor, String fileName, String... preludes) {
 		StringBuilder source = new StringBuilder();
+		StringBuilder shiftedSource = new StringBuilder();
+		boolean readsClock = false;
 		for (String prelude : preludes) {
-			source.append(read(anchor, prelude)).append('\n');
+			String text = read(anchor, prelude);
+			source.append(text).append('\n');
+			readsClock |= CLOCK.equals(prelude);
+			shiftedSource.append(CLOCK.equals(prelude) ? read(anchor, SHIFTED_CLOCK) : text).append('\n');
 		}
-		return new LuaScript(fileName, source.append(read(anchor, fileName)).toString());
+		String body = read(anchor, fileName);
+		return new LuaScript(fileName, source.append(body).toString(),
+				readsClock ? shiftedSource.append(body).toString() : null);
+	}
+
+	/**
+	 * This script as a client whose clock a test moves runs it: the same script with Redis's clock
+	 * moved forward by the offset at {@link #CLOCK_OFFSET_KEY}; the script itself when it reads no
+	 * clock. Made once, on first use: a client without a test clock never makes it.
+	 */
+	public LuaScript shifted() {
+		if (shiftedSource == null) {
+			return this;
+		}
+		LuaScript variant = shifted;
+		if (variant == null) {
+			variant = new LuaScript(name, shiftedSource, null);
+			shifted = variant;
+		}
+		return variant;
 	}
 
 	private static String read(Class<?> anchor, String fileName) {

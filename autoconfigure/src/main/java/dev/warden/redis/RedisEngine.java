@@ -65,6 +65,9 @@ public final class RedisEngine implements AutoCloseable {
 
 	private final ReplicationBarrier replicationBarrier = new ReplicationBarrier(this);
 
+	/** Whether scripts read the test clock's offset too ({@link #shiftClock()}). */
+	private volatile boolean clockShifted;
+
 	/** How many times a script was sent again (after {@code NOSCRIPT}, a busy slot, {@code READONLY}). */
 	private final AtomicLong resends = new AtomicLong();
 
@@ -306,6 +309,41 @@ public final class RedisEngine implements AutoCloseable {
 		return replicationBarrier;
 	}
 
+	/**
+	 * Moves this client's clock by the test clock's offset from now on: every script that reads
+	 * Redis's clock, and {@link #clockMillis()}, add the offset held at
+	 * {@link LuaScript#CLOCK_OFFSET_KEY}. For tests only: each such script reads one key more.
+	 * @throws IllegalStateException on a Redis Cluster, where that key is in another slot than the
+	 * scripts' own
+	 */
+	public void shiftClock() {
+		if (isCluster()) {
+			throw new IllegalStateException("The test clock needs a standalone Redis (or one behind Sentinel): "
+					+ "on a Redis Cluster its offset key is in another slot than a script's keys");
+		}
+		clockShifted = true;
+	}
+
+	/** Whether {@link #shiftClock()} was called. */
+	public boolean clockShifted() {
+		return clockShifted;
+	}
+
+	/**
+	 * Redis's clock as this client's scripts read it: {@code TIME}, plus the test clock's offset when
+	 * the clock is {@linkplain #shiftClock() shifted}.
+	 * @return the time in epoch milliseconds
+	 */
+	public CompletableFuture<Long> clockMillis() {
+		CompletableFuture<Long> time = map(commands.time().toCompletableFuture(),
+				reply -> Long.parseLong(reply.get(0)) * 1000 + Long.parseLong(reply.get(1)) / 1000);
+		if (!clockShifted) {
+			return time;
+		}
+		CompletableFuture<String> offset = commands.get(LuaScript.CLOCK_OFFSET_KEY).toCompletableFuture();
+		return time.thenCombine(offset, (millis, shift) -> millis + ((shift != null) ? Long.parseLong(shift) : 0));
+	}
+
 	/** Whether the engine talks to a Redis Cluster. */
 	public boolean isCluster() {
 		return commandConnection instanceof StatefulRedisClusterConnection;
@@ -356,14 +394,15 @@ public final class RedisEngine implements AutoCloseable {
 	 * it is sent again after a short backoff (1 ms, doubling to {@value #MAX_SLOT_BACKOFF_MILLIS}
 	 * ms) for as long as the command timeout allows, so that a resharding or a fail-over never
 	 * reaches the caller as a failure.
-	 * @param script the script
+	 * @param called the script
 	 * @param type the reply type
 	 * @param keys the script's {@code KEYS}
 	 * @param args the script's {@code ARGV}
 	 * @param <T> the reply's Java type
 	 * @return the reply
 	 */
-	public <T> CompletableFuture<T> eval(LuaScript script, ScriptOutputType type, String[] keys, String... args) {
+	public <T> CompletableFuture<T> eval(LuaScript called, ScriptOutputType type, String[] keys, String... args) {
+		LuaScript script = clockShifted ? called.shifted() : called;
 		CompletableFuture<T> bySha = commands.<T>evalsha(script.sha1(), type, keys, args).toCompletableFuture();
 		CommandReply<T> reply = new CommandReply<>(bySha);
 		bySha.whenComplete((value, failure) -> {

@@ -229,8 +229,7 @@ public final class RecurringJobs {
 
 	/** Redis's clock, in epoch milliseconds. */
 	private long redisMillis() {
-		List<String> time = engine.await(engine.commands().time(), "Redis TIME");
-		return Long.parseLong(time.get(0)) * 1000 + Long.parseLong(time.get(1)) / 1000;
+		return engine.await(engine.clockMillis(), "Redis TIME");
 	}
 
 	/** A job's plan as stored: {@code <due millis> <definition>}. */

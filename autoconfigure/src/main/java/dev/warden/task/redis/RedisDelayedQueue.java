@@ -35,6 +35,16 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 	/** The prefix of every queue's keys. */
 	public static final String KEY_PREFIX = "warden:task:";
 
+	/**
+	 * The channel a queue's consumers listen on: a message is the microseconds until a task is due,
+	 * and makes them claim by then.
+	 * @param name the queue's name
+	 * @return the channel
+	 */
+	public static String wakeChannel(String name) {
+		return new QueueKeys(KEY_PREFIX, name).channel;
+	}
+
 	/** The largest page of dead letters or pending tasks one call reads. */
 	public static final int MAX_DEAD_LETTER_PAGE = 1_000;
 
