@@ -6,6 +6,7 @@ import dev.warden.lock.LockListener;
 import dev.warden.lock.LockOwner;
 import dev.warden.lock.interceptor.LockCalls;
 import dev.warden.lock.interceptor.LockOperation;
+import dev.warden.task.EndedDelivery;
 import dev.warden.task.TaskListener;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -52,6 +53,16 @@ final class CompositeListeners {
 				listeners.forEach(listener -> call(listener, () -> listener.onRelease(operation, heldNanos)));
 			}
 
+			@Override
+			public void onHeld(LockOperation operation, List<String> names) {
+				listeners.forEach(listener -> call(listener, () -> listener.onHeld(operation, names)));
+			}
+
+			@Override
+			public void onReleased(LockOperation operation, List<String> names) {
+				listeners.forEach(listener -> call(listener, () -> listener.onReleased(operation, names)));
+			}
+
 		};
 	}
 
@@ -84,6 +95,11 @@ final class CompositeListeners {
 			@Override
 			public void onFailed(String queue, long durationNanos, boolean dead) {
 				listeners.forEach(listener -> call(listener, () -> listener.onFailed(queue, durationNanos, dead)));
+			}
+
+			@Override
+			public void onEnded(EndedDelivery delivery) {
+				listeners.forEach(listener -> call(listener, () -> listener.onEnded(delivery)));
 			}
 
 		};

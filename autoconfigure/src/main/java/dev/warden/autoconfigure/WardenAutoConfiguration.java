@@ -89,7 +89,8 @@ public final class WardenAutoConfiguration {
 			ObjectProvider<LockListener> lockListeners, ObjectProvider<TaskListener> taskListeners,
 			ObjectProvider<ObservationRegistry> observationRegistry,
 			RedLockNodeClients redLockNodeClients,
-			ObjectProvider<TaskWriteDeferral> taskWriteDeferral, Environment environment, BeanFactory beanFactory) {
+			ObjectProvider<TaskWriteDeferral> taskWriteDeferral, ObjectProvider<WardenBuilderCustomizer> customizers,
+			Environment environment, BeanFactory beanFactory) {
 		if (!(connectionFactory instanceof LettuceConnectionFactory lettuce)) {
 			throw new WardenConfigurationException("Warden needs a Lettuce connection factory, but the application's "
 					+ "is a " + connectionFactory.getClass().getName(), "Set spring.data.redis.client-type=lettuce (and "
@@ -133,6 +134,7 @@ public final class WardenAutoConfiguration {
 		if (!nodes.isEmpty()) {
 			builder.redLockNodes(nodes, properties.getRedlock().getNodeTimeout());
 		}
+		customizers.orderedStream().forEach(customizer -> customizer.customize(builder));
 		try {
 			return builder.build();
 		}

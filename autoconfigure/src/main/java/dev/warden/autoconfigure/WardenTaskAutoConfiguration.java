@@ -8,6 +8,7 @@ import dev.warden.expression.MethodExpressions;
 import dev.warden.task.interceptor.DelayedTaskInterceptor;
 import dev.warden.task.interceptor.DelayedTaskOperationSource;
 import dev.warden.task.interceptor.DelayedTaskRegistrar;
+import dev.warden.task.interceptor.DelayedTaskCalls;
 import dev.warden.task.interceptor.DelayedTaskSupport;
 import dev.warden.task.interceptor.RecurringTaskRegistrar;
 import org.springframework.aop.Advisor;
@@ -84,8 +85,9 @@ public final class WardenTaskAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	DelayedTaskSupport delayedTaskSupport(Warden warden, DelayedTaskOperationSource wardenDelayedTaskOperationSource) {
-		return new DelayedTaskSupport(warden, wardenDelayedTaskOperationSource);
+	DelayedTaskSupport delayedTaskSupport(Warden warden, DelayedTaskOperationSource wardenDelayedTaskOperationSource,
+			ObjectProvider<DelayedTaskCalls> calls) {
+		return new DelayedTaskSupport(warden, wardenDelayedTaskOperationSource, calls.getIfAvailable());
 	}
 
 }

@@ -51,4 +51,12 @@ public interface TaskListener {
 	default void onFailed(String queue, long durationNanos, boolean dead) {
 	}
 
+	/**
+	 * A delivery ended, told with the task's identity and payload, after {@link #onCompleted} or
+	 * {@link #onFailed}: for listeners that keep a record of what ran, such as a test's.
+	 * @param delivery how it ended
+	 */
+	default void onEnded(EndedDelivery delivery) {
+	}
+
 }

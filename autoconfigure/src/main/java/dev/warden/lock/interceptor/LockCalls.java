@@ -95,6 +95,23 @@ public final class LockCalls {
 		default void onRelease(LockOperation operation, long heldNanos) {
 		}
 
+		/**
+		 * A call acquired its locks, after {@link #onAcquire}: the method runs under them now. For
+		 * listeners that keep a record of what ran under which lock, such as a test's.
+		 * @param operation the annotated method
+		 * @param names the lock names, sorted
+		 */
+		default void onHeld(LockOperation operation, List<String> names) {
+		}
+
+		/**
+		 * A call released its locks (or left them to a minimum hold), after {@link #onRelease}.
+		 * @param operation the annotated method
+		 * @param names the lock names, sorted
+		 */
+		default void onReleased(LockOperation operation, List<String> names) {
+		}
+
 	}
 
 	/**
@@ -148,6 +165,9 @@ public final class LockCalls {
 		}
 		try {
 			listener.onAcquire(set.operation(), outcome, System.nanoTime() - startedNanos);
+			if (outcome == Outcome.ACQUIRED) {
+				listener.onHeld(set.operation(), set.names());
+			}
 		}
 		catch (RuntimeException ex) {
 			logger.warn("Lock call listener failed", ex);
@@ -160,6 +180,7 @@ public final class LockCalls {
 		}
 		try {
 			listener.onRelease(set.operation(), heldNanos);
+			listener.onReleased(set.operation(), set.names());
 		}
 		catch (RuntimeException ex) {
 			logger.warn("Lock call listener failed", ex);

@@ -70,6 +70,19 @@ public final class DelayedTaskRegistrar implements BeanPostProcessor, SmartIniti
 		return bean;
 	}
 
+	/**
+	 * The {@code @DelayedTask} method that runs a queue's tasks in this application.
+	 * @param queue the queue's name
+	 * @return the method's parsed annotation, whose codec reads the queue's payloads; empty when no
+	 * method has that queue
+	 */
+	public java.util.Optional<DelayedTaskOperation> operationOf(String queue) {
+		synchronized (handlers) {
+			Handler handler = handlers.get(queue);
+			return java.util.Optional.ofNullable((handler != null) ? handler.operation : null);
+		}
+	}
+
 	private List<DelayedTaskOperation> operationsOf(Object bean, String beanName) {
 		Class<?> targetClass = ClassUtils.getUserClass(AopUtils.getTargetClass(bean));
 		try {

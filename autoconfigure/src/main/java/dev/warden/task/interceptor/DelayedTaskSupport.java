@@ -17,6 +17,7 @@ import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.aop.ProxyMethodInvocation;
 import org.springframework.aop.support.AopUtils;
 import reactor.core.publisher.Mono;
 
@@ -41,14 +42,29 @@ public final class DelayedTaskSupport {
 	// Which annotated method this thread is delivering a task to: that call runs, it is not scheduled.
 	private final ThreadLocal<@Nullable Method> delivering = new ThreadLocal<>();
 
+	// A test's say over calls; null, and never asked, in production.
+	private final @Nullable DelayedTaskCalls calls;
+
 	/**
 	 * @param queueFactory where the queues come from
 	 * @param operations the parsed annotations, whose expressions give task ids
 	 */
 	public DelayedTaskSupport(DelayedQueueFactory queueFactory, DelayedTaskOperationSource operations) {
+		this(queueFactory, operations, null);
+	}
+
+	/**
+	 * @param queueFactory where the queues come from
+	 * @param operations the parsed annotations, whose expressions give task ids
+	 * @param calls what decides, in tests, that a call runs inline or is only recorded; {@code null}
+	 * to schedule every call
+	 */
+	public DelayedTaskSupport(DelayedQueueFactory queueFactory, DelayedTaskOperationSource operations,
+			@Nullable DelayedTaskCalls calls) {
 		this.queueFactory = queueFactory;
 		this.operations = operations;
 		this.expressions = operations.expressions();
+		this.calls = calls;
 	}
 
 	/**
@@ -68,7 +84,8 @@ public final class DelayedTaskSupport {
 		Object[] arguments = invocation.getArguments();
 		String id = taskId(operation, arguments, target, targetClass);
 		Object[] task = operation.taskArguments(arguments);
-		ScheduleResult result = operation.transactional() ? queue(operation).schedule(id, task, operation.delay())
+		ScheduleResult intercepted = (calls != null) ? calls.intercept(new Call(invocation, operation, id, task)) : null;
+		ScheduleResult result = (intercepted != null) ? intercepted : operation.transactional() ? queue(operation).schedule(id, task, operation.delay())
 				: queue(operation).schedule(id, task, operation.delay(), ScheduleOption.IMMEDIATE);
 		if (result.status() == ScheduleResult.Status.ALREADY_PENDING) {
 			logger.debug("Task '{}' of queue '{}' is already pending; kept as it is", id, operation.queue());
@@ -76,6 +93,63 @@ public final class DelayedTaskSupport {
 		TaskHandle handle = operation.returnsHandle() ? new TaskHandle(operation.queue(), id, result) : null;
 		// Spring's proxy awaits what the interceptor of a suspend function returns.
 		return operation.suspending() ? ReactorDelegate.justOrEmpty(handle) : handle;
+	}
+
+	/** A call that a test may run inline or only record. */
+	private final class Call implements DelayedTaskCalls.Call {
+
+		private final MethodInvocation invocation;
+
+		private final DelayedTaskOperation operation;
+
+		private final String id;
+
+		private final String payload;
+
+		Call(MethodInvocation invocation, DelayedTaskOperation operation, String id, Object[] task) {
+			this.invocation = invocation;
+			this.operation = operation;
+			this.id = id;
+			this.payload = operation.codec().encode(task);
+		}
+
+		@Override
+		public String queue() {
+			return operation.queue();
+		}
+
+		@Override
+		public String id() {
+			return id;
+		}
+
+		@Override
+		public java.time.Duration delay() {
+			return operation.delay();
+		}
+
+		@Override
+		public Method method() {
+			return operation.method();
+		}
+
+		@Override
+		public String payload() {
+			return payload;
+		}
+
+		@Override
+		public Object[] arguments() {
+			return operation.codec().decode(payload);
+		}
+
+		@Override
+		public void run() throws Exception {
+			// Through the proxy, as a delivery calls it, so that the bean's other advice applies.
+			Object bean = (invocation instanceof ProxyMethodInvocation proxied) ? proxied.getProxy() : invocation.getThis();
+			deliver(java.util.Objects.requireNonNull(bean), operation, arguments());
+		}
+
 	}
 
 	/** Kept apart so that Reactor is loaded only for suspend functions, which Spring bridges with it. */

@@ -6,6 +6,8 @@ import java.io.StringWriter;
 import dev.warden.redis.RedisEngine;
 import dev.warden.task.ConsumerOptions;
 import dev.warden.task.Delivery;
+import dev.warden.task.EndedDelivery;
+import dev.warden.task.EndedDelivery.Outcome;
 import dev.warden.task.PayloadCodec;
 import dev.warden.task.TaskHandler;
 import dev.warden.task.TaskListener;
@@ -101,68 +103,72 @@ final class TaskRun<T> {
 				value = codec.decode(task.payload());
 			}
 			catch (UnreadablePayloadException ex) {
-				observation.error(ex);
-				listener.onFailed(queue, System.nanoTime() - started, deadLetter(task, ex));
-				return false;
+				return failed(task, ex, started, observation, deadLetter(task, ex));
 			}
 			catch (RuntimeException ex) {
 				// Readable elsewhere (a payload of a newer version, say): a failed attempt, delivered again.
-				observation.error(ex);
-				listener.onFailed(queue, System.nanoTime() - started, failed(task, ex));
-				return false;
+				return failed(task, ex, started, observation, failedAttempt(task, ex));
 			}
 			try {
 				handler.handle(new Delivery<>(queue, id, value, task.attempt()));
 			}
 			catch (UnreadablePayloadException ex) {
-				observation.error(ex);
-				listener.onFailed(queue, System.nanoTime() - started, deadLetter(task, ex));
-				return false;
+				return failed(task, ex, started, observation, deadLetter(task, ex));
 			}
 			catch (Exception ex) {
-				observation.error(ex);
-				listener.onFailed(queue, System.nanoTime() - started, failed(task, ex));
-				return false;
+				return failed(task, ex, started, observation, failedAttempt(task, ex));
 			}
 			listener.onCompleted(queue, System.nanoTime() - started);
+			listener.onEnded(new EndedDelivery(queue, id, task.attempt(), task.payload(), Outcome.COMPLETED, null));
 			return true;
 		}
 		catch (RuntimeException ex) {
 			logger.warn("Could not record the outcome of task '{}' of queue '{}'; it will be delivered again after "
 					+ "its visibility timeout", id, queue, ex);
+			listener.onEnded(new EndedDelivery(queue, id, task.attempt(), task.payload(), Outcome.UNRECORDED, ex));
 			return false;
 		}
+	}
+
+	/** Tells the listener of a failed delivery, whose failure is recorded already; always false. */
+	private boolean failed(ClaimCall.ClaimedTask task, Exception failure, long started, Observation observation,
+			Outcome outcome) {
+		observation.error(failure);
+		listener.onFailed(queue, System.nanoTime() - started, outcome == Outcome.DEAD_LETTER);
+		listener.onEnded(new EndedDelivery(queue, task.id(), task.attempt(), task.payload(), outcome, failure));
+		return false;
 	}
 
 	/**
 	 * A failed attempt: one WARN line (the stack trace at DEBUG), or, when it was the last attempt,
 	 * one ERROR line with the stack trace as the task becomes a dead letter.
-	 * @return whether the task became a dead letter
 	 */
-	private boolean failed(ClaimCall.ClaimedTask task, Exception failure) {
+	private Outcome failedAttempt(ClaimCall.ClaimedTask task, Exception failure) {
 		long backoffMillis = options.backoffAfter(task.attempt()).toMillis();
 		long outcome = fail(task, backoffMillis, describe(failure));
 		if (outcome == MOVED_TO_DEAD_LETTERS) {
 			logger.error("Task '{}' of queue '{}' failed on attempt {} of {} and moved to the dead letters: {}",
 					task.id(), queue, task.attempt(), options.maxAttempts(), failure.toString(), failure);
+			return Outcome.DEAD_LETTER;
 		}
-		else if (outcome == RESCHEDULED) {
+		if (outcome == RESCHEDULED) {
 			logger.warn("Task '{}' of queue '{}' failed on attempt {} of {}; next attempt in {} ms: {}", task.id(),
 					queue, task.attempt(), options.maxAttempts(), backoffMillis, failure.toString());
 			logger.debug("Failure of task '{}' of queue '{}' on attempt {}", task.id(), queue, task.attempt(),
 					failure);
+			return Outcome.RETRIED;
 		}
-		return outcome == MOVED_TO_DEAD_LETTERS;
+		return Outcome.SUPERSEDED;
 	}
 
 	/** A payload that cannot be read goes to the dead letters at once: no attempt can read it. */
-	private boolean deadLetter(ClaimCall.ClaimedTask task, UnreadablePayloadException failure) {
+	private Outcome deadLetter(ClaimCall.ClaimedTask task, UnreadablePayloadException failure) {
 		if (fail(task, -1, "Unreadable payload: " + failure.getMessage()) == MOVED_TO_DEAD_LETTERS) {
 			logger.error("Task '{}' of queue '{}' moved to the dead letters: its payload cannot be read: {}",
 					task.id(), queue, failure.getMessage(), failure);
-			return true;
+			return Outcome.DEAD_LETTER;
 		}
-		return false;
+		return Outcome.SUPERSEDED;
 	}
 
 	/**
