@@ -32,7 +32,7 @@ import org.springframework.core.env.Environment;
 public final class OtherInstance implements AutoCloseable {
 
 	/** {@code warden.lock.key-prefix} when the application leaves it unset. */
-	private static final String DEFAULT_KEY_PREFIX = "warden:lock:";
+	static final String DEFAULT_KEY_PREFIX = "warden:lock:";
 
 	private final RedisClient client;
 
@@ -45,7 +45,8 @@ public final class OtherInstance implements AutoCloseable {
 	private OtherInstance(RedisClient client, String keyPrefix) {
 		this.client = client;
 		this.keyPrefix = keyPrefix;
-		this.warden = Warden.builder(client).build();
+		// Its tasks see the time the test clock moves to, as the application's do.
+		this.warden = Warden.builder(client).testClock(true).build();
 	}
 
 	/**

@@ -3,6 +3,8 @@ package dev.warden.test;
 import java.util.List;
 import java.util.Map;
 
+import org.springframework.beans.factory.support.BeanDefinitionRegistry;
+import org.springframework.beans.factory.support.RootBeanDefinition;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.annotation.MergedAnnotations;
 import org.springframework.core.env.ConfigurableEnvironment;
@@ -14,8 +16,8 @@ import org.springframework.test.context.MergedContextConfiguration;
 import org.springframework.test.context.TestContextAnnotationUtils;
 
 /**
- * Points the test context of a {@link WardenTest} class at the {@link TestRedis} of the JVM when the
- * test configures no Redis of its own.
+ * Adds Warden's test beans to the context of a {@link WardenTest} class, and points it at the
+ * {@link TestRedis} of the JVM when the test configures no Redis of its own.
  */
 final class TestRedisContextCustomizerFactory implements ContextCustomizerFactory {
 
@@ -37,6 +39,10 @@ final class TestRedisContextCustomizerFactory implements ContextCustomizerFactor
 
 		@Override
 		public void customizeContext(ConfigurableApplicationContext context, MergedContextConfiguration config) {
+			if (context instanceof BeanDefinitionRegistry registry) {
+				registry.registerBeanDefinition(WardenTestConfiguration.class.getName(),
+						new RootBeanDefinition(WardenTestConfiguration.class));
+			}
 			ConfigurableEnvironment environment = context.getEnvironment();
 			if (REDIS_SETTINGS.stream().anyMatch(environment::containsProperty)) {
 				return;

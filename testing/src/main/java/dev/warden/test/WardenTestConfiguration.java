@@ -1,0 +1,51 @@
+package dev.warden.test;
+
+import dev.warden.Warden;
+import dev.warden.autoconfigure.WardenBuilderCustomizer;
+import dev.warden.task.interceptor.DelayedTaskRegistrar;
+import dev.warden.task.interceptor.RecurringTaskRegistrar;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+
+/**
+ * The beans a {@link WardenTest} adds to the test's application: the test clock on the
+ * application's Warden client, the {@link TaskClock}, the {@link TaskModes} and the recorders.
+ */
+@Configuration(proxyBeanMethods = false)
+class WardenTestConfiguration {
+
+	@Bean
+	WardenBuilderCustomizer wardenTestClockCustomizer() {
+		return builder -> builder.testClock(true);
+	}
+
+	@Bean
+	TaskArguments wardenTaskArguments(ObjectProvider<Warden> warden, ObjectProvider<DelayedTaskRegistrar> registrar) {
+		return new TaskArguments(warden, registrar);
+	}
+
+	@Bean
+	TaskRecorder wardenTaskRecorder(TaskArguments wardenTaskArguments) {
+		return new TaskRecorder(wardenTaskArguments);
+	}
+
+	@Bean
+	LockRecorder wardenLockRecorder(Environment environment) {
+		return new LockRecorder(environment.getProperty("warden.lock.key-prefix", OtherInstance.DEFAULT_KEY_PREFIX));
+	}
+
+	@Bean
+	TaskModes wardenTaskModes() {
+		return new TaskModes();
+	}
+
+	@Bean
+	TaskClock wardenTaskClock(ObjectProvider<Warden> warden, TaskRecorder wardenTaskRecorder,
+			ObjectProvider<RedisConnectionFactory> connections, ObjectProvider<RecurringTaskRegistrar> recurring) {
+		return new TaskClock(warden, wardenTaskRecorder, connections, recurring);
+	}
+
+}
