@@ -9,8 +9,8 @@ import org.springframework.beans.factory.annotation.Value;
 import org.springframework.stereotype.Component;
 
 /**
- * Logs the products that are running out, once per period across all instances of the service
- * (not once per instance, as {@code @Scheduled} would).
+ * Logs the products that are running out, every night at 02:00 UTC ({@code orders.low-stock-report-cron}),
+ * once across all instances of the service (not once per instance, as {@code @Scheduled} would).
  */
 @Component
 public class LowStockReport {
@@ -26,7 +26,7 @@ public class LowStockReport {
 		this.threshold = threshold;
 	}
 
-	@RecurringTask(name = "low-stock-report", fixedRate = "${orders.low-stock-report-rate:1m}")
+	@RecurringTask(name = "low-stock-report", cron = "${orders.low-stock-report-cron:0 0 2 * * *}", zone = "UTC")
 	public void report() {
 		List<String> low = inventory.products()
 			.stream()

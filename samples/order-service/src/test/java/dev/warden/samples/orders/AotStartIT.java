@@ -45,7 +45,7 @@ class AotStartIT {
 		Process app = new ProcessBuilder(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
 				"-Dspring.aot.enabled=true", "-jar", jar.toString(), "--server.port=" + port,
 				"--spring.data.redis.host=" + redis.node().host(), "--spring.data.redis.port=" + redis.node().port(),
-				"--orders.payment-timeout=1s", "--orders.low-stock-report-rate=200ms",
+				"--orders.payment-timeout=1s", "--orders.low-stock-report-cron=* * * * * *",
 				"--orders.low-stock-threshold=1000"))
 			.redirectErrorStream(true)
 			.redirectOutput(log.toFile())
