@@ -22,6 +22,8 @@ import dev.warden.lock.LockOwner;
 import dev.warden.task.ConsumerOptions;
 import dev.warden.task.DelayedQueue;
 import dev.warden.test.redis.RedisCluster;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -31,6 +33,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Every kind on a real three-master Redis Cluster, with names on every master: two clients, each
@@ -69,6 +72,19 @@ class ClusterKindsTests {
 	@AfterEach
 	void stopThreads() {
 		threads.shutdownNow();
+	}
+
+	@Test
+	void aTestClockIsRefusedOnACluster() {
+		RedisClusterClient client = RedisClusterClient.create(cluster.uris().stream().map(RedisURI::create).toList());
+		try {
+			assertThatThrownBy(() -> Warden.builder(client).testClock(true).build())
+				.isInstanceOf(IllegalStateException.class)
+				.hasMessageContaining("The test clock needs a standalone Redis");
+		}
+		finally {
+			client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+		}
 	}
 
 	@Test
