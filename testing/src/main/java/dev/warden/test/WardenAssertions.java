@@ -2,7 +2,6 @@ package dev.warden.test;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 
 import dev.warden.Warden;
@@ -26,11 +25,6 @@ import org.jspecify.annotations.Nullable;
  * </pre>
  */
 public final class WardenAssertions {
-
-	/** How many pending tasks an assertion reads at most to find one. */
-	private static final int MAX_READ = 10_000;
-
-	private static final int PAGE = 500;
 
 	private WardenAssertions() {
 	}
@@ -127,15 +121,7 @@ public final class WardenAssertions {
 		}
 
 		private List<QueuedTask> pending() {
-			List<QueuedTask> tasks = new ArrayList<>();
-			for (int offset = 0; offset < MAX_READ; offset += PAGE) {
-				List<QueuedTask> page = actual.pendingTasks(offset, PAGE);
-				tasks.addAll(page);
-				if (page.size() < PAGE) {
-					break;
-				}
-			}
-			return tasks;
+			return PendingTasks.read(actual);
 		}
 
 		private static List<String> ids(List<QueuedTask> tasks) {

@@ -14,7 +14,10 @@ import dev.warden.task.EndedDelivery.Outcome;
 import dev.warden.task.annotation.DelayedTask;
 import dev.warden.task.annotation.RecurringTask;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
@@ -30,6 +33,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * The test clock, the task modes and the lock recorder, as an application's tests use them: a
  * 30-minute timeout, retries and a nightly job run in milliseconds, through the real queue.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 @SpringBootTest(classes = TaskClockTests.Application.class, properties = "warden.recurring.misfire-threshold=1m")
 @WardenTest
 class TaskClockTests {
@@ -69,6 +73,13 @@ class TaskClockTests {
 		Instant start = clock.now();
 		orders.closeIfUnpaid(42L, "apple");
 		assertThatQueue(warden, "order-timeout").hasTask("42").dueIn(Duration.ofMinutes(30)).hasArguments(42L, "apple");
+		assertThat(PendingTasks.of(warden, "order-timeout")).singleElement().satisfies(task -> {
+			assertThat(task.arguments()).containsExactly(42L, "apple");
+			assertThat(task.argument(0, long.class)).isEqualTo(42L);
+			assertThat(task.dueAt()).isBetween(start.plus(Duration.ofMinutes(30)), clock.now().plus(Duration.ofMinutes(30)));
+		});
+		assertThatThrownBy(() -> assertThatQueue(warden, "order-timeout").hasTask("42").hasArguments(42L, "pear"))
+			.hasMessageContaining("Expected task '42' to have the arguments [42, pear] but it has [42, apple]");
 
 		assertThat(clock.advance(Duration.ofMinutes(29).plusSeconds(59))).isEmpty();
 		assertThat(ledger.closed).isEmpty();
@@ -172,6 +183,36 @@ class TaskClockTests {
 		assertThatQueue(warden, "order-timeout").hasNoPendingTasks();
 		assertThat(clock.advance(Duration.ofHours(1))).isEmpty();
 		assertThat(ledger.closed).isEmpty();
+	}
+
+	@Test
+	@Order(1)
+	void aTestLeavesTheFakeModeOn() {
+		tasks.fake();
+		orders.closeIfUnpaid(11L, "lime");
+		assertThat(tasks.calls()).hasSize(1);
+	}
+
+	@Test
+	@Order(2)
+	void theNextTestSchedulesAgain() {
+		assertThat(tasks.mode()).isEqualTo(TaskModes.Mode.QUEUE);
+		assertThat(tasks.calls()).isEmpty();
+		assertThat(recorder.ran()).isEmpty();
+		assertThat(locks.held()).isEmpty();
+
+		orders.closeIfUnpaid(12L, "lime");
+
+		assertThatQueue(warden, "order-timeout").hasTask("12");
+	}
+
+	@Test
+	void theArgumentsOfATaskWithoutADelayedTaskMethodAreNotGuessed() {
+		List<RanTask> ran = clock.advance(Duration.ofDays(1));
+
+		assertThat(ran).isNotEmpty();
+		assertThatThrownBy(() -> ran.get(0).arguments()).isInstanceOf(IllegalStateException.class)
+			.hasMessageContaining("has no @DelayedTask method in this application");
 	}
 
 	@Test
