@@ -10,6 +10,8 @@ import java.util.concurrent.TimeUnit;
 import dev.warden.TestClock;
 import dev.warden.Warden;
 import dev.warden.WardenClients;
+import dev.warden.ratelimit.DistributedRateLimiter;
+import dev.warden.ratelimit.RateLimit;
 import dev.warden.redis.LuaScript;
 import dev.warden.test.redis.RedisServerExtension;
 import org.junit.jupiter.api.Test;
@@ -77,9 +79,23 @@ class TestClockTests {
 	}
 
 	@Test
+	void aRateLimiterRefillsAsTheClockMoves() {
+		Warden warden = clients.open(redis.node(), builder -> builder.testClock(true));
+		DistributedRateLimiter limiter = warden.getRateLimiter("clocked", RateLimit.of(1, Duration.ofHours(1)));
+		assertThat(limiter.tryAcquire()).isTrue();
+		assertThat(limiter.tryAcquire()).isFalse();
+
+		warden.testClock().orElseThrow().advance(Duration.ofHours(1));
+
+		assertThat(limiter.tryAcquire()).isTrue();
+	}
+
+	@Test
 	void onlyScriptsThatReadTheClockHaveAShiftedVariant() {
-		LuaScript reading = LuaScript.load(TestClockTests.class, "clock-probe.lua", LuaScript.CLOCK);
-		LuaScript notReading = LuaScript.load(TestClockTests.class, "clock-probe.lua");
+		// Any script body will do: this one reads no clock of its own.
+		String body = "/dev/warden/task/redis/task-start.lua";
+		LuaScript reading = LuaScript.load(LuaScript.class, body, LuaScript.CLOCK);
+		LuaScript notReading = LuaScript.load(LuaScript.class, body);
 
 		assertThat(reading.shifted()).isNotSameAs(reading).isSameAs(reading.shifted());
 		assertThat(reading.shifted().source()).contains(LuaScript.CLOCK_OFFSET_KEY).endsWith(notReading.source());
