@@ -36,6 +36,9 @@ import dev.warden.lock.redis.RedisReadWriteLock;
 import dev.warden.lock.redis.ReplicaSync;
 import dev.warden.lock.redis.RedisSemaphore;
 import dev.warden.lock.redis.RedisSimpleLock;
+import dev.warden.ratelimit.DistributedRateLimiter;
+import dev.warden.ratelimit.RateLimit;
+import dev.warden.ratelimit.redis.RedisRateLimiter;
 import dev.warden.redis.EvictionPolicyCheck;
 import dev.warden.redis.ReplicaCount;
 import dev.warden.redis.RedisEngine;
@@ -443,6 +446,17 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 	 */
 	public boolean isConnected() {
 		return engine.connected();
+	}
+
+	/**
+	 * A rate limiter shared by every client of this Redis that uses the same name.
+	 * @param name the limiter's name, without braces: its key is {@code warden:rate:{<name>}}
+	 * @param limit the rate this handle asks for; a limiter used with another rate keeps the permits
+	 * in use, re-expressed at the new rate
+	 * @return the limiter
+	 */
+	public DistributedRateLimiter getRateLimiter(String name, RateLimit limit) {
+		return new RedisRateLimiter(name, limit, engine);
 	}
 
 	/**

@@ -19,6 +19,7 @@ import dev.warden.lock.DistributedReadWriteLock;
 import dev.warden.lock.DistributedReentrantLock;
 import dev.warden.lock.DistributedSemaphore;
 import dev.warden.lock.LockOwner;
+import dev.warden.ratelimit.RateLimit;
 import dev.warden.task.ConsumerOptions;
 import dev.warden.task.DelayedQueue;
 import dev.warden.test.redis.RedisCluster;
@@ -72,6 +73,17 @@ class ClusterKindsTests {
 	@AfterEach
 	void stopThreads() {
 		threads.shutdownNow();
+	}
+
+	@Test
+	void rateLimitersOnEveryMaster() {
+		for (String name : onEveryMaster("rate")) {
+			RateLimit limit = RateLimit.of(10, Duration.ofMinutes(1)).withBurst(3);
+			assertThat(first.getRateLimiter(name, limit).tryAcquire(2)).isTrue();
+			assertThat(second.getRateLimiter(name, limit).tryAcquire(2)).as(name).isFalse();
+			assertThat(second.getRateLimiter(name, limit).tryAcquire(1)).as(name).isTrue();
+			assertThat(first.getRateLimiter(name, limit).timeUntilAvailable(1)).isPositive();
+		}
 	}
 
 	@Test
