@@ -13,8 +13,8 @@ import org.springframework.core.annotation.MergedAnnotations;
 import org.springframework.util.ReflectionUtils;
 
 /**
- * The reflection a native image needs for a {@code @DistributedLock} or {@code @DelayedTask}
- * method, which both annotations ask for with {@code @Reflective}: Spring's AOT processing calls
+ * The reflection a native image needs for a {@code @DistributedLock}, {@code @RateLimited} or
+ * {@code @DelayedTask} method, which the annotations ask for with {@code @Reflective}: Spring's AOT processing calls
  * it for every such method of a bean. Warden finds the annotated methods among the declared methods
  * of the bean's class, invokes a task handler and a lock fallback reflectively, binds task arguments
  * to and from JSON, and lets lock keys and task ids read the arguments' properties through SpEL.
@@ -23,6 +23,9 @@ public final class WardenAnnotationsReflectiveProcessor implements ReflectivePro
 
 	/** Named, not imported: the annotations name this class, and it should not name them back. */
 	static final String DISTRIBUTED_LOCK = "dev.warden.lock.annotation.DistributedLock";
+
+	/** Named, not imported, for the same reason. */
+	static final String RATE_LIMITED = "dev.warden.ratelimit.annotation.RateLimited";
 
 	private final BindingReflectionHintsRegistrar bindings = new BindingReflectionHintsRegistrar();
 
@@ -48,11 +51,13 @@ public final class WardenAnnotationsReflectiveProcessor implements ReflectivePro
 		for (Type parameter : method.getGenericParameterTypes()) {
 			bindings.registerReflectionHints(hints, parameter);
 		}
-		MergedAnnotations.from(method, MergedAnnotations.SearchStrategy.TYPE_HIERARCHY)
-			.get(DISTRIBUTED_LOCK)
-			.getValue("fallbackMethod", String.class)
-			.filter(name -> !name.isEmpty())
-			.ifPresent(name -> registerFallbacks(hints, declaring, name));
+		for (String annotation : new String[] { DISTRIBUTED_LOCK, RATE_LIMITED }) {
+			MergedAnnotations.from(method, MergedAnnotations.SearchStrategy.TYPE_HIERARCHY)
+				.get(annotation)
+				.getValue("fallbackMethod", String.class)
+				.filter(name -> !name.isEmpty())
+				.ifPresent(name -> registerFallbacks(hints, declaring, name));
+		}
 	}
 
 	/** Every method of that name may be the fallback: which one is decided by its parameters. */

@@ -7,6 +7,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import dev.warden.Warden;
 import dev.warden.expression.MethodExpressions;
 import dev.warden.lock.annotation.DistributedLock;
+import dev.warden.ratelimit.annotation.RateLimited;
 import dev.warden.task.annotation.DelayedTask;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.slf4j.Logger;
@@ -35,10 +36,10 @@ import org.springframework.util.ReflectionUtils;
  * <li>A {@code @DelayedTask} method fails when called, with an {@link IllegalStateException} that
  * says why, and does not run: running it at once would do now what was meant for later (close an
  * order at its creation instead of when it is still unpaid 30 minutes on).</li>
- * <li>A {@code @DistributedLock} method runs without a lock, which is what switching Warden off
- * asks for (a test or a local run without Redis).</li>
+ * <li>A {@code @DistributedLock} method runs without a lock, and a {@code @RateLimited} one without a
+ * limit, which is what switching Warden off asks for (a test or a local run without Redis).</li>
  * </ul>
- * One WARN line at startup says both, with how many annotated methods each rule touches.
+ * One WARN line at startup says so, with how many annotated methods each rule touches.
  */
 @AutoConfiguration(after = { WardenAutoConfiguration.class, WardenLockAutoConfiguration.class,
 		WardenTaskAutoConfiguration.class })
@@ -92,6 +93,8 @@ public final class WardenAbsentAutoConfiguration {
 
 		private final AtomicInteger delayedTasks = new AtomicInteger();
 
+		private final AtomicInteger limitedMethods = new AtomicInteger();
+
 		AbsenceReport(String reason) {
 			this.reason = reason;
 		}
@@ -100,7 +103,12 @@ public final class WardenAbsentAutoConfiguration {
 		public Object postProcessAfterInitialization(Object bean, String beanName) {
 			Class<?> type = ClassUtils.getUserClass(AopUtils.getTargetClass(bean));
 			boolean lockedType = AnnotatedElementUtils.hasAnnotation(type, DistributedLock.class);
+			boolean limitedType = AnnotatedElementUtils.hasAnnotation(type, RateLimited.class);
 			ReflectionUtils.doWithMethods(type, method -> {
+				if ((limitedType && Modifier.isPublic(method.getModifiers()))
+						|| AnnotatedElementUtils.hasAnnotation(method, RateLimited.class)) {
+					limitedMethods.incrementAndGet();
+				}
 				if ((lockedType && Modifier.isPublic(method.getModifiers()))
 						|| AnnotatedElementUtils.hasAnnotation(method, DistributedLock.class)) {
 					lockedMethods.incrementAndGet();
@@ -114,9 +122,10 @@ public final class WardenAbsentAutoConfiguration {
 
 		@Override
 		public void afterSingletonsInstantiated() {
-			if (lockedMethods.get() > 0 || delayedTasks.get() > 0) {
-				logger.warn("{}: {} @DistributedLock method(s) run without a lock, and {} @DelayedTask method(s) "
-						+ "fail when called instead of scheduling a task", reason, lockedMethods.get(), delayedTasks.get());
+			if (lockedMethods.get() > 0 || delayedTasks.get() > 0 || limitedMethods.get() > 0) {
+				logger.warn("{}: {} @DistributedLock method(s) run without a lock, {} @RateLimited method(s) without a "
+						+ "rate limit, and {} @DelayedTask method(s) fail when called instead of scheduling a task", reason,
+						lockedMethods.get(), limitedMethods.get(), delayedTasks.get());
 			}
 		}
 

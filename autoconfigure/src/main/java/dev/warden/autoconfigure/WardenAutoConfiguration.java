@@ -9,6 +9,7 @@ import dev.warden.WardenConfigurationException;
 import dev.warden.aop.SelfInvocationCheck;
 import dev.warden.lock.LockListener;
 import dev.warden.lock.interceptor.LockOperationSource;
+import dev.warden.ratelimit.interceptor.RateLimitOperationSource;
 import dev.warden.task.TaskListener;
 import dev.warden.task.TaskWriteDeferral;
 import dev.warden.task.interceptor.DelayedTaskOperationSource;
@@ -62,12 +63,13 @@ public final class WardenAutoConfiguration {
 	}
 
 	/**
-	 * Reports calls a bean makes on {@code this} to its own {@code @DistributedLock} and
-	 * {@code @DelayedTask} methods, which its proxy never sees.
+	 * Reports calls a bean makes on {@code this} to its own {@code @DistributedLock},
+	 * {@code @RateLimited} and {@code @DelayedTask} methods, which its proxy never sees.
 	 */
 	@Bean
 	static SelfInvocationCheck wardenSelfInvocationCheck(Environment environment,
-			ObjectProvider<LockOperationSource> lockOperations, ObjectProvider<DelayedTaskOperationSource> taskOperations) {
+			ObjectProvider<LockOperationSource> lockOperations, ObjectProvider<DelayedTaskOperationSource> taskOperations,
+			ObjectProvider<RateLimitOperationSource> limitOperations) {
 		WardenProperties properties = Binder.get(environment).bindOrCreate("warden", WardenProperties.class);
 		SelfInvocationCheck.Advice locks = new SelfInvocationCheck.Advice("its own @DistributedLock",
 				"runs without its lock", (method, targetClass) -> {
@@ -79,7 +81,12 @@ public final class WardenAutoConfiguration {
 					DelayedTaskOperationSource operations = taskOperations.getIfAvailable();
 					return operations != null && operations.getOperation(method, targetClass) != null;
 				}, false);
-		return new SelfInvocationCheck(properties.getSelfInvocation(), List.of(locks, tasks));
+		SelfInvocationCheck.Advice limits = new SelfInvocationCheck.Advice("its own @RateLimited",
+				"runs without its rate limit", (method, targetClass) -> {
+					RateLimitOperationSource operations = limitOperations.getIfAvailable();
+					return operations != null && operations.getOperation(method, targetClass) != null;
+				}, true);
+		return new SelfInvocationCheck(properties.getSelfInvocation(), List.of(locks, tasks, limits));
 	}
 
 	@Bean(destroyMethod = "close")

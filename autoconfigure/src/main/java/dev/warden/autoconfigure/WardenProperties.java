@@ -38,9 +38,9 @@ public class WardenProperties {
 	private Duration commandTimeout = WardenDefaults.COMMAND_TIMEOUT;
 
 	/**
-	 * What to do when a bean calls one of its own @DistributedLock or @DelayedTask methods on
-	 * this, which Spring's proxy never sees (the lock is not taken, the task runs at once): fail
-	 * startup, warn, or ignore.
+	 * What to do when a bean calls one of its own @DistributedLock, @RateLimited or @DelayedTask
+	 * methods on this, which Spring's proxy never sees (the lock is not taken, the limit not
+	 * applied, the task runs at once): fail startup, warn, or ignore.
 	 */
 	private SelfInvocationCheck.Mode selfInvocation = SelfInvocationCheck.Mode.FAIL;
 
@@ -57,6 +57,8 @@ public class WardenProperties {
 	private final RedLock redlock = new RedLock();
 
 	private final Recurring recurring = new Recurring();
+
+	private final RateLimit rateLimit = new RateLimit();
 
 	private final Metrics metrics = new Metrics();
 
@@ -106,6 +108,10 @@ public class WardenProperties {
 
 	public void setSelfInvocation(SelfInvocationCheck.Mode selfInvocation) {
 		this.selfInvocation = selfInvocation;
+	}
+
+	public RateLimit getRateLimit() {
+		return rateLimit;
 	}
 
 	public Lock getLock() {
@@ -383,6 +389,61 @@ public class WardenProperties {
 		public void setMisfireThreshold(Duration misfireThreshold) {
 			this.misfireThreshold = WardenDefaults.requireNotNegative("warden.recurring.misfire-threshold",
 					misfireThreshold);
+		}
+
+	}
+
+	/**
+	 * The {@code @RateLimited} advice.
+	 */
+	public static class RateLimit {
+
+		/**
+		 * The order of the @RateLimited advice. The default puts it just outside the
+		 * {@code @DistributedLock} advice (and so outside the transaction advice): a call refused by its
+		 * limit neither waits for a lock nor opens a transaction.
+		 */
+		public static final int DEFAULT_ASPECT_ORDER = Ordered.LOWEST_PRECEDENCE - 200;
+
+		/**
+		 * Order of the @RateLimited advice among other advice. Keep it lower than the
+		 * @DistributedLock advice's, so that a refused call does not wait for a lock.
+		 */
+		private int aspectOrder = DEFAULT_ASPECT_ORDER;
+
+		private final ProblemDetails problemDetails = new ProblemDetails();
+
+		public int getAspectOrder() {
+			return aspectOrder;
+		}
+
+		public void setAspectOrder(int aspectOrder) {
+			this.aspectOrder = aspectOrder;
+		}
+
+		public ProblemDetails getProblemDetails() {
+			return problemDetails;
+		}
+
+		/**
+		 * How a web application answers a request whose handler a rate limit refused.
+		 */
+		public static class ProblemDetails {
+
+			/**
+			 * Whether a RateLimitExceededException that reaches Spring MVC or WebFlux becomes a 429
+			 * response with Retry-After, as RFC 9457 problem details.
+			 */
+			private boolean enabled = true;
+
+			public boolean isEnabled() {
+				return enabled;
+			}
+
+			public void setEnabled(boolean enabled) {
+				this.enabled = enabled;
+			}
+
 		}
 
 	}

@@ -55,7 +55,8 @@ class WardenAbsentTests {
 			assertThat(redis.node().call("DBSIZE")).isEqualTo(0L);
 		});
 		assertThat(output).contains("Warden is switched off (warden.enabled=false): 1 @DistributedLock method(s) run "
-				+ "without a lock, and 1 @DelayedTask method(s) fail when called");
+				+ "without a lock, 0 @RateLimited method(s) without a rate limit, and 1 @DelayedTask method(s) fail "
+				+ "when called");
 	}
 
 	@Test

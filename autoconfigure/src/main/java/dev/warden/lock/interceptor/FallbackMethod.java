@@ -14,9 +14,9 @@ import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
 /**
- * The method called instead of an annotated one whose lock was not acquired: same bean, same
- * parameters, optionally followed by one parameter that accepts the
- * {@link LockAcquisitionException}. The fallback of a Kotlin {@code suspend} function is a
+ * The method called instead of an annotated one whose lock was not acquired (or whose rate limit
+ * had no permit left): same bean, same parameters, optionally followed by one parameter that
+ * accepts the {@link LockAcquisitionException} (or the rate limit's exception). The fallback of a Kotlin {@code suspend} function is a
  * {@code suspend} function too (the exception, when taken, comes last before the continuation).
  */
 public final class FallbackMethod {
@@ -40,6 +40,17 @@ public final class FallbackMethod {
 	 * matching signature and return type
 	 */
 	static FallbackMethod resolve(Method annotated, Class<?> targetClass, String name) {
+		return resolve(annotated, targetClass, name, LockAcquisitionException.class);
+	}
+
+	/**
+	 * Finds the fallback of {@code annotated} in {@code targetClass}, whose optional last parameter
+	 * accepts {@code failureType}.
+	 * @throws IllegalStateException naming both methods when there is no method of that name with a
+	 * matching signature and return type
+	 */
+	public static FallbackMethod resolve(Method annotated, Class<?> targetClass, String name,
+			Class<? extends Throwable> failureType) {
 		boolean suspending = KotlinDetector.isSuspendingFunction(annotated);
 		Class<?>[] parameters = declaredParameters(annotated, suspending);
 		Class<?>[] withException = Arrays.copyOf(parameters, parameters.length + 1);
@@ -51,7 +62,7 @@ public final class FallbackMethod {
 			boolean same = Arrays.equals(types, parameters);
 			boolean plusException = types.length == withException.length
 					&& Arrays.equals(Arrays.copyOf(types, parameters.length), parameters)
-					&& types[parameters.length].isAssignableFrom(LockAcquisitionException.class);
+					&& types[parameters.length].isAssignableFrom(failureType);
 			if ((same || plusException) && returnsCompatible(candidate, annotated)) {
 				return new FallbackMethod(candidate, plusException, suspending);
 			}
@@ -59,7 +70,7 @@ public final class FallbackMethod {
 		String kind = suspending ? "a suspend function " : "a method ";
 		throw new IllegalStateException("Fallback method '" + name + "' of " + MethodExpressions.describe(annotated)
 				+ " not found: expected " + kind + name + "(" + simpleNames(parameters) + ") or " + name + "("
-				+ simpleNames(parameters) + (parameters.length > 0 ? ", " : "") + "LockAcquisitionException) in "
+				+ simpleNames(parameters) + (parameters.length > 0 ? ", " : "") + failureType.getSimpleName() + ") in "
 				+ targetClass.getName() + (suspending ? "" : " returning " + annotated.getReturnType().getSimpleName()));
 	}
 
@@ -74,8 +85,7 @@ public final class FallbackMethod {
 	 * fallback is started as Spring starts one (a {@code Publisher} of its result) in the context of
 	 * the continuation among the arguments, which must hold no {@code Job}.
 	 */
-	@Nullable Object invoke(Object target, @Nullable Object[] arguments, LockAcquisitionException failure)
-			throws Throwable {
+	public @Nullable Object invoke(Object target, @Nullable Object[] arguments, Throwable failure) throws Throwable {
 		@Nullable Object[] actual = arguments;
 		if (takesException) {
 			int at = suspending ? arguments.length - 1 : arguments.length;

@@ -6,7 +6,7 @@ import org.springframework.boot.convert.DurationStyle;
 import org.springframework.core.env.PropertyResolver;
 
 /** Durations written in annotation attributes: {@code 30m}, {@code 500ms}, {@code PT30M} or a placeholder. */
-final class AnnotationDurations {
+public final class AnnotationDurations {
 
 	private AnnotationDurations() {
 	}
@@ -20,7 +20,7 @@ final class AnnotationDurations {
 	 * @return the duration
 	 * @throws IllegalStateException naming the attribute when it is not a duration
 	 */
-	static Duration parse(PropertyResolver placeholders, String where, String attribute, String text) {
+	public static Duration parse(PropertyResolver placeholders, String where, String attribute, String text) {
 		String resolved;
 		try {
 			resolved = placeholders.resolveRequiredPlaceholders(text);

@@ -1,0 +1,122 @@
+package dev.warden.ratelimit;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+
+import dev.warden.ratelimit.annotation.RateLimited;
+import dev.warden.test.redis.RedisServerExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RestController;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A refusal that reaches a Spring MVC handler is a 429 with {@code Retry-After} and problem details
+ * that name no class, method or limiter; with the answer switched off, the application's own error
+ * handling has it.
+ */
+class RateLimitProblemTests {
+
+	@RegisterExtension
+	static final RedisServerExtension redis = new RedisServerExtension();
+
+	private final HttpClient http = HttpClient.newHttpClient();
+
+	@Test
+	void aRefusedRequestIsA429WithRetryAfterAndProblemDetails() throws Exception {
+		try (ConfigurableApplicationContext app = start()) {
+			assertThat(get(app, "/reports/acme").statusCode()).isEqualTo(200);
+
+			HttpResponse<String> refused = get(app, "/reports/acme");
+
+			assertThat(refused.statusCode()).isEqualTo(429);
+			assertThat(refused.headers().firstValue("Content-Type")).hasValueSatisfying(
+					type -> assertThat(type).startsWith("application/problem+json"));
+			assertThat(refused.headers().firstValue("Retry-After").map(Long::parseLong)).hasValueSatisfying(
+					seconds -> assertThat(seconds).isBetween(1L, 60L));
+			assertThat(refused.body()).contains("\"status\":429", "\"title\":\"Too Many Requests\"", "retry in")
+				.doesNotContain("Reports", "reports:acme", "dev.warden");
+			assertThat(get(app, "/reports/globex").statusCode()).as("another tenant").isEqualTo(200);
+		}
+	}
+
+	@Test
+	void theAnswerCanBeSwitchedOff() throws Exception {
+		try (ConfigurableApplicationContext app = start("--warden.rate-limit.problem-details.enabled=false")) {
+			get(app, "/reports/acme");
+
+			assertThat(get(app, "/reports/acme").statusCode()).isEqualTo(500);
+		}
+	}
+
+	private HttpResponse<String> get(ConfigurableApplicationContext app, String path) throws Exception {
+		int port = ((WebServerApplicationContext) app).getWebServer().getPort();
+		return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+			.timeout(Duration.ofSeconds(30))
+			.build(), HttpResponse.BodyHandlers.ofString());
+	}
+
+	private static ConfigurableApplicationContext start(String... more) {
+		String[] args = java.util.stream.Stream.concat(java.util.stream.Stream.of("--server.port=0",
+				"--spring.data.redis.host=" + redis.node().host(), "--spring.data.redis.port=" + redis.node().port(),
+				"--spring.datasource.url=jdbc:h2:mem:rate-limit-problems", "--spring.application.name=rate-limit-"
+						+ System.nanoTime()), java.util.stream.Stream.of(more))
+			.toArray(String[]::new);
+		redis.node().call("FLUSHALL");
+		return new SpringApplicationBuilder(Application.class).run(args);
+	}
+
+	@SpringBootConfiguration
+	@EnableAutoConfiguration
+	static class Application {
+
+		@Bean
+		Reports reports() {
+			return new Reports();
+		}
+
+		@Bean
+		ReportController reportController(Reports reports) {
+			return new ReportController(reports);
+		}
+
+	}
+
+	static class Reports {
+
+		@RateLimited(name = "reports", key = "#tenant", permits = "1", period = "1m")
+		public String build(String tenant) {
+			return "report of " + tenant;
+		}
+
+	}
+
+	@RestController
+	static class ReportController {
+
+		private final Reports reports;
+
+		ReportController(Reports reports) {
+			this.reports = reports;
+		}
+
+		@GetMapping("/reports/{tenant}")
+		String report(@PathVariable String tenant) {
+			return reports.build(tenant);
+		}
+
+	}
+
+}
