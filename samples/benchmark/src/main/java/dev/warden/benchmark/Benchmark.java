@@ -21,15 +21,16 @@ import dev.warden.test.redis.RedisNode;
  * (default 3), {@code --tasks=N} (delayed tasks per lateness run, default 10,000; ten times as many
  * for the memory run), {@code --spread-ms=N} (over how long their due times spread, default 5000),
  * {@code --output=PATH} (default {@code target/benchmark.md}), {@code --only=GROUPS} (a comma-separated
- * subset of {@code ceiling,locks,weight,delayed,metrics,transactions,coroutines,replicas}; default all). The
- * {@code metrics} group measures Warden with its meters on and off, {@code transactions} a schedule in a
- * database transaction with and without following it, and {@code replicas} schedules and locks on a
- * master with one replica with the replica check on and off, in tables of their own.
+ * subset of {@code ceiling,locks,weight,delayed,metrics,transactions,coroutines,replicas,limits}; default
+ * all). The {@code metrics} group measures Warden with its meters on and off, {@code transactions} a
+ * schedule in a database transaction with and without following it, {@code replicas} schedules and
+ * locks on a master with one replica with the replica check on and off, and {@code limits} the rate
+ * limiters of Warden, Redisson and Bucket4j, in tables of their own.
  */
 public final class Benchmark {
 
 	private static final List<String> ALL_GROUPS = List.of("ceiling", "locks", "weight", "delayed", "metrics",
-			"transactions", "coroutines", "replicas");
+			"transactions", "coroutines", "replicas", "limits");
 
 	private Benchmark() {
 	}
@@ -45,8 +46,9 @@ public final class Benchmark {
 		Report transactions = new Report();
 		Report coroutines = new Report();
 		Report replicas = new Report();
+		Report limits = new Report();
 		Report report = run(runMillis, repetitions, tasks, spreadMillis, groups, metrics, transactions, coroutines,
-				replicas);
+				replicas, limits);
 		String table = report.markdown();
 		String text = "Warden vs Redisson on one loopback redis-server (" + redisVersion() + "), "
 				+ Runtime.getRuntime().availableProcessors() + " cores, Java " + System.getProperty("java.version") + "; "
@@ -72,6 +74,11 @@ public final class Benchmark {
 					+ "acknowledgement (the default where the master has a replica) and not, alternating in one run:\n\n"
 					+ replicas.markdown(ReplicaScenarios.CHECKED, ReplicaScenarios.UNCHECKED);
 		}
+		if (limits.size() > 0) {
+			text += "\nRate limiters of three libraries on the same Redis (Warden's DistributedRateLimiter, Redisson's "
+					+ "RRateLimiter, Bucket4j's Lettuce proxy manager), one after the other in each repetition:\n\n"
+					+ limits.markdown(RateLimitScenarios.WARDEN, RateLimitScenarios.REDISSON, RateLimitScenarios.BUCKET4J);
+		}
 		Files.createDirectories(output.toAbsolutePath().getParent());
 		Files.writeString(output, text, StandardCharsets.UTF_8);
 		Path chart = output.resolveSibling(output.getFileName().toString().replaceFirst("\\.md$", "") + ".png");
@@ -83,16 +90,17 @@ public final class Benchmark {
 	/** Runs every scenario and returns the figures. */
 	static Report run(long runMillis, int repetitions, int tasks, long spreadMillis) throws Exception {
 		return run(runMillis, repetitions, tasks, spreadMillis, Set.copyOf(ALL_GROUPS), new Report(), new Report(),
-				new Report(), new Report());
+				new Report(), new Report(), new Report());
 	}
 
 	/**
 	 * Runs the scenarios of the given groups and returns the figures; those of the {@code metrics}
 	 * group go to {@code metrics}, those of {@code transactions} to {@code transactions}, those of
-	 * {@code coroutines} to {@code coroutines}, those of {@code replicas} to {@code replicas}.
+	 * {@code coroutines} to {@code coroutines}, those of {@code replicas} to {@code replicas}, those of
+	 * {@code limits} to {@code limits}.
 	 */
 	static Report run(long runMillis, int repetitions, int tasks, long spreadMillis, Set<String> groups,
-			Report metrics, Report transactions, Report coroutines, Report replicas) throws Exception {
+			Report metrics, Report transactions, Report coroutines, Report replicas, Report limits) throws Exception {
 		Report report = new Report();
 		try (RedisNode redis = RedisNode.start(RedisNode.config().name("benchmark"))) {
 			Scenarios scenarios = new Scenarios(redis, runMillis);
@@ -158,6 +166,9 @@ public final class Benchmark {
 				}
 				if (groups.contains("replicas")) {
 					new ReplicaScenarios(runMillis).writes(replicas);
+				}
+				if (groups.contains("limits")) {
+					new RateLimitScenarios(redis, runMillis).decide(limits, repetition);
 				}
 			}
 		}

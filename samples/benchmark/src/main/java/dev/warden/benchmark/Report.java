@@ -66,6 +66,31 @@ final class Report {
 		return markdown("Warden", "Redisson");
 	}
 
+	/** The table of three columns, and the first's ratio to each of the others. */
+	String markdown(String first, String second, String third) {
+		StringBuilder out = new StringBuilder();
+		out.append("| scenario | ").append(first).append(" | ").append(second).append(" | ").append(third).append(" | ")
+			.append(first).append(" / ").append(second).append(" | ").append(first).append(" / ").append(third)
+			.append(" |\n|---|---|---|---|---|---|\n");
+		for (Map.Entry<Metric, Map<String, List<Double>>> entry : values.entrySet()) {
+			List<Double> mine = entry.getValue().getOrDefault(first, List.of());
+			out.append("| ").append(entry.getKey().name()).append(" | ").append(cell(mine));
+			for (String other : List.of(second, third)) {
+				out.append(" | ").append(cell(entry.getValue().getOrDefault(other, List.of())));
+			}
+			for (String other : List.of(second, third)) {
+				List<Double> theirs = entry.getValue().getOrDefault(other, List.of());
+				out.append(" | ");
+				if (!mine.isEmpty() && !theirs.isEmpty() && median(theirs) != 0) {
+					out.append(String.format(Locale.ROOT, "%.2f×", median(mine) / median(theirs)));
+					out.append(entry.getKey().higherIsBetter() ? " (higher is better)" : " (lower is better)");
+				}
+			}
+			out.append(" |\n");
+		}
+		return out.toString();
+	}
+
 	/** The table of two columns, and the first's ratio to the second's. */
 	String markdown(String first, String second) {
 		StringBuilder out = new StringBuilder();

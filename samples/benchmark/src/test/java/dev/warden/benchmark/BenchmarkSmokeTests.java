@@ -15,8 +15,10 @@ class BenchmarkSmokeTests {
 		Report transactions = new Report();
 		Report coroutines = new Report();
 		Report replicas = new Report();
+		Report limits = new Report();
 		Report report = Benchmark.run(150, 1, 200, 200, Set.of("ceiling", "locks", "weight", "delayed",
-				"metrics", "transactions", "coroutines", "replicas"), metrics, transactions, coroutines, replicas);
+				"metrics", "transactions", "coroutines", "replicas", "limits"), metrics, transactions, coroutines,
+				replicas, limits);
 		String table = report.markdown();
 		assertThat(table).contains("| 8 threads, own keys: pairs/s |", "| handoff, unlock() called → waiter holds: p50 (µs) |",
 				"| handoff, two clients, unlock() called → waiter holds: p99 (µs) |",
@@ -42,6 +44,13 @@ class BenchmarkSmokeTests {
 			.isPositive();
 		assertThat(replicas.median("schedules, 8 threads: schedules/s", ReplicaScenarios.CHECKED)).isPositive();
 		assertThat(replicas.median("lock and unlock, 8 threads: pairs/s", ReplicaScenarios.UNCHECKED)).isPositive();
+		for (String library : new String[] { RateLimitScenarios.WARDEN, RateLimitScenarios.REDISSON,
+				RateLimitScenarios.BUCKET4J }) {
+			assertThat(limits.median("rate limit, 64 threads, one key: decisions/s", library)).as(library).isPositive();
+			assertThat(limits.median("rate limit, 64 threads, 750 keys: decisions/s", library)).as(library).isPositive();
+		}
+		assertThat(limits.markdown(RateLimitScenarios.WARDEN, RateLimitScenarios.REDISSON, RateLimitScenarios.BUCKET4J))
+			.contains("| Warden | Redisson | Bucket4j | Warden / Redisson | Warden / Bucket4j |");
 	}
 
 }
