@@ -19,13 +19,13 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
+import static dev.warden.StartupFailures.assertStartupFailure;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
@@ -143,15 +143,6 @@ class RateLimitedAnnotationTests {
 				"PlainFuture.call", "java.util.concurrent.Future", "plain, CompletionStage, Mono and Flux"));
 		runner.withUserConfiguration(SelfCalling.class).run(context -> assertStartupFailure(context,
 				"its own @RateLimited", "runs without its rate limit"));
-	}
-
-	private static void assertStartupFailure(AssertableApplicationContext context, String... fragments) {
-		assertThat(context).hasFailed();
-		StringBuilder messages = new StringBuilder();
-		for (Throwable cause = context.getStartupFailure(); cause != null; cause = cause.getCause()) {
-			messages.append(cause.getMessage()).append('\n');
-		}
-		assertThat(messages.toString()).contains(fragments);
 	}
 
 	/** What the limited methods did: a bean of its own, since theirs is a proxy. */

@@ -35,6 +35,7 @@ import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Sinks;
 
+import static dev.warden.StartupFailures.assertStartupFailure;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -263,16 +264,6 @@ class DistributedLockAnnotationTests {
 				"names fallbackMethod 'other' but onFailure is THROW"));
 		runner.withUserConfiguration(SkipPrimitive.class).run(context -> assertStartupFailure(context,
 				"onFailure = SKIP but returns int"));
-	}
-
-	private static void assertStartupFailure(AssertableApplicationContext context, String... fragments) {
-		assertThat(context).hasFailed();
-		Throwable failure = context.getStartupFailure();
-		StringBuilder messages = new StringBuilder();
-		for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-			messages.append(cause.getMessage()).append('\n');
-		}
-		assertThat(messages.toString()).contains(fragments);
 	}
 
 	private void run(ThrowingConsumer consumer) {
