@@ -6,6 +6,8 @@ import dev.warden.lock.LockListener;
 import dev.warden.lock.LockOwner;
 import dev.warden.lock.interceptor.LockCalls;
 import dev.warden.lock.interceptor.LockOperation;
+import dev.warden.ratelimit.RateLimitDecision;
+import dev.warden.ratelimit.RateLimitListener;
 import dev.warden.task.EndedDelivery;
 import dev.warden.task.TaskListener;
 import org.jspecify.annotations.Nullable;
@@ -61,6 +63,20 @@ final class CompositeListeners {
 			@Override
 			public void onReleased(LockOperation operation, List<String> names) {
 				listeners.forEach(listener -> call(listener, () -> listener.onReleased(operation, names)));
+			}
+
+		};
+	}
+
+	static RateLimitListener rateLimitListener(List<RateLimitListener> listeners) {
+		if (listeners.size() <= 1) {
+			return listeners.isEmpty() ? RateLimitListener.NONE : listeners.get(0);
+		}
+		return new RateLimitListener() {
+
+			@Override
+			public void onDecision(String name, RateLimitDecision decision) {
+				listeners.forEach(listener -> call(listener, () -> listener.onDecision(name, decision)));
 			}
 
 		};

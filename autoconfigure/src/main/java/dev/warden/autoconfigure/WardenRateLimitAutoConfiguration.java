@@ -4,6 +4,7 @@ import java.lang.reflect.Method;
 
 import dev.warden.Warden;
 import dev.warden.expression.MethodExpressions;
+import dev.warden.ratelimit.RateLimitListener;
 import dev.warden.ratelimit.interceptor.RateLimitAnnotationValidator;
 import dev.warden.ratelimit.interceptor.RateLimitInterceptor;
 import dev.warden.ratelimit.interceptor.RateLimitOperationSource;
@@ -47,9 +48,10 @@ public final class WardenRateLimitAutoConfiguration {
 	@Bean
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	static Advisor wardenRateLimitAdvisor(RateLimitOperationSource wardenRateLimitOperationSource,
-			Environment environment, ObjectProvider<Warden> warden) {
+			Environment environment, ObjectProvider<Warden> warden, ObjectProvider<RateLimitListener> listeners) {
 		RateLimitInterceptor interceptor = new RateLimitInterceptor(wardenRateLimitOperationSource,
-				SingletonSupplier.of(() -> warden.getObject()::getRateLimiter));
+				SingletonSupplier.of(() -> warden.getObject()::getRateLimiter),
+				SingletonSupplier.of(() -> CompositeListeners.rateLimitListener(listeners.orderedStream().toList())));
 		StaticMethodMatcherPointcutAdvisor advisor = new StaticMethodMatcherPointcutAdvisor(interceptor) {
 			@Override
 			public boolean matches(Method method, Class<?> targetClass) {

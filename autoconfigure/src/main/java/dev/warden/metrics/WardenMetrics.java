@@ -16,6 +16,8 @@ import dev.warden.lock.LockListener;
 import dev.warden.lock.LockOwner;
 import dev.warden.lock.interceptor.LockCalls;
 import dev.warden.lock.interceptor.LockOperation;
+import dev.warden.ratelimit.RateLimitDecision;
+import dev.warden.ratelimit.RateLimitListener;
 import dev.warden.task.QueueStats;
 import dev.warden.task.TaskListener;
 import io.micrometer.core.instrument.Counter;
@@ -44,18 +46,25 @@ import org.slf4j.LoggerFactory;
  * Redis's clock.</li>
  * <li>{@code warden.task.duration} (timer; {@code queue}, {@code outcome} = completed/failed): how long
  * deliveries ran.</li>
+ * <li>{@code warden.ratelimit.calls} (counter; {@code name}, {@code outcome} = permitted/limited):
+ * {@code @RateLimited} calls, by the annotation's name (never the call's key).</li>
+ * <li>{@code warden.ratelimit.wait} (timer; {@code name}): how long permitted calls waited for their
+ * permits.</li>
  * <li>{@code warden.task.pending}, {@code warden.task.in.flight}, {@code warden.task.dead.letters}
  * (gauges; {@code queue}): what each queue this instance uses holds in Redis, read in one call at
  * most once per refresh interval, whatever the number of gauges and scrapes.</li>
  * </ul>
  */
-public final class WardenMetrics implements LockListener, LockCalls.Listener, TaskListener {
+public final class WardenMetrics implements LockListener, LockCalls.Listener, TaskListener, RateLimitListener {
 
 	private static final Logger logger = LoggerFactory.getLogger(WardenMetrics.class);
 
 	private final MeterRegistry registry;
 
 	private final Function<String, QueueStats> queueStats;
+
+	private final java.util.concurrent.ConcurrentMap<String, LimitMeters> limitMeters =
+			new java.util.concurrent.ConcurrentHashMap<>();
 
 	private final long refreshNanos;
 
@@ -80,8 +89,11 @@ public final class WardenMetrics implements LockListener, LockCalls.Listener, Ta
 		this.leasesLost = Counter.builder("warden.lock.lease.lost")
 			.description("Locks whose lease was lost while they were held")
 			.register(registry);
+		// Held strongly: a gauge keeps only a weak reference to its object, and nothing else refers to
+		// this supplier, which a garbage collection would otherwise take (the gauge then reads NaN).
 		Gauge.builder("warden.lock.waiters", waiters, IntSupplier::getAsInt)
 			.description("@DistributedLock calls of this instance waiting for their locks")
+			.strongReference(true)
 			.register(registry);
 	}
 
@@ -98,6 +110,46 @@ public final class WardenMetrics implements LockListener, LockCalls.Listener, Ta
 	@Override
 	public void onRelease(LockOperation operation, long heldNanos) {
 		lockMeters(operation).held.record(heldNanos, TimeUnit.NANOSECONDS);
+	}
+
+	@Override
+	public void onDecision(String name, RateLimitDecision decision) {
+		LimitMeters meters = limitMeters.computeIfAbsent(name, LimitMeters::new);
+		if (decision.granted()) {
+			meters.permitted.increment();
+			meters.waited.record(decision.delay().toNanos(), TimeUnit.NANOSECONDS);
+		}
+		else {
+			meters.limited.increment();
+		}
+	}
+
+	/** The meters of one rate limit name. */
+	private final class LimitMeters {
+
+		private final Counter permitted;
+
+		private final Counter limited;
+
+		private final Timer waited;
+
+		LimitMeters(String name) {
+			this.permitted = calls(name, "permitted");
+			this.limited = calls(name, "limited");
+			this.waited = Timer.builder("warden.ratelimit.wait")
+				.description("How long permitted @RateLimited calls waited for their permits")
+				.tag("name", name)
+				.register(registry);
+		}
+
+		private Counter calls(String name, String outcome) {
+			return Counter.builder("warden.ratelimit.calls")
+				.description("@RateLimited calls, permitted or limited")
+				.tag("name", name)
+				.tag("outcome", outcome)
+				.register(registry);
+		}
+
 	}
 
 	@Override

@@ -92,6 +92,18 @@ class WardenMetricsTests {
 	}
 
 	@Test
+	void theWaitersGaugeOutlivesAGarbageCollection() {
+		runner.run(context -> {
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			// A gauge holds its object weakly: a collection must not leave it reading NaN.
+			System.gc();
+			System.gc();
+
+			assertThat(registry.get("warden.lock.waiters").gauge().value()).isZero();
+		});
+	}
+
+	@Test
 	void aLeaseLostWhileHeldIsCounted() {
 		runner.run(context -> {
 			MeterRegistry registry = context.getBean(MeterRegistry.class);

@@ -10,11 +10,14 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import dev.warden.WardenApplications;
+import dev.warden.autoconfigure.WardenMetricsAutoConfiguration;
 import dev.warden.autoconfigure.WardenRateLimitAutoConfiguration;
 import dev.warden.lock.annotation.DistributedLock;
 import dev.warden.ratelimit.annotation.OnRateLimit;
 import dev.warden.ratelimit.annotation.RateLimited;
 import dev.warden.test.redis.RedisServerExtension;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -62,6 +65,30 @@ class RateLimitedAnnotationTests {
 			assertThat(payments.charge("bob")).as("another key, another limiter").isEqualTo("charged bob");
 			assertThat(context.getBean(Calls.class).made).containsExactly("alice", "alice", "bob");
 		});
+	}
+
+	@Test
+	void callsAreCountedByTheLimitersNameNeverByKey() {
+		runner.withConfiguration(AutoConfigurations.of(WardenMetricsAutoConfiguration.class))
+			.withBean(SimpleMeterRegistry.class)
+			.withUserConfiguration(Services.class)
+			.run(context -> {
+				Payments payments = context.getBean(Payments.class);
+				payments.charge("carol");
+				payments.charge("carol");
+				assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(() -> payments.charge("carol"));
+				payments.patient("w");
+
+				MeterRegistry registry = context.getBean(MeterRegistry.class);
+				assertThat(registry.get("warden.ratelimit.calls").tags("name", "payments", "outcome", "permitted")
+					.counter()
+					.count()).isEqualTo(2);
+				assertThat(registry.get("warden.ratelimit.calls").tags("name", "payments", "outcome", "limited")
+					.counter()
+					.count()).isEqualTo(1);
+				assertThat(registry.get("warden.ratelimit.wait").tags("name", "patient").timer().count()).isEqualTo(1);
+				assertThat(registry.find("warden.ratelimit.calls").tag("name", "payments:carol").counters()).isEmpty();
+			});
 	}
 
 	@Test

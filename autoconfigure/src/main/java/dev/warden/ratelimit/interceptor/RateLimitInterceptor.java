@@ -10,10 +10,13 @@ import dev.warden.ratelimit.DistributedRateLimiter;
 import dev.warden.ratelimit.RateLimit;
 import dev.warden.ratelimit.RateLimitDecision;
 import dev.warden.ratelimit.RateLimitExceededException;
+import dev.warden.ratelimit.RateLimitListener;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.aop.support.AopUtils;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -28,6 +31,8 @@ import reactor.core.scheduler.Schedulers;
  */
 public final class RateLimitInterceptor implements MethodInterceptor {
 
+	private static final Logger logger = LoggerFactory.getLogger(RateLimitInterceptor.class);
+
 	/** Makes the limiter of a name and a rate: the client's. */
 	@FunctionalInterface
 	public interface Limiters {
@@ -40,13 +45,18 @@ public final class RateLimitInterceptor implements MethodInterceptor {
 
 	private final Supplier<Limiters> limiters;
 
+	private final Supplier<RateLimitListener> listener;
+
 	/**
 	 * @param operations the parsed annotations
 	 * @param limiters where the limiters come from, asked for at the first call
+	 * @param listener told of every decision, asked for at the first call
 	 */
-	public RateLimitInterceptor(RateLimitOperationSource operations, Supplier<Limiters> limiters) {
+	public RateLimitInterceptor(RateLimitOperationSource operations, Supplier<Limiters> limiters,
+			Supplier<RateLimitListener> listener) {
 		this.operations = operations;
 		this.limiters = limiters;
+		this.listener = listener;
 	}
 
 	@Override
@@ -64,13 +74,24 @@ public final class RateLimitInterceptor implements MethodInterceptor {
 		DistributedRateLimiter limiter = limiters.get().get(name, operation.limit());
 		return switch (operation.shape()) {
 			case PLAIN, STAGE -> onThread(invocation, operation, limiter);
-			case MONO, FLUX -> ReactorDelegate.perSubscription(invocation, operation, limiter);
+			case MONO, FLUX -> ReactorDelegate.perSubscription(invocation, operation, limiter, this::decided);
 		};
 	}
 
-	private static @Nullable Object onThread(MethodInvocation invocation, RateLimitOperation operation,
+	/** Tells the listener; a listener that fails is logged, and the call goes on. */
+	private RateLimitDecision decided(RateLimitOperation operation, RateLimitDecision decision) {
+		try {
+			listener.get().onDecision(operation.name(), decision);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Rate limit listener failed", ex);
+		}
+		return decision;
+	}
+
+	private @Nullable Object onThread(MethodInvocation invocation, RateLimitOperation operation,
 			DistributedRateLimiter limiter) throws Throwable {
-		RateLimitDecision decision = limiter.decide(operation.cost(), operation.waitTime());
+		RateLimitDecision decision = decided(operation, limiter.decide(operation.cost(), operation.waitTime()));
 		if (decision.granted()) {
 			long waitNanos = decision.delay().toNanos();
 			if (waitNanos > 0) {
@@ -114,13 +135,16 @@ public final class RateLimitInterceptor implements MethodInterceptor {
 	private static final class ReactorDelegate {
 
 		static @Nullable Object perSubscription(MethodInvocation invocation, RateLimitOperation operation,
-				DistributedRateLimiter limiter) throws Throwable {
+				DistributedRateLimiter limiter,
+				java.util.function.BiFunction<RateLimitOperation, RateLimitDecision, RateLimitDecision> decided)
+				throws Throwable {
 			Object result = invocation.proceed();
 			if (result == null) {
 				return null;
 			}
 			Mono<RateLimitDecision> decide = Mono
-				.defer(() -> Mono.fromFuture(limiter.decideAsync(operation.cost(), operation.waitTime())));
+				.defer(() -> Mono.fromFuture(limiter.decideAsync(operation.cost(), operation.waitTime())))
+				.map(decision -> decided.apply(operation, decision));
 			if (operation.shape() == RateLimitOperation.Shape.MONO) {
 				Mono<?> mono = (Mono<?>) result;
 				return decide.flatMap(decision -> Mono.from(after(decision, mono, invocation, operation, limiter)));
