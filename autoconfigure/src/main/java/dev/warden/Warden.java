@@ -460,6 +460,18 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 	}
 
 	/**
+	 * How many rate limiters whose name starts with {@code prefix} are in use now (their keys expire
+	 * once full), counted with {@code SCAN}: for operators' views, not for hot paths.
+	 * @param prefix the start of the names, such as {@code "exports:"} for every key of one
+	 * {@code @RateLimited} name
+	 * @param max the most to count
+	 * @return the count, at most {@code max}
+	 */
+	public long rateLimitersInUse(String prefix, int max) {
+		return RedisRateLimiter.countInUse(engine, prefix, max);
+	}
+
+	/**
 	 * The test clock of a client built with {@link Builder#testClock(boolean)}.
 	 * @return the clock, to move it forward; empty for a client built without one (warden-test's
 	 * {@code @WardenTest} builds the application's client with one)

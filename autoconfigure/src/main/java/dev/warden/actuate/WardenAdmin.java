@@ -13,11 +13,13 @@ import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 import dev.warden.RedisMemory;
 import dev.warden.Warden;
 import dev.warden.lock.DistributedMutex;
 import dev.warden.lock.interceptor.LockCalls;
+import dev.warden.ratelimit.interceptor.RateLimitOperation;
 import dev.warden.task.DeadLetter;
 import dev.warden.task.DelayedQueue;
 import dev.warden.task.QueueStats;
@@ -50,6 +52,9 @@ public final class WardenAdmin {
 	 */
 	static final long NAMES_REUSED_NANOS = TimeUnit.SECONDS.toNanos(30);
 
+	/** How many in-use limiters of one keyed name the overview counts at most. */
+	static final int MAX_LIMITERS_COUNTED = 1_000;
+
 	private final Warden warden;
 
 	private volatile @Nullable HealthMonitor monitor;
@@ -57,6 +62,8 @@ public final class WardenAdmin {
 	private final String topology;
 
 	private final @Nullable LockCalls lockCalls;
+
+	private volatile Supplier<List<RateLimitOperation>> rateLimits = List::of;
 
 	private final boolean writeOperations;
 
@@ -113,7 +120,34 @@ public final class WardenAdmin {
 						leaseLeft(hold.locks())));
 			}
 		}
-		return new Overview(warden.getClientId(), topology, writeOperations, waiting, locks, queues);
+		return new Overview(warden.getClientId(), topology, writeOperations, waiting, locks, queues, rateLimits());
+	}
+
+	/**
+	 * Where the {@code @RateLimited} methods come from.
+	 * @param operations the application's annotated methods, asked for at each overview
+	 */
+	public void setRateLimits(Supplier<List<RateLimitOperation>> operations) {
+		this.rateLimits = operations;
+	}
+
+	/** One line per {@code @RateLimited} name, with its state in Redis. */
+	private List<RateLimitSummary> rateLimits() {
+		Map<String, List<RateLimitOperation>> byName = new TreeMap<>();
+		for (RateLimitOperation operation : rateLimits.get()) {
+			byName.computeIfAbsent(operation.name(), name -> new ArrayList<>()).add(operation);
+		}
+		List<RateLimitSummary> summaries = new ArrayList<>(byName.size());
+		byName.forEach((name, operations) -> {
+			RateLimitOperation first = operations.get(0);
+			boolean keyed = !first.keys().isEmpty();
+			List<String> methods = operations.stream().map(RateLimitOperation::describe).sorted().toList();
+			Long available = keyed ? null : warden.getRateLimiter(name, first.limit()).availablePermits();
+			Long inUse = keyed ? warden.rateLimitersInUse(name + ":", MAX_LIMITERS_COUNTED) : null;
+			summaries.add(new RateLimitSummary(name, first.limit().permits(), first.limit().period().toString(),
+					first.limit().burst(), keyed, methods, available, inUse));
+		});
+		return summaries;
 	}
 
 	/** The queues in Redis, scanned at most once per {@link #NAMES_REUSED_NANOS}. */
@@ -299,9 +333,27 @@ public final class WardenAdmin {
 	 * @param lockWaiters how many annotated calls wait for their locks here now
 	 * @param locks the locks annotated calls hold here now, the longest held first
 	 * @param queues every queue in Redis (and those consumed here), by name
+	 * @param rateLimits the application's {@code @RateLimited} names, with their state in Redis
 	 */
 	public record Overview(String clientId, String topology, boolean writeOperations, int lockWaiters,
-			List<HeldLock> locks, List<QueueSummary> queues) {
+			List<HeldLock> locks, List<QueueSummary> queues, List<RateLimitSummary> rateLimits) {
+	}
+
+	/**
+	 * One {@code @RateLimited} name and its state.
+	 *
+	 * @param name the limiter name, before the keys
+	 * @param permits permits per period
+	 * @param period the period (ISO-8601)
+	 * @param burst how many permits a full limiter grants at once
+	 * @param keyed whether each call's key has a limiter of its own
+	 * @param methods the annotated methods
+	 * @param available for a limiter without keys, the permits available now; {@code null} with keys
+	 * @param keysInUse for a limiter with keys, how many keys' limiters are in use (not full) now,
+	 * counted up to 1,000; {@code null} without keys
+	 */
+	public record RateLimitSummary(String name, long permits, String period, long burst, boolean keyed,
+			List<String> methods, @Nullable Long available, @Nullable Long keysInUse) {
 	}
 
 	/**

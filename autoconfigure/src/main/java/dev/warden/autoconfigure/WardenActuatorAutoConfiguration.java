@@ -7,6 +7,7 @@ import dev.warden.actuate.WardenEndpoint;
 import dev.warden.actuate.HealthMonitor;
 import dev.warden.actuate.WardenHealthIndicator;
 import dev.warden.lock.interceptor.LockCalls;
+import dev.warden.ratelimit.interceptor.RateLimitOperationSource;
 import dev.warden.metrics.WardenMetrics;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -30,7 +31,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * needs: Actuator for the first two, Spring MVC on a servlet web application for the page.
  */
 @AutoConfiguration(after = { WardenAutoConfiguration.class, WardenLockAutoConfiguration.class,
-		WardenMetricsAutoConfiguration.class })
+		WardenRateLimitAutoConfiguration.class, WardenMetricsAutoConfiguration.class })
 @ConditionalOnBean(Warden.class)
 @ConditionalOnBooleanProperty(name = "warden.enabled", matchIfMissing = true)
 public final class WardenActuatorAutoConfiguration {
@@ -38,11 +39,13 @@ public final class WardenActuatorAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	WardenAdmin wardenAdmin(Warden warden, ObjectProvider<LockCalls> lockCalls, WardenProperties properties,
-			RedisConnectionFactory connectionFactory) {
+			RedisConnectionFactory connectionFactory, ObjectProvider<RateLimitOperationSource> rateLimits) {
 		String topology = (connectionFactory instanceof LettuceConnectionFactory lettuce)
 				? RedisTopology.describe(lettuce) : "Redis";
-		return new WardenAdmin(warden, topology, lockCalls.getIfAvailable(),
+		WardenAdmin admin = new WardenAdmin(warden, topology, lockCalls.getIfAvailable(),
 				properties.getActuator().isWriteOperations());
+		rateLimits.ifAvailable(operations -> admin.setRateLimits(operations::operations));
+		return admin;
 	}
 
 	/**

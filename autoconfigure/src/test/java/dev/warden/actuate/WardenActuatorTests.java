@@ -15,6 +15,7 @@ import dev.warden.Eventually;
 import dev.warden.Warden;
 import dev.warden.WardenClients;
 import dev.warden.lock.annotation.DistributedLock;
+import dev.warden.ratelimit.annotation.RateLimited;
 import dev.warden.task.ConsumerOptions;
 import dev.warden.task.DelayedQueue;
 import dev.warden.task.TaskConsumer;
@@ -107,6 +108,30 @@ class WardenActuatorTests {
 			holder.get(10, TimeUnit.SECONDS);
 		}
 		assertThat(get(app, "/actuator/warden", 200).get("locks")).isEmpty();
+	}
+
+	@Test
+	void theOverviewListsTheRateLimitsWithTheirStateInRedis() throws Exception {
+		ConfigurableApplicationContext app = start(redis.node().host(), redis.node().port());
+		Exports exports = app.getBean(Exports.class);
+		exports.export("acme");
+		exports.export("globex");
+		exports.digest();
+
+		JsonNode limits = get(app, "/actuator/warden", 200).get("rateLimits");
+
+		assertThat(limits).hasSize(2);
+		JsonNode digest = limits.get(0);
+		assertThat(digest.get("name").asString()).isEqualTo("digests");
+		assertThat(digest.get("keyed").asBoolean()).isFalse();
+		assertThat(digest.get("available").asLong()).as("3 at once, one taken").isEqualTo(2);
+		JsonNode export = limits.get(1);
+		assertThat(export.get("name").asString()).isEqualTo("exports");
+		assertThat(export.get("permits").asLong()).isEqualTo(5);
+		assertThat(export.get("period").asString()).isEqualTo("PT1M");
+		assertThat(export.get("burst").asLong()).isEqualTo(5);
+		assertThat(export.get("keysInUse").asLong()).as("acme's and globex's").isEqualTo(2);
+		assertThat(export.get("methods").get(0).asString()).contains("Exports.export");
 	}
 
 	@Test
@@ -391,6 +416,23 @@ class WardenActuatorTests {
 		@Bean
 		Stock stock() {
 			return new Stock();
+		}
+
+		@Bean
+		Exports exports() {
+			return new Exports();
+		}
+
+	}
+
+	static class Exports {
+
+		@RateLimited(name = "exports", key = "#customer", permits = "5", period = "1m")
+		public void export(String customer) {
+		}
+
+		@RateLimited(name = "digests", permits = "1", period = "1h", burst = "3")
+		public void digest() {
 		}
 
 	}

@@ -72,6 +72,11 @@ public final class RateLimitOperationSource {
 			.orElse(null);
 	}
 
+	/** Every annotated method parsed so far (every bean's, once the application has started). */
+	public List<RateLimitOperation> operations() {
+		return operations.values().stream().flatMap(Optional::stream).toList();
+	}
+
 	/**
 	 * Parses every annotated method of a class, so that an invalid annotation fails startup.
 	 * @throws IllegalStateException describing every invalid annotation of the class
