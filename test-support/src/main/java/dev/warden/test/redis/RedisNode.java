@@ -149,8 +149,15 @@ public final class RedisNode implements AutoCloseable {
 	 * master_link_status:up}): a replica that is still loading acknowledges no {@code WAIT}.
 	 */
 	public void awaitInSync() {
-		Processes.await("the replica " + this + " in sync with its master", Duration.ofSeconds(60),
-				() -> String.valueOf(call("INFO", "replication")).contains("master_link_status:up"));
+		Processes.await("the replica " + this + " in sync with its master", Duration.ofSeconds(60), () -> {
+			try {
+				return String.valueOf(call("INFO", "replication")).contains("master_link_status:up");
+			}
+			catch (UncheckedIOException ex) {
+				// A node changing role drops its connections meanwhile.
+				return false;
+			}
+		});
 	}
 
 	/** Stops the server's process ({@code SIGSTOP}): it keeps its connections and answers nothing. */

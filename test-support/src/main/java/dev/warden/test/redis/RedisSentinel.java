@@ -1,5 +1,6 @@
 package dev.warden.test.redis;
 
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -133,8 +134,15 @@ public final class RedisSentinel implements AutoCloseable {
 	/** Waits until the replica of the current master has caught up with it. */
 	public void awaitReplicaInSync() {
 		RedisNode replica = replica();
-		Processes.await("the replica in sync", WAIT, () -> ((String) replica.call("INFO", "replication"))
-			.contains("master_link_status:up"));
+		Processes.await("the replica in sync", WAIT, () -> {
+			try {
+				return ((String) replica.call("INFO", "replication")).contains("master_link_status:up");
+			}
+			catch (UncheckedIOException ex) {
+				// A deposed master turned into a replica drops its connections while it changes role.
+				return false;
+			}
+		});
 	}
 
 	@Override
