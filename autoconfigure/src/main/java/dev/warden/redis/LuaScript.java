@@ -6,7 +6,9 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.Arrays;
 import java.util.HexFormat;
+import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 
@@ -35,16 +37,16 @@ public final class LuaScript {
 
 	private final String sha1;
 
-	/** The source with the shifted clock in place of Redis's, or {@code null} when it reads no clock. */
-	private final @Nullable String shiftedSource;
+	/** Makes the variant with the shifted clock in Redis's place; {@code null} when it reads no clock. */
+	private final @Nullable Supplier<LuaScript> shiftedVariant;
 
 	private volatile @Nullable LuaScript shifted;
 
-	private LuaScript(String name, String source, @Nullable String shiftedSource) {
+	private LuaScript(String name, String source, @Nullable Supplier<LuaScript> shiftedVariant) {
 		this.name = name;
 		this.source = source;
 		this.sha1 = sha1Hex(source);
-		this.shiftedSource = shiftedSource;
+		this.shiftedVariant = shiftedVariant;
 	}
 
 	/**
@@ -57,18 +59,23 @@ public final class LuaScript {
 	 * @return the loaded script
 	 */
 	public static LuaScript load(Class<?> anchor, String fileName, String... preludes) {
+		return new LuaScript(fileName, source(anchor, fileName, preludes),
+				Arrays.asList(preludes).contains(CLOCK) ? () -> shiftedVariant(anchor, fileName, preludes) : null);
+	}
+
+	private static LuaScript shiftedVariant(Class<?> anchor, String fileName, String[] preludes) {
+		String[] shiftedPreludes = Arrays.stream(preludes)
+			.map(prelude -> CLOCK.equals(prelude) ? SHIFTED_CLOCK : prelude)
+			.toArray(String[]::new);
+		return new LuaScript(fileName, source(anchor, fileName, shiftedPreludes), null);
+	}
+
+	private static String source(Class<?> anchor, String fileName, String[] preludes) {
 		StringBuilder source = new StringBuilder();
-		StringBuilder shiftedSource = new StringBuilder();
-		boolean readsClock = false;
 		for (String prelude : preludes) {
-			String text = read(anchor, prelude);
-			source.append(text).append('\n');
-			readsClock |= CLOCK.equals(prelude);
-			shiftedSource.append(CLOCK.equals(prelude) ? read(anchor, SHIFTED_CLOCK) : text).append('\n');
+			source.append(read(anchor, prelude)).append('\n');
 		}
-		String body = read(anchor, fileName);
-		return new LuaScript(fileName, source.append(body).toString(),
-				readsClock ? shiftedSource.append(body).toString() : null);
+		return source.append(read(anchor, fileName)).toString();
 	}
 
 	/**
@@ -77,12 +84,12 @@ public final class LuaScript {
 	 * clock. Made once, on first use: a client without a test clock never makes it.
 	 */
 	public LuaScript shifted() {
-		if (shiftedSource == null) {
+		if (shiftedVariant == null) {
 			return this;
 		}
 		LuaScript variant = shifted;
 		if (variant == null) {
-			variant = new LuaScript(name, shiftedSource, null);
+			variant = shiftedVariant.get();
 			shifted = variant;
 		}
 		return variant;

@@ -9,10 +9,9 @@ import dev.warden.lock.LockArguments;
 import dev.warden.ratelimit.DistributedRateLimiter;
 import dev.warden.ratelimit.RateLimit;
 import dev.warden.ratelimit.RateLimitDecision;
+import dev.warden.redis.KeyScan;
 import dev.warden.redis.LuaScript;
 import dev.warden.redis.RedisEngine;
-import io.lettuce.core.KeyScanCursor;
-import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScriptOutputType;
 
 /**
@@ -28,11 +27,6 @@ public final class RedisRateLimiter implements DistributedRateLimiter {
 
 	private static final String LOOK_ONLY = "-1";
 
-	/** How many keys one {@code SCAN} for limiters looks at. */
-	private static final int SCAN_COUNT = 1_000;
-
-	/** How many {@code SCAN} calls one count makes at most. */
-	private static final int MAX_SCAN_CALLS = 100_000;
 
 	private final String name;
 
@@ -161,30 +155,10 @@ public final class RedisRateLimiter implements DistributedRateLimiter {
 	 * @return the count, at most {@code max}
 	 */
 	public static long countInUse(RedisEngine engine, String prefix, int max) {
-		ScanArgs args = ScanArgs.Builder.matches(KEY_PREFIX + "{" + glob(prefix) + "*}").limit(SCAN_COUNT);
-		KeyScanCursor<String> cursor = engine.await(engine.commands().scan(args), "scan for rate limiters");
-		long count = 0;
-		// Bounded: each call walks SCAN_COUNT slots of the keyspace, and the count is capped.
-		for (int calls = 1; calls <= MAX_SCAN_CALLS; calls++) {
-			count = Math.min(max, count + cursor.getKeys().size());
-			if (cursor.isFinished() || count >= max) {
-				break;
-			}
-			cursor = engine.await(engine.commands().scan(cursor, args), "scan for rate limiters");
-		}
-		return count;
-	}
-
-	/** The text with the characters {@code SCAN}'s pattern treats specially escaped. */
-	private static String glob(String text) {
-		StringBuilder escaped = new StringBuilder(text.length());
-		for (char c : text.toCharArray()) {
-			if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\') {
-				escaped.append('\\');
-			}
-			escaped.append(c);
-		}
-		return escaped.toString();
+		long[] count = new long[1];
+		KeyScan.scan(engine, KEY_PREFIX + "{" + KeyScan.escape(prefix) + "*}", "scan for rate limiters",
+				key -> ++count[0] < max);
+		return Math.min(count[0], max);
 	}
 
 	@Override

@@ -8,20 +8,13 @@ import java.util.SortedSet;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 
+import dev.warden.redis.KeyScan;
 import dev.warden.redis.RedisEngine;
 import dev.warden.task.QueueStats;
-import io.lettuce.core.KeyScanCursor;
-import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScriptOutputType;
 
 /** What Redis holds across queues, whichever clients use them: their names, and their counts. */
 public final class QueueCatalog {
-
-	/** How many keys one {@code SCAN} for queue names looks at. */
-	private static final int SCAN_COUNT = 1_000;
-
-	/** How many {@code SCAN} calls one search for queue names makes at most. */
-	private static final int MAX_SCAN_CALLS = 100_000;
 
 	private static final String KEY_PREFIX = RedisDelayedQueue.KEY_PREFIX;
 
@@ -62,22 +55,15 @@ public final class QueueCatalog {
 	 */
 	public static SortedSet<String> queueNames(RedisEngine engine, int max) {
 		SortedSet<String> names = new TreeSet<>();
-		ScanArgs args = ScanArgs.Builder.matches(KEY_PREFIX + "{*}:*").limit(SCAN_COUNT);
-		KeyScanCursor<String> cursor = engine.await(engine.commands().scan(args), "scan for queues");
-		// Bounded: each call walks SCAN_COUNT slots of the keyspace, and the names are capped.
-		for (int calls = 1; calls <= MAX_SCAN_CALLS; calls++) {
-			for (String key : cursor.getKeys()) {
-				int close = key.indexOf("}:", KEY_PREFIX.length());
-				if (close > KEY_PREFIX.length() + 1 && names.size() < max) {
-					names.add(key.substring(KEY_PREFIX.length() + 1, close));
-				}
+		KeyScan.scan(engine, KEY_PREFIX + "{*}:*", "scan for queues", key -> {
+			int close = key.indexOf("}:", KEY_PREFIX.length());
+			if (close > KEY_PREFIX.length() + 1) {
+				names.add(key.substring(KEY_PREFIX.length() + 1, close));
 			}
-			if (cursor.isFinished() || names.size() >= max) {
-				break;
-			}
-			cursor = engine.await(engine.commands().scan(cursor, args), "scan for queues");
-		}
+			return names.size() < max;
+		});
 		return names;
 	}
+
 
 }
