@@ -83,7 +83,7 @@ public final class LockAnnotationValidator implements BeanPostProcessor {
 	 * How {@code method}'s work goes on after its call returns, or {@code null} when it is done when
 	 * the call returns.
 	 */
-	static @Nullable String completesLater(Method method) {
+	public static @Nullable String completesLater(Method method) {
 		if (KotlinDetector.isSuspendingFunction(method)) {
 			return "is a suspend function";
 		}
@@ -114,7 +114,13 @@ public final class LockAnnotationValidator implements BeanPostProcessor {
 				&& isA(SuspendFunctions.declaredReturnType(method), "kotlinx.coroutines.flow.Flow");
 	}
 
-	private static boolean isA(Class<?> type, String name) {
+	/**
+	 * Whether {@code type} is, or extends, the class of that name, without loading it when absent.
+	 * @param type a type
+	 * @param name a class name
+	 * @return whether the class is present and {@code type} is assignable to it
+	 */
+	public static boolean isA(Class<?> type, String name) {
 		ClassLoader loader = type.getClassLoader();
 		if (!ClassUtils.isPresent(name, loader)) {
 			return false;

@@ -13,6 +13,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import dev.warden.expression.MethodExpressions;
 import dev.warden.lock.LockArguments;
 import dev.warden.lock.interceptor.FallbackMethod;
+import dev.warden.lock.interceptor.LockAnnotationValidator;
 import dev.warden.ratelimit.RateLimit;
 import dev.warden.ratelimit.RateLimitExceededException;
 import dev.warden.ratelimit.annotation.OnRateLimit;
@@ -35,11 +36,6 @@ import org.springframework.util.ReflectionUtils;
  * (placeholders resolved), the wait, the fallback and the method's shape.
  */
 public final class RateLimitOperationSource {
-
-	/** Return types whose work goes on after the call and that no shape takes. */
-	private static final String[] LATER_TYPE_NAMES = { "org.reactivestreams.Publisher",
-			"java.util.concurrent.Flow$Publisher", "kotlinx.coroutines.flow.Flow", "kotlinx.coroutines.Deferred",
-			"java.util.concurrent.Future" };
 
 	private final MethodExpressions expressions;
 
@@ -216,38 +212,17 @@ public final class RateLimitOperationSource {
 		if (CompletionStage.class.isAssignableFrom(returnType)) {
 			return Shape.STAGE;
 		}
-		if (isType(returnType, "reactor.core.publisher.Mono")) {
+		if (LockAnnotationValidator.isA(returnType, "reactor.core.publisher.Mono")) {
 			return Shape.MONO;
 		}
-		if (isType(returnType, "reactor.core.publisher.Flux")) {
+		if (LockAnnotationValidator.isA(returnType, "reactor.core.publisher.Flux")) {
 			return Shape.FLUX;
 		}
-		for (String name : LATER_TYPE_NAMES) {
-			if (isType(returnType, name)) {
-				throw new IllegalStateException(where + " returns " + returnType.getName() + ", whose work goes on "
-						+ "after the call; Warden limits plain, CompletionStage, Mono and Flux methods");
-			}
+		if (LockAnnotationValidator.completesLater(method) != null) {
+			throw new IllegalStateException(where + " returns " + returnType.getName() + ", whose work goes on "
+					+ "after the call; Warden limits plain, CompletionStage, Mono and Flux methods");
 		}
 		return Shape.PLAIN;
-	}
-
-	/** Whether {@code type} is, or extends, the class of that name (not loaded when absent). */
-	private static boolean isType(Class<?> type, String name) {
-		for (Class<?> candidate = type; candidate != null; candidate = candidate.getSuperclass()) {
-			if (candidate.getName().equals(name) || implementsNamed(candidate, name)) {
-				return true;
-			}
-		}
-		return false;
-	}
-
-	private static boolean implementsNamed(Class<?> type, String name) {
-		for (Class<?> implemented : type.getInterfaces()) {
-			if (implemented.getName().equals(name) || implementsNamed(implemented, name)) {
-				return true;
-			}
-		}
-		return false;
 	}
 
 }
