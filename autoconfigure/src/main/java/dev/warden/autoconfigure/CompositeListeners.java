@@ -114,6 +114,11 @@ final class CompositeListeners {
 			}
 
 			@Override
+			public void onDeferred(String queue, String reason) {
+				listeners.forEach(listener -> call(listener, () -> listener.onDeferred(queue, reason)));
+			}
+
+			@Override
 			public void onEnded(EndedDelivery delivery) {
 				listeners.forEach(listener -> call(listener, () -> listener.onEnded(delivery)));
 			}

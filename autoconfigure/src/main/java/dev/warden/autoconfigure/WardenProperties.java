@@ -10,6 +10,7 @@ import dev.warden.WardenDefaults;
 import dev.warden.aop.SelfInvocationCheck;
 import dev.warden.redis.EvictionPolicyCheck;
 import dev.warden.task.ConsumerOptions;
+import dev.warden.task.TaskLimits;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.core.Ordered;
@@ -830,7 +831,8 @@ public class WardenProperties {
 				return new ConsumerOptions((own.maxAttempts != null) ? own.maxAttempts : options.maxAttempts(),
 						(own.backoff != null) ? own.backoff : options.backoff(),
 						(own.maxBackoff != null) ? own.maxBackoff : options.maxBackoff(),
-						(own.visibilityTimeout != null) ? own.visibilityTimeout : options.visibilityTimeout());
+						(own.visibilityTimeout != null) ? own.visibilityTimeout : options.visibilityTimeout(),
+						own.limit.toTaskLimits());
 			}
 			catch (IllegalArgumentException ex) {
 				throw new IllegalArgumentException("Invalid warden.delayed-task.queues." + queue + ".* property: "
@@ -868,6 +870,8 @@ public class WardenProperties {
 			 * take effect when it commits (the default); false makes them at once.
 			 */
 			private @Nullable Boolean transactional;
+
+			private final Limit limit = new Limit();
 
 			public @Nullable Boolean getTransactional() {
 				return transactional;
@@ -907,6 +911,87 @@ public class WardenProperties {
 
 			public void setMaxBackoff(@Nullable Duration maxBackoff) {
 				this.maxBackoff = maxBackoff;
+			}
+
+			public Limit getLimit() {
+				return limit;
+			}
+
+		}
+
+		/**
+		 * Limits on how one queue's tasks start, across all instances: for the whole queue, or per
+		 * key when its @DelayedTask names a limit key.
+		 */
+		public static class Limit {
+
+			/**
+			 * How many tasks (of one key) may run at once across all instances.
+			 */
+			private @Nullable Integer concurrency;
+
+			/**
+			 * How many tasks (of one key) may start per period across all instances.
+			 */
+			private @Nullable Long rate;
+
+			/**
+			 * The period of the rate.
+			 */
+			private Duration period = Duration.ofSeconds(1);
+
+			/**
+			 * How many starts a key that waited long enough may make at once; unset, the rate.
+			 */
+			private @Nullable Long burst;
+
+			public @Nullable Integer getConcurrency() {
+				return concurrency;
+			}
+
+			public void setConcurrency(@Nullable Integer concurrency) {
+				this.concurrency = concurrency;
+			}
+
+			public @Nullable Long getRate() {
+				return rate;
+			}
+
+			public void setRate(@Nullable Long rate) {
+				this.rate = rate;
+			}
+
+			public Duration getPeriod() {
+				return period;
+			}
+
+			public void setPeriod(Duration period) {
+				this.period = period;
+			}
+
+			public @Nullable Long getBurst() {
+				return burst;
+			}
+
+			public void setBurst(@Nullable Long burst) {
+				this.burst = burst;
+			}
+
+			/**
+			 * The limits these properties describe, without a key.
+			 * @return the limits; {@link TaskLimits#NONE} when none is set
+			 * @throws IllegalArgumentException when a value is out of range
+			 */
+			TaskLimits toTaskLimits() {
+				if (concurrency != null && concurrency < 1) {
+					throw new IllegalArgumentException("limit.concurrency must be at least 1: " + concurrency);
+				}
+				if (rate == null && burst != null) {
+					throw new IllegalArgumentException("limit.burst is set without limit.rate");
+				}
+				dev.warden.ratelimit.RateLimit limit = (rate != null)
+						? new dev.warden.ratelimit.RateLimit(rate, period, (burst != null) ? burst : rate) : null;
+				return new TaskLimits((concurrency != null) ? concurrency : 0, limit, null);
 			}
 
 		}

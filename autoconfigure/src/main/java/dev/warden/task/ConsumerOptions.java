@@ -1,6 +1,7 @@
 package dev.warden.task;
 
 import java.time.Duration;
+import java.util.Objects;
 
 import dev.warden.WardenDefaults;
 
@@ -12,8 +13,10 @@ import dev.warden.WardenDefaults;
  * @param maxBackoff the longest wait between attempts
  * @param visibilityTimeout how long a delivered task stays invisible to other consumers; a task
  * not acknowledged by then (its consumer died) is delivered again. Must exceed the handler's run time.
+ * @param limits how many tasks, per key, run at once or start per period across all instances
  */
-public record ConsumerOptions(int maxAttempts, Duration backoff, Duration maxBackoff, Duration visibilityTimeout) {
+public record ConsumerOptions(int maxAttempts, Duration backoff, Duration maxBackoff, Duration visibilityTimeout,
+		TaskLimits limits) {
 
 	/** 5 attempts, 10 s doubling up to 10 min, 5 min visibility: {@link WardenDefaults}'. */
 	public static final ConsumerOptions DEFAULTS = new ConsumerOptions(WardenDefaults.TASK_MAX_ATTEMPTS,
@@ -24,6 +27,18 @@ public record ConsumerOptions(int maxAttempts, Duration backoff, Duration maxBac
 		WardenDefaults.requirePositive("backoff", backoff);
 		WardenDefaults.requirePositive("maxBackoff", maxBackoff);
 		WardenDefaults.requirePositive("visibilityTimeout", visibilityTimeout);
+		Objects.requireNonNull(limits, "limits");
+	}
+
+	/**
+	 * Options without task limits.
+	 * @param maxAttempts deliveries before a task becomes a dead letter (at least 1)
+	 * @param backoff the wait before the second attempt; doubled for each further one
+	 * @param maxBackoff the longest wait between attempts
+	 * @param visibilityTimeout how long a delivered task stays invisible to other consumers
+	 */
+	public ConsumerOptions(int maxAttempts, Duration backoff, Duration maxBackoff, Duration visibilityTimeout) {
+		this(maxAttempts, backoff, maxBackoff, visibilityTimeout, TaskLimits.NONE);
 	}
 
 	/** The wait after failed delivery number {@code attempt}: the backoff doubled per attempt, capped. */
@@ -36,19 +51,28 @@ public record ConsumerOptions(int maxAttempts, Duration backoff, Duration maxBac
 	}
 
 	public ConsumerOptions withMaxAttempts(int maxAttempts) {
-		return new ConsumerOptions(maxAttempts, backoff, maxBackoff, visibilityTimeout);
+		return new ConsumerOptions(maxAttempts, backoff, maxBackoff, visibilityTimeout, limits);
 	}
 
 	public ConsumerOptions withBackoff(Duration backoff) {
-		return new ConsumerOptions(maxAttempts, backoff, maxBackoff, visibilityTimeout);
+		return new ConsumerOptions(maxAttempts, backoff, maxBackoff, visibilityTimeout, limits);
 	}
 
 	public ConsumerOptions withMaxBackoff(Duration maxBackoff) {
-		return new ConsumerOptions(maxAttempts, backoff, maxBackoff, visibilityTimeout);
+		return new ConsumerOptions(maxAttempts, backoff, maxBackoff, visibilityTimeout, limits);
 	}
 
 	public ConsumerOptions withVisibilityTimeout(Duration visibilityTimeout) {
-		return new ConsumerOptions(maxAttempts, backoff, maxBackoff, visibilityTimeout);
+		return new ConsumerOptions(maxAttempts, backoff, maxBackoff, visibilityTimeout, limits);
+	}
+
+	/**
+	 * The same options with limits on how the queue's tasks start.
+	 * @param limits the limits; {@link TaskLimits#NONE} for none
+	 * @return the options
+	 */
+	public ConsumerOptions withLimits(TaskLimits limits) {
+		return new ConsumerOptions(maxAttempts, backoff, maxBackoff, visibilityTimeout, limits);
 	}
 
 }

@@ -52,6 +52,16 @@ public interface TaskListener {
 	}
 
 	/**
+	 * A due task did not start because its key was at the queue's {@link TaskLimits}: it waits,
+	 * deferred, until its key has room, without counting an attempt.
+	 * @param queue the queue's name
+	 * @param reason {@code concurrency} (as many tasks of its key run as may) or {@code rate} (its
+	 * key started as many as its rate allows)
+	 */
+	default void onDeferred(String queue, String reason) {
+	}
+
+	/**
 	 * A delivery ended, told with the task's identity and payload, after {@link #onCompleted} or
 	 * {@link #onFailed}: for listeners that keep a record of what ran, such as a test's.
 	 * @param delivery how it ended

@@ -94,4 +94,12 @@ public @interface DelayedTask {
 	 */
 	int version() default 1;
 
+	/**
+	 * Limits on how this queue's tasks start across all instances: per key (a tenant, say) or for
+	 * the whole queue, at most so many running at once and so many starts per period. None by
+	 * default, or the queue's {@code warden.delayed-task.queues.<queue>.limit.*} properties.
+	 * @return the limits
+	 */
+	TaskLimit limit() default @TaskLimit;
+
 }

@@ -16,9 +16,12 @@ import java.util.function.Supplier;
 import dev.warden.expression.MethodExpressions;
 import dev.warden.expression.SuspendFunctions;
 import dev.warden.json.JsonBinding;
+import dev.warden.ratelimit.RateLimit;
 import dev.warden.task.ConsumerOptions;
 import dev.warden.task.TaskHandle;
+import dev.warden.task.TaskLimits;
 import dev.warden.task.annotation.DelayedTask;
+import dev.warden.task.annotation.TaskLimit;
 import dev.warden.task.annotation.TaskUpgrade;
 import org.jspecify.annotations.Nullable;
 import org.springframework.aop.support.AopUtils;
@@ -190,6 +193,9 @@ public final class DelayedTaskOperationSource {
 			}
 			options = options.withVisibilityTimeout(visibility);
 		}
+		Expression limitKey = annotation.limit().key().isBlank() ? null
+				: expressions.parse(specific, targetClass, annotation.limit().key());
+		options = options.withLimits(limits(where, queue, annotation.limit(), options.limits(), limitKey != null));
 		if (annotation.version() < 1) {
 			throw new IllegalStateException(where + " has version " + annotation.version() + "; versions start at 1");
 		}
@@ -198,7 +204,63 @@ public final class DelayedTaskOperationSource {
 		// Deliveries call it reflectively, through the bean's proxy.
 		ReflectionUtils.makeAccessible(specific);
 		return new DelayedTaskOperation(specific, queue, delay, id, codec, options, annotation.transactional(),
-				suspending, returnType == TaskHandle.class);
+				suspending, returnType == TaskHandle.class, limitKey);
+	}
+
+	/**
+	 * The task limits of a method: its {@link TaskLimit}'s numbers over the queue's properties; the
+	 * key, when it has one, is applied by the consumer.
+	 */
+	private TaskLimits limits(String where, String queue, TaskLimit limit, TaskLimits configured, boolean keyed) {
+		int concurrency = limit.concurrency().isBlank() ? configured.concurrency()
+				: (int) positive(where, "limit.concurrency", limit.concurrency(), Integer.MAX_VALUE);
+		RateLimit rate = configured.rate();
+		if (!limit.rate().isBlank() || !limit.period().isBlank() || !limit.burst().isBlank()) {
+			if (limit.rate().isBlank() && rate == null) {
+				throw new IllegalStateException(where + " sets limit.period or limit.burst without limit.rate");
+			}
+			long permits = limit.rate().isBlank() ? rate.permits()
+					: positive(where, "limit.rate", limit.rate(), Long.MAX_VALUE);
+			Duration period = !limit.period().isBlank() ? duration(where, "limit.period", limit.period())
+					: (rate != null) ? rate.period() : Duration.ofSeconds(1);
+			long burst = !limit.burst().isBlank() ? positive(where, "limit.burst", limit.burst(), RateLimit.MAX_BURST)
+					: (rate != null && limit.rate().isBlank()) ? rate.burst() : permits;
+			try {
+				rate = new RateLimit(permits, period, burst);
+			}
+			catch (IllegalArgumentException ex) {
+				throw new IllegalStateException(where + " has an invalid limit rate: " + ex.getMessage(), ex);
+			}
+		}
+		if (keyed && concurrency == 0 && rate == null) {
+			throw new IllegalStateException(where + " has a limit key but no limit: set limit.concurrency or "
+					+ "limit.rate, or warden.delayed-task.queues." + queue + ".limit.*");
+		}
+		return new TaskLimits(concurrency, rate, null);
+	}
+
+	/** A positive whole number attribute, with placeholders resolved. */
+	private long positive(String where, String attribute, String text, long max) {
+		String resolved;
+		try {
+			resolved = placeholders.resolveRequiredPlaceholders(text).trim();
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalStateException(where + " has " + attribute + " '" + text + "' with an unresolvable "
+					+ "placeholder: " + ex.getMessage(), ex);
+		}
+		long value;
+		try {
+			value = Long.parseLong(resolved);
+		}
+		catch (NumberFormatException ex) {
+			throw new IllegalStateException(where + " has " + attribute + " '" + resolved + "'"
+					+ (resolved.equals(text) ? "" : " (from '" + text + "')") + ", not a whole number", ex);
+		}
+		if (value < 1 || value > max) {
+			throw new IllegalStateException(where + " has " + attribute + " " + value + "; it must be from 1 to " + max);
+		}
+		return value;
 	}
 
 	/** The {@link TaskUpgrade}s of the queue in the class, by the version they read, checked. */

@@ -7,6 +7,7 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 
 import dev.warden.expression.MethodExpressions;
+import dev.warden.task.ConsumerOptions;
 import dev.warden.task.DelayedQueue;
 import dev.warden.task.DelayedQueueFactory;
 import dev.warden.task.ScheduleOption;
@@ -19,6 +20,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.aop.ProxyMethodInvocation;
 import org.springframework.aop.support.AopUtils;
+import org.springframework.expression.Expression;
 import reactor.core.publisher.Mono;
 
 /**
@@ -169,7 +171,17 @@ public final class DelayedTaskSupport {
 	 * @return the consumer
 	 */
 	TaskConsumer consume(Object bean, DelayedTaskOperation operation) {
-		return queue(operation).consume(delivery -> deliver(bean, operation, delivery.payload()), operation.options());
+		ConsumerOptions options = operation.options();
+		Expression limitKey = operation.limitKey();
+		if (limitKey != null) {
+			Class<?> targetClass = AopUtils.getTargetClass(bean);
+			options = options.withLimits(options.limits().perKey(Object[].class, arguments -> {
+				Object key = expressions.evaluate(limitKey, operation.method(), operation.methodArguments(arguments),
+						bean, targetClass);
+				return (key != null) ? key.toString() : null;
+			}));
+		}
+		return queue(operation).consume(delivery -> deliver(bean, operation, delivery.payload()), options);
 	}
 
 	/**

@@ -7,7 +7,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import dev.warden.redis.RedisEngine;
+import dev.warden.ratelimit.RateLimit;
 import dev.warden.task.ConsumerOptions;
+import dev.warden.task.TaskLimits;
 import io.lettuce.core.ScriptOutputType;
 import org.jspecify.annotations.Nullable;
 
@@ -30,6 +32,11 @@ final class ClaimCall {
 
 	private final String claimAheadArg;
 
+	private final String[] claimKeys;
+
+	// With task limits: how many deferred tasks of a key become due when its wake-up time comes; else null.
+	private final @Nullable String promoteOnWakeArg;
+
 	ClaimCall(RedisEngine engine, QueueKeys keys, ConsumerOptions options, String consumerId, Duration claimAhead) {
 		this.engine = engine;
 		this.keys = keys;
@@ -37,6 +44,19 @@ final class ClaimCall {
 		this.consumerId = consumerId;
 		this.maxAttemptsArg = Integer.toString(options.maxAttempts());
 		this.claimAheadArg = Long.toString(claimAhead.toMillis());
+		TaskLimits limits = options.limits();
+		this.claimKeys = limits.limited() ? keys.allAndDeadLimited : keys.allAndDead;
+		this.promoteOnWakeArg = limits.limited() ? Long.toString(promoteOnWake(limits)) : null;
+	}
+
+	/**
+	 * How many deferred tasks of a key to make due when it wakes: as many as may run at once, or
+	 * the rate's burst (at most 32; those the limits still refuse are deferred again).
+	 */
+	private static long promoteOnWake(TaskLimits limits) {
+		RateLimit rate = limits.rate();
+		long n = (limits.concurrency() > 0) ? limits.concurrency() : (rate != null) ? rate.burst() : 1;
+		return Math.max(1, Math.min(32, n));
 	}
 
 	/**
@@ -47,7 +67,7 @@ final class ClaimCall {
 	 * @return the reply
 	 */
 	CompletableFuture<List<Object>> send(int limit, List<String> finished) {
-		String[] args = new String[6 + finished.size()];
+		String[] args = new String[6 + finished.size() + ((promoteOnWakeArg != null) ? 2 : 0)];
 		args[0] = Integer.toString(limit);
 		args[1] = visibilityTimeoutArg;
 		args[2] = consumerId;
@@ -57,8 +77,12 @@ final class ClaimCall {
 		for (int i = 0; i < finished.size(); i++) {
 			args[6 + i] = finished.get(i);
 		}
+		if (promoteOnWakeArg != null) {
+			args[6 + finished.size()] = promoteOnWakeArg;
+			args[7 + finished.size()] = keys.channel;
+		}
 		try {
-			return engine.eval(TaskScripts.CLAIM, ScriptOutputType.MULTI, keys.allAndDead, args);
+			return engine.eval(TaskScripts.CLAIM, ScriptOutputType.MULTI, claimKeys, args);
 		}
 		catch (RuntimeException ex) {
 			// Lettuce refuses commands at once on a closed connection.
@@ -79,12 +103,13 @@ final class ClaimCall {
 	 */
 	static Reply read(List<Object> reply, List<String> finished) {
 		long receivedNanos = System.nanoTime();
+		long nowMicros = (Long) reply.get(0);
 		List<ClaimedTask> tasks = new ArrayList<>();
 		for (int i = 3 + finished.size() / 2; i + 5 < reply.size(); i += 6) {
 			long startIn = (Long) reply.get(i + 4);
 			tasks.add(new ClaimedTask((String) reply.get(i), (String) reply.get(i + 1), ((Long) reply.get(i + 2)).intValue(),
 					(String) reply.get(i + 3), Math.max(0, startIn), Math.max(0, -startIn), receivedNanos,
-					(String) reply.get(i + 5)));
+					(String) reply.get(i + 5), Math.floorDiv(nowMicros + startIn, 1000)));
 		}
 		return new Reply((Long) reply.get(1), tasks);
 	}
@@ -110,9 +135,11 @@ final class ClaimCall {
 	 * @param lateMicros how long past its due time it was claimed, by Redis's clock
 	 * @param claimedNanos when the claim's reply was read, by {@link System#nanoTime()}
 	 * @param traceContext the trace context stored with the task, encoded ({@link TaskTracing}); '' for none
+	 * @param dueMillis when it was due, by Redis's clock (epoch ms; for a delivery again after its
+	 * claim lapsed, when that claim lapsed)
 	 */
 	record ClaimedTask(String id, String payload, int attempt, String token, long startInMicros, long lateMicros,
-			long claimedNanos, String traceContext) {
+			long claimedNanos, String traceContext, long dueMillis) {
 
 		/** How long past its due time the task starts now, by Redis's clock and the time since its claim. */
 		long latenessNanos() {

@@ -33,7 +33,7 @@ public final class QueueCatalog {
 		for (String queue : names) {
 			QueueKeys queueKeys = new QueueKeys(KEY_PREFIX, queue);
 			replies.add(engine.eval(TaskScripts.STATS, ScriptOutputType.MULTI,
-					new String[] { queueKeys.due, queueKeys.inflight, queueKeys.dead }));
+					new String[] { queueKeys.due, queueKeys.inflight, queueKeys.dead, queueKeys.wakes }));
 		}
 		List<QueueStats> stats = new ArrayList<>(names.size());
 		int i = 0;
@@ -41,7 +41,7 @@ public final class QueueCatalog {
 			List<Long> counts = engine.await(replies.get(i++), "counts of queue '" + queue + "'");
 			long next = counts.get(3);
 			stats.add(new QueueStats(queue, counts.get(0), counts.get(1), counts.get(2),
-					(next >= 0) ? Instant.ofEpochMilli(next) : null));
+					(next >= 0) ? Instant.ofEpochMilli(next) : null, counts.get(4)));
 		}
 		return stats;
 	}

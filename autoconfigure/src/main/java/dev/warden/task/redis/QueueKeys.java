@@ -22,6 +22,18 @@ final class QueueKeys {
 
 	final String channel;
 
+	/** Task limits: the running tasks' slots, by key (task-limits.lua). */
+	final String slots;
+
+	/** Task limits: the deferred tasks, by key and due time. */
+	final String parked;
+
+	/** Task limits: when to look at a key with deferred tasks again. */
+	final String wakes;
+
+	/** Task limits: when each key's rate allows a full burst again. */
+	final String rates;
+
 	/** schedule, cancel: due, tasks, inflight, meta. */
 	final String[] all;
 
@@ -39,6 +51,12 @@ final class QueueKeys {
 
 	/** extend: inflight, meta. */
 	final String[] inflightAndMeta;
+
+	/** claim and fail with task limits: {@link #allAndDead} then slots, parked and wakes. */
+	final String[] allAndDeadLimited;
+
+	/** admit: due, inflight, meta, slots, rates, parked, wakes. */
+	final String[] admit;
 
 	/** start: meta. */
 	final String[] metaOnly;
@@ -58,6 +76,12 @@ final class QueueKeys {
 		this.dead = base + "dead";
 		this.deadAt = base + "dead-at";
 		this.channel = base + "wake";
+		this.slots = base + "limit-slots";
+		this.parked = base + "limit-parked";
+		this.wakes = base + "limit-wakes";
+		this.rates = base + "limit-rates";
+		this.allAndDeadLimited = new String[] { due, tasks, inflight, meta, dead, deadAt, slots, parked, wakes };
+		this.admit = new String[] { due, inflight, meta, slots, rates, parked, wakes };
 		this.all = new String[] { due, tasks, inflight, meta };
 		this.allAndDead = new String[] { due, tasks, inflight, meta, dead, deadAt };
 		this.deadLetters = new String[] { dead, deadAt };

@@ -12,8 +12,10 @@ import dev.warden.task.PayloadCodec;
 import dev.warden.task.TaskHandler;
 import dev.warden.task.TaskListener;
 import dev.warden.task.UnreadablePayloadException;
+import dev.warden.task.redis.TaskAdmission.Admitted;
 import io.lettuce.core.ScriptOutputType;
 import io.micrometer.observation.Observation;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -56,6 +58,11 @@ final class TaskRun<T> {
 
 	private final TaskTracing tracing;
 
+	// With task limits: the admission each task passes before it starts; else null.
+	private final @Nullable TaskAdmission<T> admission;
+
+	private final String[] failKeys;
+
 	/**
 	 * @param deadLetterRetentionMillis dead letters older than this are trimmed; -1 keeps them
 	 * @param listener told how each delivery starts and ends
@@ -72,6 +79,9 @@ final class TaskRun<T> {
 		this.handler = handler;
 		this.options = options;
 		this.deadLetterRetention = Long.toString(deadLetterRetentionMillis);
+		boolean limited = options.limits().limited();
+		this.admission = limited ? new TaskAdmission<>(queue, keys, engine, codec, options.limits(), listener) : null;
+		this.failKeys = limited ? keys.allAndDeadLimited : keys.allAndDead;
 	}
 
 	/**
@@ -79,13 +89,20 @@ final class TaskRun<T> {
 	 * @param task the claimed task
 	 * @return whether the handler succeeded: the task is then the caller's to acknowledge; a failure
 	 * is recorded already (or, when Redis could not be reached for it, the task stays in flight and
-	 * is delivered again after its visibility timeout)
+	 * is delivered again after its visibility timeout); false as well when the queue's limits deferred it
 	 */
 	boolean run(ClaimCall.ClaimedTask task) {
+		Admitted<T> admitted = null;
+		if (admission != null) {
+			admitted = admission.admit(task);
+			if (admitted == null) {
+				return false;
+			}
+		}
 		listener.onStarted(queue, task.latenessNanos());
 		Observation observation = tracing.startRun(queue, task);
 		try (Observation.Scope scope = observation.openScope()) {
-			boolean succeeded = deliver(task, observation);
+			boolean succeeded = deliver(task, admitted, observation);
 			observation.lowCardinalityKeyValue("outcome", succeeded ? "completed" : "failed");
 			return succeeded;
 		}
@@ -94,13 +111,21 @@ final class TaskRun<T> {
 		}
 	}
 
-	private boolean deliver(ClaimCall.ClaimedTask task, Observation observation) {
+	private boolean deliver(ClaimCall.ClaimedTask task, @Nullable Admitted<T> admitted, Observation observation) {
 		String id = task.id();
 		long started = System.nanoTime();
 		try {
 			T value;
 			try {
-				value = codec.decode(task.payload());
+				if (admitted == null) {
+					value = codec.decode(task.payload());
+				}
+				else if (admitted.failure() != null) {
+					throw admitted.failure();
+				}
+				else {
+					value = admitted.value();
+				}
 			}
 			catch (UnreadablePayloadException ex) {
 				return failed(task, ex, started, observation, deadLetter(task, ex));
@@ -178,7 +203,7 @@ final class TaskRun<T> {
 	 * the current one (the task was cancelled, replaced or redelivered meanwhile)
 	 */
 	private long fail(ClaimCall.ClaimedTask task, long backoffMillis, String error) {
-		Long outcome = engine.await(engine.eval(TaskScripts.FAIL, ScriptOutputType.INTEGER, keys.allAndDead,
+		Long outcome = engine.await(engine.eval(TaskScripts.FAIL, ScriptOutputType.INTEGER, failKeys,
 				task.id(), task.token(), Long.toString(backoffMillis), error, Integer.toString(options.maxAttempts()),
 				keys.channel, deadLetterRetention), "failure of task '" + task.id() + "'");
 		return (outcome != null) ? outcome : 0;

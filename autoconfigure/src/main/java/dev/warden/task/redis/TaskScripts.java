@@ -16,13 +16,17 @@ final class TaskScripts {
 	/** The helpers of the scripts that take a task claimed ahead away from its consumer. */
 	private static final String REVOKE_HELPERS = "task-revoke.lua";
 
+	/** The helpers of the scripts that keep the slots and deferred tasks of task limits. */
+	private static final String LIMIT_HELPERS = "task-limits.lua";
+
 	static final LuaScript SCHEDULE = LuaScript.load(TaskScripts.class, "task-schedule.lua", CLOCK, BATCH_HELPERS,
 			REVOKE_HELPERS);
 
-	static final LuaScript CLAIM = LuaScript.load(TaskScripts.class, "task-claim.lua", CLOCK, BATCH_HELPERS);
+	static final LuaScript CLAIM = LuaScript.load(TaskScripts.class, "task-claim.lua", CLOCK, BATCH_HELPERS,
+			LIMIT_HELPERS);
 
 	static final LuaScript FAIL = LuaScript.load(TaskScripts.class, "task-fail.lua", CLOCK, BATCH_HELPERS,
-			DEAD_HELPERS);
+			DEAD_HELPERS, LIMIT_HELPERS);
 
 	static final LuaScript CANCEL = LuaScript.load(TaskScripts.class, "task-cancel.lua", CLOCK, BATCH_HELPERS,
 			REVOKE_HELPERS);
@@ -43,6 +47,8 @@ final class TaskScripts {
 	static final LuaScript EXTEND = LuaScript.load(TaskScripts.class, "task-extend.lua", CLOCK);
 
 	static final LuaScript HAND_BACK = LuaScript.load(TaskScripts.class, "task-hand-back.lua", CLOCK);
+
+	static final LuaScript ADMIT = LuaScript.load(TaskScripts.class, "task-admit.lua", CLOCK, LIMIT_HELPERS);
 
 	static final LuaScript START = LuaScript.load(TaskScripts.class, "task-start.lua");
 

@@ -32,6 +32,7 @@ local function metaFields(ids)
         fields[#fields + 1] = 'e:' .. id
         fields[#fields + 1] = 'd:' .. id
         fields[#fields + 1] = 'h:' .. id
+        fields[#fields + 1] = 'k:' .. id
     end
     return fields
 end

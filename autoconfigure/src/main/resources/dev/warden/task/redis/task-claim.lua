@@ -25,11 +25,20 @@
 -- ARGV[5]  claim-ahead window in ms (0: only tasks already due)
 -- ARGV[6]  how many finished deliveries follow, n
 -- ARGV[7]… n pairs: task id, the delivery's claim token
+-- With task limits (task-limits.lua, a prelude), three more keys and two more arguments:
+-- KEYS[7]  slots zset
+-- KEYS[8]  parked zset
+-- KEYS[9]  wakes zset
+-- ARGV[7 + 2n]  how many deferred tasks of a key to make due again when its wake-up time comes
+-- ARGV[8 + 2n]  the queue's wake-up channel, told when deferred tasks became due that this call
+--          could not take
+-- A completed task frees its key's slot, and a key whose wake-up time came has deferred tasks due
+-- again, before the claim.
 -- Reads Redis's clock with redisClock (redis-clock.lua, a prelude).
 --
 -- Returns  {now, wake, n, outcome1, ..., outcomeN, id1, payload1, attempt1, token1, start1, context1,
 --          id2, ...}:
---          now is Redis's clock (epoch ms); wake is how many µs until the next unclaimed task is due
+--          now is Redis's clock (epoch µs); wake is how many µs until the next unclaimed task is due
 --          or the next deadline passes (-1: nothing pending); each outcome is 1 when that delivery
 --          was completed, 0 when its claim no longer matched (cancelled, replaced, redelivered;
 --          nothing changed); start is how many µs until the task is due, negative when it is late
@@ -41,8 +50,11 @@ local visibility = tonumber(ARGV[2])
 local maxDeliveries = tonumber(ARGV[4])
 local ahead = tonumber(ARGV[5])
 local finished = tonumber(ARGV[6])
-local out = {now, -1, finished}
+local out = {micros, -1, finished}
 local token = ARGV[3] .. ':' .. time[1] .. ':' .. time[2]
+local limited = #KEYS > 6
+-- How many deferred tasks became due in this call.
+local promoted = 0
 
 if finished > 0 then
     local tokenFields = {}
@@ -60,6 +72,13 @@ if finished > 0 then
         end
     end
     if #completed > 0 then
+        if limited then
+            local keyFields = {}
+            for i, id in ipairs(completed) do
+                keyFields[i] = 'k:' .. id
+            end
+            promoted = releaseSlots(KEYS[7], KEYS[1], KEYS[8], KEYS[9], completed, hmget(KEYS[4], keyFields), now)
+        end
         variadic('zrem', KEYS[3], completed)
         variadic('hdel', KEYS[2], completed)
         variadic('hdel', KEYS[4], metaFields(completed))
@@ -159,6 +178,11 @@ local function head(key)
     return first[2] and tonumber(first[2])
 end
 
+if limited then
+    promoted = promoted + wakeKeys(KEYS[1], KEYS[8], KEYS[9], now, tonumber(ARGV[7 + 2 * finished]))
+    dropStaleSlots(KEYS[7], KEYS[3])
+end
+
 -- The earliest deadline in flight tells whether any delivery timed out, without a scan.
 local inflightHead = head(KEYS[3])
 if limit > 0 and inflightHead ~= nil and inflightHead <= now then
@@ -171,7 +195,21 @@ end
 if firstDeadline ~= nil and (inflightHead == nil or firstDeadline < inflightHead) then
     inflightHead = firstDeadline
 end
-local next = head(KEYS[1])
+local next
+if limited then
+    -- Deferred tasks are not due: the next due time is the first below PARKED, or a key's wake-up.
+    local first = redis.call('zrangebyscore', KEYS[1], '-inf', '(' .. PARKED, 'WITHSCORES', 'LIMIT', 0, 1)
+    next = first[2] and tonumber(first[2])
+    local wake = head(KEYS[9])
+    if wake ~= nil and (next == nil or wake < next) then
+        next = wake
+    end
+    if promoted > 0 and claimed == limit then
+        redis.call('publish', ARGV[8 + 2 * finished], '0')
+    end
+else
+    next = head(KEYS[1])
+end
 if inflightHead ~= nil and (next == nil or inflightHead < next) then
     next = inflightHead
 end

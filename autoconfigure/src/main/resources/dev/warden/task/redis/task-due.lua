@@ -10,7 +10,9 @@
 local id = ARGV[1]
 local score = redis.call('zscore', KEYS[1], id)
 if score then
-    return tonumber(score)
+    -- A task deferred by its queue's limits is scored 1e15 past its due time (task-limits.lua).
+    score = tonumber(score)
+    return (score >= 1e15) and (score - 1e15) or score
 end
 local _, now = redisClock()
 local _, due = waitingClaim(KEYS[2], id, now)

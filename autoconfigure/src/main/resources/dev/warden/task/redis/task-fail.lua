@@ -17,6 +17,9 @@
 -- ARGV[6]  the queue's wake-up channel (a message is the µs until the task it announces is due)
 -- ARGV[7]  dead-letter retention in ms: dead letters that failed longer ago are removed (at most
 --          100 per call) when a task becomes one; -1 keeps them
+-- With task limits, three more keys: KEYS[7] slots, KEYS[8] parked, KEYS[9] wakes zsets
+-- (task-limits.lua, a prelude): the task frees its key's slot, and a deferred task of that key is
+-- due in its place.
 -- Reads Redis's clock with redisClock (redis-clock.lua, a prelude); trims with trimDeadLetters
 -- (task-dead.lua, a prelude).
 --
@@ -28,6 +31,12 @@ if meta[1] ~= ARGV[2] then
 end
 local micros, now = redisClock()
 redis.call('zrem', KEYS[3], id)
+if #KEYS > 6 then
+    local key = redis.call('hget', KEYS[4], 'k:' .. id)
+    if key and releaseSlots(KEYS[7], KEYS[1], KEYS[8], KEYS[9], {id}, {key}, now) > 0 then
+        redis.call('publish', ARGV[6], '0')
+    end
+end
 local attempts = tonumber(meta[2] or '0')
 local backoff = tonumber(ARGV[3])
 if backoff < 0 or attempts >= tonumber(ARGV[5]) then
@@ -41,7 +50,7 @@ if backoff < 0 or attempts >= tonumber(ARGV[5]) then
     redis.call('hdel', KEYS[4], unpack(metaFields({id})))
     return 2
 end
-redis.call('hdel', KEYS[4], 'c:' .. id, 'd:' .. id)
+redis.call('hdel', KEYS[4], 'c:' .. id, 'd:' .. id, 'k:' .. id)
 redis.call('hset', KEYS[4], 'e:' .. id, ARGV[4])
 -- Rounded up: the next attempt comes no sooner than the backoff after this failure.
 local due = math.ceil(micros / 1000) + backoff

@@ -10,7 +10,9 @@ local entries = redis.call('zrange', KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[1
 local out = {}
 for i = 1, #entries, 2 do
     out[#out + 1] = entries[i]
-    out[#out + 1] = entries[i + 1]
+    -- A task deferred by its queue's limits is scored 1e15 past its due time (task-limits.lua).
+    local due = tonumber(entries[i + 1])
+    out[#out + 1] = string.format('%d', (due >= 1e15) and (due - 1e15) or due)
     out[#out + 1] = redis.call('hget', KEYS[2], entries[i]) or ''
 end
 return out

@@ -15,7 +15,9 @@ for i = 1, #entries, 2 do
     local id = entries[i]
     local meta = redis.call('hmget', KEYS[3], 'a:' .. id, 'e:' .. id)
     out[#out + 1] = id
-    out[#out + 1] = math.floor(tonumber(entries[i + 1]))
+    -- A task deferred by its queue's limits is scored 1e15 past its due time (task-limits.lua).
+    local due = math.floor(tonumber(entries[i + 1]))
+    out[#out + 1] = (due >= 1e15) and (due - 1e15) or due
     out[#out + 1] = tonumber(meta[1]) or 0
     out[#out + 1] = meta[2] or ''
     out[#out + 1] = redis.call('hget', KEYS[2], id) or ''

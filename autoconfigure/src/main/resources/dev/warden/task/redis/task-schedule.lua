@@ -55,7 +55,9 @@ for i = 2, #ARGV - 5, 6 do
             score = aheadDue
         end
         out[#out + 1] = 0
-        out[#out + 1] = score and tonumber(score) or -1
+        score = score and tonumber(score) or -1
+        -- A task deferred by its queue's limits is scored 1e15 past its due time (task-limits.lua).
+        out[#out + 1] = (score >= 1e15) and (score - 1e15) or score
     else
         if mine == nil then
             if exists then

@@ -1,0 +1,98 @@
+-- Helpers for queues with task limits (TaskLimits): task-admit.lua, and task-claim.lua and
+-- task-fail.lua when the consumer has limits. Put in front of those scripts when they are loaded
+-- (LuaScript's preludes); it touches no key by itself.
+--
+-- A running task of a limited queue holds a slot of its key: a member '<key>\0<id>' of the slots
+-- zset (all scores 0, so a key's slots are one lexical range), and its key in the meta hash
+-- (k:<id>). A slot whose task is no longer in flight (cancelled while it ran, say) is stale and is
+-- dropped when its key's slots are counted.
+--
+-- A deferred task stays in the due zset, scored PARKED + its due time: beyond any due time, so no
+-- claim takes it, and cancel, reschedule and replace find it where they find any pending task. The
+-- parked zset indexes the deferred tasks by key, in due order: members
+-- '<key>\0<due ms, 15 digits>\0<id>'. An entry whose task was cancelled or rescheduled meanwhile
+-- no longer matches the task's score and is dropped when it comes up. The wakes zset holds, per
+-- key with deferred tasks, when to look at that key again without a running task of it ending:
+-- when the rate allows a start, or when the first of its running tasks' claims would lapse.
+
+local PARKED = 1e15
+
+-- The lexical range of one key's members in the slots and parked zsets.
+local function keyRange(key)
+    return '[' .. key .. '\0', '[' .. key .. '\0\255'
+end
+
+-- Sets key's wake-up at the given time (ms), unless it has an earlier one. Returns whether it set it.
+local function wakeKeyAt(wakes, key, at)
+    local current = redis.call('zscore', wakes, key)
+    if current == false or at < tonumber(current) then
+        redis.call('zadd', wakes, at, key)
+        return true
+    end
+    return false
+end
+
+-- Makes up to n deferred tasks of key due again, earliest first, at their own due times (ahead of
+-- the tasks due later); drops the entries of tasks that left. A key with entries still to look at
+-- after a bounded number gets a wake-up now. Returns how many tasks became due.
+local function promote(due, parked, wakes, key, n, now)
+    local from, to = keyRange(key)
+    local budget = n + 32
+    local entries = redis.call('zrangebylex', parked, from, to, 'LIMIT', 0, budget)
+    local promoted = 0
+    for _, entry in ipairs(entries) do
+        if promoted >= n then
+            return promoted
+        end
+        redis.call('zrem', parked, entry)
+        local at = tonumber(string.sub(entry, #key + 2, #key + 16))
+        local id = string.sub(entry, #key + 18)
+        local score = redis.call('zscore', due, id)
+        if score and tonumber(score) == PARKED + at then
+            redis.call('zadd', due, at, id)
+            promoted = promoted + 1
+        end
+    end
+    if #entries == budget and promoted < n then
+        wakeKeyAt(wakes, key, now)
+    end
+    return promoted
+end
+
+-- Frees the slots of tasks that ended (ids, with their k:<id> values, false for a task that held
+-- none) and makes one deferred task of each such key due in its place. Returns how many became due.
+local function releaseSlots(slots, due, parked, wakes, ids, keysOfIds, now)
+    local promoted = 0
+    for i, id in ipairs(ids) do
+        local key = keysOfIds[i]
+        if key then
+            redis.call('zrem', slots, key .. '\0' .. id)
+            promoted = promoted + promote(due, parked, wakes, key, 1, now)
+        end
+    end
+    return promoted
+end
+
+-- Drops up to two slots, picked at random, whose tasks are no longer in flight: slots left by tasks
+-- that were cancelled or replaced while they ran do not outlive them, whether or not their key is
+-- counted again.
+local function dropStaleSlots(slots, inflight)
+    for _, slot in ipairs(redis.call('zrandmember', slots, 2)) do
+        local separator = string.find(slot, '\0', 1, true)
+        if separator and not redis.call('zscore', inflight, string.sub(slot, separator + 1)) then
+            redis.call('zrem', slots, slot)
+        end
+    end
+end
+
+-- The keys whose wake-up time came: each gets up to n of its deferred tasks due again. Returns how
+-- many became due.
+local function wakeKeys(due, parked, wakes, now, n)
+    local woken = redis.call('zrangebyscore', wakes, '-inf', now, 'LIMIT', 0, 16)
+    local promoted = 0
+    for _, key in ipairs(woken) do
+        redis.call('zrem', wakes, key)
+        promoted = promoted + promote(due, parked, wakes, key, n, now)
+    end
+    return promoted
+end

@@ -1,0 +1,186 @@
+package dev.warden.task;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import dev.warden.Eventually;
+import dev.warden.Warden;
+import dev.warden.WardenClients;
+import dev.warden.ratelimit.RateLimit;
+import dev.warden.test.redis.RedisServerExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Task limits on real queues: payloads are {@code tenant:n}, and the tenant is the key.
+ */
+class TaskLimitsTests {
+
+	private static final ConsumerOptions OPTIONS = new ConsumerOptions(3, Duration.ofMillis(50), Duration.ofSeconds(1),
+			Duration.ofSeconds(30));
+
+	private static final Duration WITHIN = Duration.ofSeconds(30);
+
+	@RegisterExtension
+	static final RedisServerExtension redis = new RedisServerExtension();
+
+	@RegisterExtension
+	final WardenClients clients = new WardenClients();
+
+	private static String tenant(String payload) {
+		return payload.substring(0, payload.indexOf(':'));
+	}
+
+	@Test
+	void twoClientsRunAtMostTwoTasksPerTenantAndTheSmallTenantsFinishFirst() throws Exception {
+		TaskLimits limits = TaskLimits.concurrency(2).perKey(String.class, TaskLimitsTests::tenant);
+		Map<String, AtomicInteger> running = new ConcurrentHashMap<>();
+		Map<String, Integer> most = new ConcurrentHashMap<>();
+		List<String> finished = new CopyOnWriteArrayList<>();
+		List<Integer> attempts = new CopyOnWriteArrayList<>();
+		TaskHandler<String> handler = delivery -> {
+			String tenant = tenant(delivery.payload());
+			int now = running.computeIfAbsent(tenant, t -> new AtomicInteger()).incrementAndGet();
+			most.merge(tenant, now, Math::max);
+			attempts.add(delivery.attempt());
+			// A little work, so that tasks of a tenant overlap when the limit lets them.
+			TimeUnit.MILLISECONDS.sleep(10);
+			running.get(tenant).decrementAndGet();
+			finished.add(tenant);
+		};
+		Warden producer = clients.open(redis.node());
+		DelayedQueue<String> queue = producer.getDelayedQueue("tenants", String.class);
+		// The busy tenant's tasks come first in due order: without limits they would all run first.
+		for (int i = 0; i < 40; i++) {
+			queue.schedule(String.format("a-big-%02d", i), "big:" + i, Duration.ZERO);
+		}
+		for (String small : List.of("s1", "s2", "s3", "s4")) {
+			for (int i = 0; i < 4; i++) {
+				queue.schedule("b-" + small + "-" + i, small + ":" + i, Duration.ZERO);
+			}
+		}
+		for (int i = 0; i < 2; i++) {
+			clients.open(redis.node(), options -> options.taskConcurrency(4))
+				.getDelayedQueue("tenants", String.class)
+				.consume(handler, OPTIONS.withLimits(limits));
+		}
+		Eventually.await("all 56 tasks to run", WITHIN, () -> finished.size() >= 56);
+
+		assertThat(most.values()).allSatisfy(n -> assertThat(n).isLessThanOrEqualTo(2));
+		assertThat(most.get("big")).isEqualTo(2);
+		assertThat(attempts).hasSize(56).containsOnly(1);
+		int lastSmall = 0;
+		for (int i = 0; i < finished.size(); i++) {
+			if (!finished.get(i).equals("big")) {
+				lastSmall = i;
+			}
+		}
+		long bigBefore = finished.subList(0, lastSmall).stream().filter("big"::equals).count();
+		assertThat(bigBefore).as("big tenant's tasks done when the last small one was").isLessThan(20);
+		Eventually.await("slots and deferred tasks to be gone", WITHIN,
+				() -> zcard("tenants:limit-slots") == 0 && zcard("tenants:limit-parked") == 0);
+		assertThat(queue.stats().deferred()).isZero();
+	}
+
+	@Test
+	void aRateSpacesTheStartsOfOneKeyByRedisClockAndLeavesOtherKeysAlone() throws Exception {
+		TaskLimits limits = TaskLimits.rate(RateLimit.of(20, Duration.ofSeconds(1)).withBurst(2))
+			.perKey(String.class, TaskLimitsTests::tenant);
+		Map<String, List<Long>> starts = new ConcurrentHashMap<>();
+		List<Integer> attempts = new CopyOnWriteArrayList<>();
+		Warden warden = clients.open(redis.node());
+		DelayedQueue<String> queue = warden.getDelayedQueue("rated", String.class);
+		long scheduled = redisMillis();
+		for (int i = 0; i < 8; i++) {
+			queue.schedule("a-" + i, "a:" + i, Duration.ZERO);
+		}
+		queue.schedule("b-0", "b:0", Duration.ZERO);
+		queue.schedule("b-1", "b:1", Duration.ZERO);
+		queue.consume(delivery -> {
+			starts.computeIfAbsent(tenant(delivery.payload()), t -> new CopyOnWriteArrayList<>()).add(redisMillis());
+			attempts.add(delivery.attempt());
+		}, OPTIONS.withLimits(limits));
+		Eventually.await("all 10 tasks to run", WITHIN,
+				() -> starts.getOrDefault("a", List.of()).size() == 8 && starts.getOrDefault("b", List.of()).size() == 2);
+
+		// 20 a second with a burst of 2: the 8th start of "a" comes 6 intervals of 50 ms after the first.
+		long lastA = starts.get("a").stream().mapToLong(Long::longValue).max().orElseThrow();
+		assertThat(lastA - scheduled).isGreaterThanOrEqualTo(6 * 50);
+		assertThat(starts.get("b").stream().mapToLong(Long::longValue).max().orElseThrow()).isLessThan(lastA);
+		assertThat(attempts).containsOnly(1);
+	}
+
+	@Test
+	void aDeferredTaskIsPendingAtItsDueTimeCanBeCancelledAndRunsWhenTheRunningOneEnds() throws Exception {
+		Warden warden = clients.open(redis.node());
+		DelayedQueue<String> queue = warden.getDelayedQueue("one-at-a-time", String.class);
+		CountDownLatch firstRuns = new CountDownLatch(1);
+		CountDownLatch release = new CountDownLatch(1);
+		List<String> ran = new CopyOnWriteArrayList<>();
+		queue.consume(delivery -> {
+			ran.add(delivery.id() + "#" + delivery.attempt());
+			if (delivery.id().equals("first")) {
+				firstRuns.countDown();
+				release.await(30, TimeUnit.SECONDS);
+			}
+		}, OPTIONS.withLimits(TaskLimits.concurrency(1)));
+		queue.schedule("first", "q:1", Duration.ZERO);
+		assertThat(firstRuns.await(30, TimeUnit.SECONDS)).isTrue();
+		Instant secondDue = queue.schedule("second", "q:2", Duration.ZERO).dueAt();
+		queue.schedule("third", "q:3", Duration.ZERO);
+
+		Eventually.await("two tasks to be deferred", WITHIN, () -> queue.stats().deferred() == 2);
+		QueueStats stats = queue.stats();
+		assertThat(stats.pending()).isEqualTo(2);
+		assertThat(stats.inFlight()).isEqualTo(1);
+		assertThat(queue.dueAt("second")).contains(secondDue);
+		assertThat(queue.pendingTasks(0, 10)).extracting(QueuedTask::id).containsExactly("second", "third");
+		assertThat(queue.pendingTasks(0, 10).get(0).dueAt()).isEqualTo(secondDue);
+		assertThat(queue.cancel("third")).isTrue();
+
+		release.countDown();
+		Eventually.await("the deferred task to run", WITHIN, () -> ran.contains("second#1"));
+		Eventually.await("the deferred index to be empty", WITHIN, () -> zcard("one-at-a-time:limit-parked") == 0);
+		assertThat(ran).containsExactly("first#1", "second#1");
+	}
+
+	@Test
+	void aTaskWhoseKeyCannotBeReadFailsItsAttemptWithTheReason() throws Exception {
+		Warden warden = clients.open(redis.node());
+		DelayedQueue<String> queue = warden.getDelayedQueue("keyless", String.class);
+		List<String> ran = new CopyOnWriteArrayList<>();
+		queue.consume(delivery -> ran.add(delivery.id()), OPTIONS.withMaxAttempts(1)
+			.withLimits(TaskLimits.concurrency(1).perKey(String.class, payload -> payload.startsWith("none") ? null : payload)));
+		queue.schedule("no-key", "none", Duration.ZERO);
+		queue.schedule("keyed", "k", Duration.ZERO);
+		Eventually.await("the keyless task to be a dead letter", WITHIN, () -> queue.stats().deadLetters() == 1);
+		Eventually.await("the keyed task to run", WITHIN, () -> ran.contains("keyed"));
+		List<DeadLetter> dead = new ArrayList<>(queue.deadLetters(0, 10));
+		assertThat(dead).singleElement().satisfies(letter -> {
+			assertThat(letter.id()).isEqualTo("no-key");
+			assertThat(letter.error()).contains("limit key");
+		});
+		assertThat(ran).containsExactly("keyed");
+	}
+
+	/** The size of one of the limits' zsets of a queue: {@code <queue>:<suffix>}. */
+	private static long zcard(String queueAndSuffix) {
+		return (Long) redis.node().call("ZCARD", "warden:{" + queueAndSuffix.replace(":", "}:"));
+	}
+
+	private static long redisMillis() {
+		List<?> time = (List<?>) redis.node().call("TIME");
+		return Long.parseLong((String) time.get(0)) * 1000 + Long.parseLong((String) time.get(1)) / 1000;
+	}
+
+}
