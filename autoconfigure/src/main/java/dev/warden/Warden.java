@@ -491,6 +491,16 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 	}
 
 	/**
+	 * The limits on how a queue's tasks start that this client consumes it with.
+	 * @param queue the queue's name
+	 * @return its limits ({@link dev.warden.task.TaskLimits#NONE} for none); empty when this client
+	 * does not consume the queue
+	 */
+	public java.util.Optional<dev.warden.task.TaskLimits> queueLimits(String queue) {
+		return consumers.limits(queue);
+	}
+
+	/**
 	 * Reads the earliest pending tasks and the latest dead letters (100 of each) of a queue this
 	 * client consumes with the classes of its consumer, as a consumer does when it starts, and logs
 	 * at WARN the ones it cannot read: after a deploy that changed a task's argument types, the tasks

@@ -23,6 +23,7 @@ import dev.warden.ratelimit.interceptor.RateLimitOperation;
 import dev.warden.task.DeadLetter;
 import dev.warden.task.DelayedQueue;
 import dev.warden.task.QueueStats;
+import dev.warden.task.TaskLimits;
 import dev.warden.task.QueuedTask;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -290,9 +291,11 @@ public final class WardenAdmin {
 	}
 
 	private QueueSummary summary(QueueStats stats, boolean consumedHere) {
+		String limits = warden.queueLimits(stats.queue()).filter(TaskLimits::limited).map(TaskLimits::toString)
+			.orElse(null);
 		return new QueueSummary(stats.queue(), stats.pending(), stats.inFlight(), stats.deadLetters(),
 				(stats.nextDueAt() != null) ? stats.nextDueAt().toString() : null, consumedHere,
-				lateness.apply(stats.queue()));
+				lateness.apply(stats.queue()), stats.deferred(), limits);
 	}
 
 	/**
@@ -380,9 +383,12 @@ public final class WardenAdmin {
 	 * @param latenessMillis the lateness of the deliveries run here, in ms, from the metrics: the
 	 * percentiles configured for {@code warden.task.lateness} (p50, p99, …), mean and max; empty
 	 * without metrics
+	 * @param deferred pending tasks that were due and wait for their key to be under the queue's task limits
+	 * @param limits the task limits this instance consumes the queue with, described
+	 * ({@code 2 at once per key}); {@code null} when it has none or does not consume the queue
 	 */
 	public record QueueSummary(String name, long pending, long inFlight, long deadLetters, @Nullable String nextDueAt,
-			boolean consumedHere, Map<String, Double> latenessMillis) {
+			boolean consumedHere, Map<String, Double> latenessMillis, long deferred, @Nullable String limits) {
 	}
 
 	/**

@@ -175,6 +175,12 @@ public final class WardenMetrics implements LockListener, LockCalls.Listener, Ta
 	}
 
 	@Override
+	public void onDeferred(String queue, String reason) {
+		QueueMeters meters = queueMeters(queue);
+		("rate".equals(reason) ? meters.deferredForRate : meters.deferredForConcurrency).increment();
+	}
+
+	@Override
 	public void onFailed(String queue, long durationNanos, boolean dead) {
 		QueueMeters meters = queueMeters(queue);
 		meters.failed.increment();
@@ -274,6 +280,10 @@ public final class WardenMetrics implements LockListener, LockCalls.Listener, Ta
 
 		private final Counter dead;
 
+		private final Counter deferredForConcurrency;
+
+		private final Counter deferredForRate;
+
 		private final Timer lateness;
 
 		private final Timer completedDuration;
@@ -292,6 +302,8 @@ public final class WardenMetrics implements LockListener, LockCalls.Listener, Ta
 			this.completed = counter("warden.task.completed", "Deliveries this instance ran that succeeded");
 			this.failed = counter("warden.task.failed", "Deliveries this instance ran that failed");
 			this.dead = counter("warden.task.dead", "Deliveries this instance ran that moved their task to the dead letters");
+			this.deferredForConcurrency = deferred("concurrency");
+			this.deferredForRate = deferred("rate");
 			this.lateness = Timer.builder("warden.task.lateness")
 				.description("From a task's due time to its start, by Redis's clock")
 				.tag("queue", queue)
@@ -301,6 +313,16 @@ public final class WardenMetrics implements LockListener, LockCalls.Listener, Ta
 			gauge("warden.task.pending", "Tasks waiting for their due time or a consumer", QueueStats::pending);
 			gauge("warden.task.in.flight", "Tasks claimed by a consumer and not finished", QueueStats::inFlight);
 			gauge("warden.task.dead.letters", "Tasks given up on", QueueStats::deadLetters);
+			gauge("warden.task.deferred.pending", "Due tasks waiting for their key to be under the queue's task limits",
+					QueueStats::deferred);
+		}
+
+		private Counter deferred(String reason) {
+			return Counter.builder("warden.task.deferred")
+				.description("Due tasks this instance deferred because their key was at the queue's task limits")
+				.tag("queue", queue)
+				.tag("reason", reason)
+				.register(registry);
 		}
 
 		private Counter counter(String name, String description) {

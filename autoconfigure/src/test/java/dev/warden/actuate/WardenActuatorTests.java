@@ -19,6 +19,8 @@ import dev.warden.ratelimit.annotation.RateLimited;
 import dev.warden.task.ConsumerOptions;
 import dev.warden.task.DelayedQueue;
 import dev.warden.task.TaskConsumer;
+import dev.warden.task.annotation.DelayedTask;
+import dev.warden.task.annotation.TaskLimit;
 import dev.warden.test.redis.RedisServerExtension;
 import dev.warden.test.redis.TcpProxy;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -101,7 +103,12 @@ class WardenActuatorTests {
 			assertThat(billing.get("deadLetters").asLong()).isZero();
 			assertThat(billing.get("nextDueAt").asString()).isNotBlank();
 			assertThat(billing.get("consumedHere").asBoolean()).isFalse();
+			assertThat(billing.get("limits").isNull()).isTrue();
 			assertThat(queue(overview, "emails").get("deadLetters").asLong()).isEqualTo(1);
+			JsonNode reports = queue(overview, "reports");
+			assertThat(reports.get("consumedHere").asBoolean()).isTrue();
+			assertThat(reports.get("deferred").asLong()).isZero();
+			assertThat(reports.get("limits").asString()).isEqualTo("2 at once per key");
 		}
 		finally {
 			release.countDown();
@@ -433,6 +440,10 @@ class WardenActuatorTests {
 
 		@RateLimited(name = "digests", permits = "1", period = "1h", burst = "3")
 		public void digest() {
+		}
+
+		@DelayedTask(queue = "reports", delay = "1h", limit = @TaskLimit(key = "#customer", concurrency = "2"))
+		public void report(String customer) {
 		}
 
 	}

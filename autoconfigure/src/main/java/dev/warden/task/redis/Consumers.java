@@ -42,6 +42,9 @@ public final class Consumers implements AutoCloseable {
 
 	private final Map<String, DueTaskDispatcher<?>> running = new java.util.concurrent.ConcurrentHashMap<>();
 
+	// The task limits of the running consumers, by queue.
+	private final Map<String, dev.warden.task.TaskLimits> limits = new java.util.concurrent.ConcurrentHashMap<>();
+
 	/** Reads each consumed queue's pending tasks and dead letters with its consumer's codec. */
 	private final Map<String, java.util.function.Supplier<PayloadCheck>> payloadChecks =
 			new java.util.concurrent.ConcurrentHashMap<>();
@@ -175,7 +178,8 @@ public final class Consumers implements AutoCloseable {
 		return shutdownGrace;
 	}
 
-	<T> TaskConsumer start(String queue, Function<Runnable, DueTaskDispatcher<T>> factory) {
+	<T> TaskConsumer start(String queue, dev.warden.task.TaskLimits taskLimits,
+			Function<Runnable, DueTaskDispatcher<T>> factory) {
 		// A lock, not a monitor: starting waits for Redis to confirm the subscription, and a
 		// virtual thread that waits inside a monitor pins its carrier on Java 21 to 23.
 		starting.lock();
@@ -185,10 +189,12 @@ public final class Consumers implements AutoCloseable {
 			}
 			DueTaskDispatcher<T> dispatcher = factory.apply(() -> {
 				running.remove(queue);
+				limits.remove(queue);
 				payloadChecks.remove(queue);
 			});
 			dispatcher.start();
 			running.put(queue, dispatcher);
+			limits.put(queue, taskLimits);
 			listener.onConsumerStarted(queue);
 			return dispatcher;
 		}
@@ -213,6 +219,15 @@ public final class Consumers implements AutoCloseable {
 	public java.util.Optional<PayloadCheck> checkPayloads(String queue) {
 		java.util.function.Supplier<PayloadCheck> check = payloadChecks.get(queue);
 		return (check != null) ? java.util.Optional.of(check.get()) : java.util.Optional.empty();
+	}
+
+	/**
+	 * The task limits a queue is consumed with on this client.
+	 * @param queue the queue
+	 * @return its limits; empty when this client does not consume it
+	 */
+	public java.util.Optional<dev.warden.task.TaskLimits> limits(String queue) {
+		return java.util.Optional.ofNullable(limits.get(queue));
 	}
 
 	/** The queues consumed on this client. */

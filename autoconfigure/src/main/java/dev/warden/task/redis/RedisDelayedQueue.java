@@ -305,7 +305,7 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 		TaskRun<T> run = new TaskRun<>(name, keys, engine, codec, handler, options,
 				consumers.deadLetterRetentionMillis(), consumers.listener(), consumers.tracing());
 		ClaimExtension extension = new ClaimExtension(name, keys, engine, options.visibilityTimeout());
-		TaskConsumer consumer = consumers.start(name,
+		TaskConsumer consumer = consumers.start(name, options.limits(),
 				stop -> new DueTaskDispatcher<>(name, keys, engine, claims, run, extension, consumers, stop));
 		// After a deploy: tasks written by the previous version that this one cannot read, said before they are due.
 		consumers.payloadCheck(name, () -> PayloadSampler.check(name, this, codec));

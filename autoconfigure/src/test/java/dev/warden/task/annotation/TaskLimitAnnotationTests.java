@@ -8,10 +8,15 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.warden.Eventually;
+import dev.warden.Warden;
 import dev.warden.WardenApplications;
+import dev.warden.autoconfigure.WardenMetricsAutoConfiguration;
 import dev.warden.test.redis.RedisServerExtension;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
@@ -35,6 +40,8 @@ class TaskLimitAnnotationTests {
 	@Test
 	void theKeyComesFromTheArgumentsAndTheLimitFromTheQueueProperties() {
 		runner.withUserConfiguration(Exports.class)
+			.withConfiguration(AutoConfigurations.of(WardenMetricsAutoConfiguration.class))
+			.withBean(SimpleMeterRegistry.class)
 			.withPropertyValues("warden.delayed-task.queues.exports.limit.concurrency=1")
 			.run(context -> {
 				ExportService service = context.getBean(ExportService.class);
@@ -46,6 +53,12 @@ class TaskLimitAnnotationTests {
 				service.export("initech", 1);
 				Eventually.await("all 7 exports to run", () -> recorder.finished.size() == 7);
 				assertThat(recorder.most).containsOnly(Map.entry("acme", 1), Map.entry("initech", 1));
+				// Five exports of one tenant due at once, one at a time: some were deferred, and counted.
+				MeterRegistry registry = context.getBean(MeterRegistry.class);
+				assertThat(registry.get("warden.task.deferred").tag("queue", "exports").tag("reason", "concurrency")
+					.counter().count()).isPositive();
+				assertThat(context.getBean(Warden.class).queueLimits("exports")).hasValueSatisfying(
+						limits -> assertThat(limits).hasToString("1 at once per key"));
 			});
 	}
 

@@ -99,9 +99,10 @@ class DashboardBrowserTests {
 			.presenceOfElementLocated(By.cssSelector("#queues tr[data-queue='receipts']")));
 
 		List<String> cells = row.findElements(By.tagName("td")).stream().map(WebElement::getText).toList();
-		assertThat(cells.subList(0, 4)).containsExactly("receipts", "1", "0", "2");
+		// Name, pending, deferred, in flight, dead letters.
+		assertThat(cells.subList(0, 5)).containsExactly("receipts", "1", "0", "0", "2");
 		assertThat(browser.findElement(By.cssSelector("#queues tr[data-queue='" + OrderTimeouts.QUEUE + "']"))
-			.getText()).as("the order's payment timeout").contains(OrderTimeouts.QUEUE + " 1 0 0");
+			.getText()).as("the order's payment timeout").contains(OrderTimeouts.QUEUE + " 1 0 0 0");
 		assertThat(browser.findElement(By.id("client")).getText()).contains(warden.getClientId());
 
 		row.click();
