@@ -7,6 +7,7 @@ import java.util.Arrays;
 import dev.warden.expression.MethodExpressions;
 import dev.warden.lock.LockAcquisitionException;
 import kotlin.coroutines.Continuation;
+import kotlin.coroutines.CoroutineContext;
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.CoroutinesUtils;
 import org.springframework.core.KotlinDetector;
@@ -83,7 +84,7 @@ public final class FallbackMethod {
 	/**
 	 * Calls the fallback on {@code target} with the annotated method's arguments. A {@code suspend}
 	 * fallback is started as Spring starts one (a {@code Publisher} of its result) in the context of
-	 * the continuation among the arguments, which must hold no {@code Job}.
+	 * the continuation among the arguments, without its {@code Job}: the caller awaits the result.
 	 */
 	public @Nullable Object invoke(Object target, @Nullable Object[] arguments, Throwable failure) throws Throwable {
 		@Nullable Object[] actual = arguments;
@@ -108,9 +109,27 @@ public final class FallbackMethod {
 	/** Kept apart so that the Kotlin types are loaded only for a {@code suspend} fallback. */
 	private static final class KotlinDelegate {
 
+		/** kotlinx.coroutines' {@code Job.Key}, read once: Warden has no compile dependency on it. */
+		private static final CoroutineContext.@Nullable Key<?> JOB = jobKey();
+
 		static Object invoke(Method method, Object target, @Nullable Object[] arguments) {
 			Continuation<?> continuation = (Continuation<?>) arguments[arguments.length - 1];
-			return CoroutinesUtils.invokeSuspendingFunction(continuation.getContext(), method, target, arguments);
+			CoroutineContext context = continuation.getContext();
+			// A Mono's coroutine may not hold a Job: its lifecycle is its subscription's.
+			return CoroutinesUtils.invokeSuspendingFunction((JOB != null) ? context.minusKey(JOB) : context, method,
+					target, arguments);
+		}
+
+		private static CoroutineContext.@Nullable Key<?> jobKey() {
+			try {
+				return (CoroutineContext.Key<?>) Class
+					.forName("kotlinx.coroutines.Job", false, FallbackMethod.class.getClassLoader())
+					.getField("Key")
+					.get(null);
+			}
+			catch (ReflectiveOperationException | LinkageError ex) {
+				return null;
+			}
 		}
 
 	}

@@ -156,8 +156,13 @@ public final class LockOperationSource {
 
 	private @Nullable LockOperation parse(Method method, Class<?> targetClass) {
 		Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
+		if (specific.isSynthetic()) {
+			// Compiler-made, such as the static body Kotlin 2 gives an open suspend function, annotations
+			// copied: the call goes through the function itself.
+			return null;
+		}
 		DistributedLock annotation = AnnotatedElementUtils.findMergedAnnotation(specific, DistributedLock.class);
-		if (annotation == null && Modifier.isPublic(specific.getModifiers()) && !specific.isSynthetic()) {
+		if (annotation == null && Modifier.isPublic(specific.getModifiers())) {
 			annotation = AnnotatedElementUtils.findMergedAnnotation(targetClass, DistributedLock.class);
 		}
 		if (annotation == null) {

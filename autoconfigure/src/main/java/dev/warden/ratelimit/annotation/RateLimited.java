@@ -28,9 +28,11 @@ import org.springframework.aot.hint.annotation.Reflective;
  * {@link dev.warden.lock.annotation.DistributedLock}, checked when the application starts.
  * <p>
  * A method returning a {@code CompletionStage} takes its permits without blocking and runs when
- * they are its own; a {@code Mono} or {@code Flux} takes them on each subscription. A Kotlin
- * {@code suspend} function, and any other type whose work goes on after the call, fail startup
- * naming the method. The limit sits outside {@code @DistributedLock} and {@code @Transactional}:
+ * they are its own; a {@code Mono} or {@code Flux} takes them on each subscription; a Kotlin
+ * {@code suspend} function takes them suspending, without blocking a thread, and its fallback is a
+ * {@code suspend} function too ({@code SKIP} needs a nullable return type). A {@code suspend}
+ * function returning a {@code Flow}, and any other type whose work goes on after the call, fail
+ * startup naming the method. The limit sits outside {@code @DistributedLock} and {@code @Transactional}:
  * a call refused by its limit neither waits for a lock nor opens a transaction.
  * <p>
  * Usable as a meta-annotation, and on a type for all its public methods.

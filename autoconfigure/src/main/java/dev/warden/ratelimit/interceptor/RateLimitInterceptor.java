@@ -74,7 +74,7 @@ public final class RateLimitInterceptor implements MethodInterceptor {
 		DistributedRateLimiter limiter = limiters.get().get(name, operation.limit());
 		return switch (operation.shape()) {
 			case PLAIN, STAGE -> onThread(invocation, operation, limiter);
-			case MONO, FLUX -> ReactorDelegate.perSubscription(invocation, operation, limiter, this::decided);
+			case MONO, FLUX, SUSPEND -> ReactorDelegate.perSubscription(invocation, operation, limiter, this::decided);
 		};
 	}
 
@@ -142,15 +142,24 @@ public final class RateLimitInterceptor implements MethodInterceptor {
 			if (result == null) {
 				return null;
 			}
-			Mono<RateLimitDecision> decide = Mono
-				.defer(() -> Mono.fromFuture(limiter.decideAsync(operation.cost(), operation.waitTime())))
-				.map(decision -> decided.apply(operation, decision));
+			if (operation.shape() == RateLimitOperation.Shape.SUSPEND) {
+				// Spring bridges a suspend call to a Mono of its result, and awaits what the advice returns.
+				return decide(operation, limiter, decided)
+					.flatMap(decision -> Mono.from(after(decision, (Publisher<?>) result, invocation, operation, limiter)));
+			}
+			Mono<RateLimitDecision> decide = decide(operation, limiter, decided);
 			if (operation.shape() == RateLimitOperation.Shape.MONO) {
 				Mono<?> mono = (Mono<?>) result;
 				return decide.flatMap(decision -> Mono.from(after(decision, mono, invocation, operation, limiter)));
 			}
 			Flux<?> flux = (Flux<?>) result;
 			return decide.flatMapMany(decision -> after(decision, flux, invocation, operation, limiter));
+		}
+
+		private static Mono<RateLimitDecision> decide(RateLimitOperation operation, DistributedRateLimiter limiter,
+				java.util.function.BiFunction<RateLimitOperation, RateLimitDecision, RateLimitDecision> decided) {
+			return Mono.defer(() -> Mono.fromFuture(limiter.decideAsync(operation.cost(), operation.waitTime())))
+				.map(decision -> decided.apply(operation, decision));
 		}
 
 		private static Flux<?> after(RateLimitDecision decision, Publisher<?> source, MethodInvocation invocation,

@@ -42,7 +42,13 @@ public record RateLimitOperation(Method method, String name, List<String> keyExp
 		MONO,
 
 		/** Per subscription to the {@code Flux} it returns. */
-		FLUX
+		FLUX,
+
+		/**
+		 * A Kotlin {@code suspend} function: taken without blocking, in the {@code Mono} Spring hands
+		 * the advice for the call, which the caller's coroutine awaits.
+		 */
+		SUSPEND
 
 	}
 

@@ -11,6 +11,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 
 import dev.warden.expression.MethodExpressions;
+import dev.warden.expression.SuspendFunctions;
 import dev.warden.lock.LockArguments;
 import dev.warden.lock.interceptor.FallbackMethod;
 import dev.warden.lock.interceptor.LockAnnotationValidator;
@@ -24,6 +25,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.core.KotlinDetector;
 import org.springframework.core.MethodClassKey;
+import org.springframework.core.MethodParameter;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.core.env.PropertyResolver;
@@ -122,8 +124,13 @@ public final class RateLimitOperationSource {
 
 	private @Nullable RateLimitOperation parse(Method method, Class<?> targetClass) {
 		Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
+		if (specific.isSynthetic()) {
+			// Compiler-made, such as the static body Kotlin 2 gives an open suspend function, annotations
+			// copied: the call goes through the function itself.
+			return null;
+		}
 		RateLimited annotation = AnnotatedElementUtils.findMergedAnnotation(specific, RateLimited.class);
-		if (annotation == null && Modifier.isPublic(specific.getModifiers()) && !specific.isSynthetic()) {
+		if (annotation == null && Modifier.isPublic(specific.getModifiers())) {
 			annotation = AnnotatedElementUtils.findMergedAnnotation(targetClass, RateLimited.class);
 		}
 		if (annotation == null) {
@@ -166,6 +173,15 @@ public final class RateLimitOperationSource {
 					+ "' but onLimit is " + onLimit + "; use onLimit = FALLBACK");
 		}
 		Class<?> returnType = specific.getReturnType();
+		if (onLimit == OnRateLimit.SKIP && KotlinDetector.isSuspendingFunction(specific)) {
+			Class<?> declared = SuspendFunctions.declaredReturnType(specific);
+			if (!"kotlin.Unit".equals(declared.getName()) && declared != void.class
+					&& !new MethodParameter(specific, -1).isOptional()) {
+				throw new IllegalStateException(where + " has onLimit = SKIP but returns a non-null "
+						+ declared.getSimpleName() + ", which cannot be skipped (null); declare it nullable or use "
+						+ "THROW or FALLBACK");
+			}
+		}
 		if (onLimit == OnRateLimit.SKIP && returnType.isPrimitive() && returnType != void.class) {
 			throw new IllegalStateException(where + " has onLimit = SKIP but returns " + returnType
 					+ ", which cannot be skipped (null); return a wrapper type or use THROW or FALLBACK");
@@ -205,8 +221,11 @@ public final class RateLimitOperationSource {
 
 	private static Shape shape(Method method, String where) {
 		if (KotlinDetector.isSuspendingFunction(method)) {
-			throw new IllegalStateException(where + ": a suspend function is not rate limited yet; call a plain, "
-					+ "CompletableFuture or Mono method from it, or limit it with DistributedRateLimiter");
+			if (LockAnnotationValidator.suspendReturnsFlow(method)) {
+				throw new IllegalStateException(where + " is a suspend function returning a Flow, whose work goes on "
+						+ "after it returns; limit a function returning the Flow without suspend, or the Flow's source");
+			}
+			return Shape.SUSPEND;
 		}
 		Class<?> returnType = method.getReturnType();
 		if (CompletionStage.class.isAssignableFrom(returnType)) {

@@ -142,6 +142,11 @@ public final class DelayedTaskOperationSource {
 
 	private @Nullable DelayedTaskOperation parse(Method method, Class<?> targetClass) {
 		Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
+		if (specific.isSynthetic()) {
+			// Compiler-made, such as the static body Kotlin 2 gives an open suspend function, annotations
+			// copied: the call goes through the function itself.
+			return null;
+		}
 		DelayedTask annotation = AnnotatedElementUtils.findMergedAnnotation(specific, DelayedTask.class);
 		if (annotation == null) {
 			return null;
