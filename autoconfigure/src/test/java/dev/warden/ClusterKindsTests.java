@@ -223,6 +223,32 @@ class ClusterKindsTests {
 		assertThat(first.queueNames(100)).as("found with SCAN on every master").containsAll(onEveryMaster("queue"));
 	}
 
+	@Test
+	void taskLimitsOnEveryMaster() throws Exception {
+		List<String> ran = new java.util.concurrent.CopyOnWriteArrayList<>();
+		java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+		ConsumerOptions oneAtATime = new ConsumerOptions(3, Duration.ofMillis(50), Duration.ofSeconds(1),
+				Duration.ofMinutes(1)).withLimits(dev.warden.task.TaskLimits.concurrency(1));
+		for (String queue : onEveryMaster("limited")) {
+			DelayedQueue<String> consumed = second.getDelayedQueue(queue, String.class);
+			consumed.consume(delivery -> {
+				ran.add(queue + "/" + delivery.id());
+				if (delivery.id().equals("first")) {
+					release.await(30, java.util.concurrent.TimeUnit.SECONDS);
+				}
+			}, oneAtATime);
+			DelayedQueue<String> scheduled = first.getDelayedQueue(queue, String.class);
+			scheduled.schedule("first", "x", Duration.ZERO);
+			Eventually.await(queue + " runs its first task", () -> ran.contains(queue + "/first"));
+			scheduled.schedule("second", "x", Duration.ZERO);
+			Eventually.await(queue + " defers its second task", () -> scheduled.stats().deferred() == 1);
+		}
+		release.countDown();
+		for (String queue : onEveryMaster("limited")) {
+			Eventually.await(queue + " runs its second task", () -> ran.contains(queue + "/second"));
+		}
+	}
+
 	/** Three names of the kind, one in the slot range of each master. */
 	private static List<String> onEveryMaster(String kind) {
 		List<String> names = new ArrayList<>();
