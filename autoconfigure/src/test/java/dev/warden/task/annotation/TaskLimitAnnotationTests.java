@@ -17,11 +17,11 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
+import static dev.warden.StartupFailures.assertStartupFailure;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -77,27 +77,18 @@ class TaskLimitAnnotationTests {
 
 	@Test
 	void invalidLimitsFailStartupNamingTheMethodOrTheProperty() {
-		runner.withUserConfiguration(Exports.class).run(context -> assertFailure(context,
+		runner.withUserConfiguration(Exports.class).run(context -> assertStartupFailure(context,
 				"ExportService.export(String, int)", "has a limit key but no limit",
 				"warden.delayed-task.queues.exports.limit.*"));
 		runner.withUserConfiguration(Exports.class)
 			.withPropertyValues("warden.delayed-task.queues.exports.limit.concurrency=0")
-			.run(context -> assertFailure(context, "warden.delayed-task.queues.exports", "limit.concurrency"));
+			.run(context -> assertStartupFailure(context, "warden.delayed-task.queues.exports", "limit.concurrency"));
 		runner.withUserConfiguration(Reports.class).withPropertyValues("reports.per-customer=two")
-			.run(context -> assertFailure(context, "ReportService.report(Customer, int)", "limit.concurrency 'two'"));
+			.run(context -> assertStartupFailure(context, "ReportService.report(Customer, int)", "limit.concurrency 'two'"));
 		runner.withUserConfiguration(Reports.class).withPropertyValues("reports.per-customer=0")
-			.run(context -> assertFailure(context, "ReportService.report(Customer, int)", "limit.concurrency 0"));
-		runner.withUserConfiguration(BadKey.class).run(context -> assertFailure(context,
+			.run(context -> assertStartupFailure(context, "ReportService.report(Customer, int)", "limit.concurrency 0"));
+		runner.withUserConfiguration(BadKey.class).run(context -> assertStartupFailure(context,
 				"BadKeyService.run(String)", "#tenantID"));
-	}
-
-	private static void assertFailure(AssertableApplicationContext context, String... fragments) {
-		assertThat(context).hasFailed();
-		StringBuilder messages = new StringBuilder();
-		for (Throwable cause = context.getStartupFailure(); cause != null; cause = cause.getCause()) {
-			messages.append(cause.getMessage()).append('\n');
-		}
-		assertThat(messages.toString()).contains(fragments);
 	}
 
 	record Customer(String id) {
