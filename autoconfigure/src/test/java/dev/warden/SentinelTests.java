@@ -99,11 +99,16 @@ class SentinelTests {
 		assertThat(warden.getCountDownLatch("s-latch").trySetCount(1)).isTrue();
 		warden.getCountDownLatch("s-latch").countDown();
 		assertThat(warden.getCountDownLatch("s-latch").await(1, TimeUnit.SECONDS)).isTrue();
+		dev.warden.ratelimit.RateLimit limit = dev.warden.ratelimit.RateLimit.of(1, Duration.ofHours(1));
+		assertThat(warden.getRateLimiter("s-rate", limit).tryAcquire()).isTrue();
+		assertThat(warden.getRateLimiter("s-rate", limit).tryAcquire()).isFalse();
 		DelayedQueue<String> queue = warden.getDelayedQueue("s-queue", String.class);
 		Set<String> ran = ConcurrentHashMap.newKeySet();
-		queue.consume(delivery -> ran.add(delivery.id()));
+		queue.consume(delivery -> ran.add(delivery.id()), dev.warden.task.ConsumerOptions.DEFAULTS
+			.withLimits(dev.warden.task.TaskLimits.concurrency(1)));
 		queue.schedule("t-1", "x", Duration.ofMillis(10));
-		Eventually.await("the task ran", () -> ran.contains("t-1"));
+		queue.schedule("t-2", "x", Duration.ofMillis(10));
+		Eventually.await("the tasks ran, one at a time", () -> ran.contains("t-1") && ran.contains("t-2"));
 	}
 
 	@Test
