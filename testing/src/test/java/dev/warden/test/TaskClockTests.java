@@ -13,6 +13,7 @@ import dev.warden.lock.annotation.DistributedLock;
 import dev.warden.task.EndedDelivery.Outcome;
 import dev.warden.task.annotation.DelayedTask;
 import dev.warden.task.annotation.RecurringTask;
+import dev.warden.task.annotation.TaskLimit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
@@ -119,6 +120,21 @@ class TaskClockTests {
 		assertThat(clock.runDue()).isEmpty();
 		assertThatQueue(warden, "order-timeout-soon").hasTask("5").dueIn(Duration.ofMinutes(10));
 		assertThat(ledger.closed).isEmpty();
+	}
+
+	@Test
+	void aRateLimitedQueueStartsItsTasksAsTheClockAllows() {
+		for (int i = 1; i <= 3; i++) {
+			orders.sendSms("sms-" + i, "+100");
+		}
+
+		// One message an hour per number: the first at once, each other an hour later, none lost.
+		assertThat(clock.advance(Duration.ofMinutes(1))).extracting(RanTask::id).containsExactly("sms-1");
+		assertThat(clock.advance(Duration.ofMinutes(58))).isEmpty();
+		assertThat(clock.advance(Duration.ofMinutes(2))).extracting(RanTask::id).containsExactly("sms-2");
+		assertThat(clock.advance(Duration.ofHours(1))).extracting(RanTask::id).containsExactly("sms-3");
+		assertThat(clock.advance(Duration.ofHours(1))).isEmpty();
+		assertThat(ledger.closed).containsExactly("sms-1", "sms-2", "sms-3");
 	}
 
 	@Test
@@ -307,6 +323,11 @@ class TaskClockTests {
 		@DistributedLock(name = "receipt", key = "#receipt.id()")
 		public void file(Receipt receipt) {
 			ledger.filed.add(receipt);
+		}
+
+		@DelayedTask(queue = "sms", delay = "0s", id = "#id", limit = @TaskLimit(key = "#number", rate = "1", period = "1h"))
+		public void sendSms(String id, String number) {
+			ledger.closed.add(id);
 		}
 
 		@DelayedTask(queue = "blocking", delay = "1m", id = "#id")

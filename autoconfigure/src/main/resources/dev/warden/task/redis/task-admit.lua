@@ -97,6 +97,15 @@ if tat ~= nil then
     -- The zset goes when the last of its keys could burst again: nothing is left behind.
     local last = redis.call('zrange', KEYS[5], -1, -1, 'WITHSCORES')
     redis.call('pexpire', KEYS[5], math.ceil((tonumber(last[2]) - micros) / 1000) + 1)
+    -- A key with deferred tasks left is looked at again when its rate allows the next start.
+    local from, to = keyRange(key)
+    if #redis.call('zrangebylex', KEYS[6], from, to, 'LIMIT', 0, 1) > 0 then
+        local nextWait = math.max(0, tat + 2 * interval - tonumber(ARGV[7]) * interval - micros)
+        local at = math.ceil((micros + nextWait) / 1000)
+        if wakeKeyAt(KEYS[7], key, at) then
+            redis.call('publish', ARGV[8], string.format('%d', math.max(0, at * 1000 - micros)))
+        end
+    end
 end
 redis.call('hdel', KEYS[3], 'd:' .. id)
 return {1}
