@@ -155,6 +155,29 @@ class TaskLimitsTests {
 	}
 
 	@Test
+	void aConsumerWithoutLimitsRunsTheTasksThatLimitsDeferred() throws Exception {
+		// One start an hour: the second task waits, deferred, for an hour.
+		Warden limited = clients.open(redis.node());
+		List<String> ran = new CopyOnWriteArrayList<>();
+		DelayedQueue<String> queue = limited.getDelayedQueue("unlimited-later", String.class);
+		TaskConsumer consumer = queue.consume(delivery -> ran.add(delivery.id()),
+				OPTIONS.withLimits(TaskLimits.rate(RateLimit.of(1, Duration.ofHours(1)))));
+		queue.schedule("first", "q:1", Duration.ZERO);
+		queue.schedule("second", "q:2", Duration.ZERO);
+		Eventually.await("the second task to be deferred", WITHIN,
+				() -> ran.contains("first") && queue.stats().deferred() == 1);
+		consumer.close();
+
+		// The limits are gone with the next deploy: its consumer runs the deferred task at once.
+		clients.open(redis.node()).getDelayedQueue("unlimited-later", String.class)
+			.consume(delivery -> ran.add(delivery.id()), OPTIONS);
+		Eventually.await("the deferred task to run", WITHIN, () -> ran.contains("second"));
+		assertThat(ran).containsExactly("first", "second");
+		Eventually.await("the limits' index to be gone", WITHIN, () -> zcard("unlimited-later:limit-parked") == 0
+				&& zcard("unlimited-later:limit-wakes") == 0);
+	}
+
+	@Test
 	void aTaskWhoseKeyCannotBeReadFailsItsAttemptWithTheReason() throws Exception {
 		Warden warden = clients.open(redis.node());
 		DelayedQueue<String> queue = warden.getDelayedQueue("keyless", String.class);

@@ -305,8 +305,21 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 		TaskRun<T> run = new TaskRun<>(name, keys, engine, codec, handler, options,
 				consumers.deadLetterRetentionMillis(), consumers.listener(), consumers.tracing());
 		ClaimExtension extension = new ClaimExtension(name, keys, engine, options.visibilityTimeout());
-		TaskConsumer consumer = consumers.start(name, options.limits(),
-				stop -> new DueTaskDispatcher<>(name, keys, engine, claims, run, extension, consumers, stop));
+		// Without limits, tasks deferred by consumers with limits (before a deploy removed them) are made due.
+		Runnable stopReleasing = options.limits().limited() ? () -> {
+		} : DeferredRelease.start(name, keys, engine, consumers.sweepInterval());
+		TaskConsumer consumer;
+		try {
+			consumer = consumers.start(name, options.limits(), stop -> new DueTaskDispatcher<>(name, keys, engine, claims,
+					run, extension, consumers, () -> {
+						stopReleasing.run();
+						stop.run();
+					}));
+		}
+		catch (RuntimeException ex) {
+			stopReleasing.run();
+			throw ex;
+		}
 		// After a deploy: tasks written by the previous version that this one cannot read, said before they are due.
 		consumers.payloadCheck(name, () -> PayloadSampler.check(name, this, codec));
 		PayloadSampler.checkLater(name, this, codec);

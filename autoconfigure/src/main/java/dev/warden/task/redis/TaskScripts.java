@@ -50,6 +50,8 @@ final class TaskScripts {
 
 	static final LuaScript ADMIT = LuaScript.load(TaskScripts.class, "task-admit.lua", CLOCK, LIMIT_HELPERS);
 
+	static final LuaScript UNPARK = LuaScript.load(TaskScripts.class, "task-unpark.lua");
+
 	static final LuaScript START = LuaScript.load(TaskScripts.class, "task-start.lua");
 
 	static final LuaScript DEAD_PAGE = LuaScript.load(TaskScripts.class, "task-dead-page.lua", DEAD_HELPERS);
