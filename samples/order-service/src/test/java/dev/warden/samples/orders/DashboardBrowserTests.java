@@ -11,6 +11,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import dev.warden.Warden;
+import dev.warden.ratelimit.annotation.RateLimited;
 import dev.warden.task.ConsumerOptions;
 import dev.warden.task.DelayedQueue;
 import dev.warden.task.TaskConsumer;
@@ -59,7 +60,8 @@ class DashboardBrowserTests {
 	void start(@TempDir Path profile) {
 		assertThat(CHROMIUM.canExecute()).as("Debian's chromium (apt-get install chromium chromium-driver)").isTrue();
 		assertThat(CHROMEDRIVER.canExecute()).as("Debian's chromedriver (apt-get install chromium chromium-driver)").isTrue();
-		service = new SpringApplicationBuilder(OrderServiceApplication.class, DeadLetters.class).run("--server.port=0",
+		service = new SpringApplicationBuilder(OrderServiceApplication.class, DeadLetters.class,
+				Exports.class).run("--server.port=0",
 				"--spring.data.redis.host=" + redis.node().host(), "--spring.data.redis.port=" + redis.node().port(),
 				"--spring.datasource.url=jdbc:h2:mem:dashboard;DB_CLOSE_DELAY=-1");
 		ChromeOptions options = new ChromeOptions();
@@ -104,6 +106,9 @@ class DashboardBrowserTests {
 		assertThat(browser.findElement(By.cssSelector("#queues tr[data-queue='" + OrderTimeouts.QUEUE + "']"))
 			.getText()).as("the order's payment timeout").contains(OrderTimeouts.QUEUE + " 1 0 0 0");
 		assertThat(browser.findElement(By.id("client")).getText()).contains(warden.getClientId());
+		assertThat(browser.findElement(By.cssSelector("#rate-limits tbody")).getText())
+			.as("a rate limit of the application")
+			.contains("exports", "5 per PT1M", "export(");
 
 		row.click();
 		wait.until(ExpectedConditions.numberOfElementsToBe(By.cssSelector("#dead-letters tr[data-task]"), 2));
@@ -136,6 +141,15 @@ class DashboardBrowserTests {
 			assertThat(died.await(WAIT.toSeconds(), TimeUnit.SECONDS)).as("the receipts died in time").isTrue();
 		}
 		assertThat(queue.deadLetterCount()).isEqualTo(ids.length);
+	}
+
+	/** A rate-limited method the dashboard lists. */
+	static class Exports {
+
+		@RateLimited(name = "exports", key = "#customer", permits = "5", period = "1m")
+		public void export(String customer) {
+		}
+
 	}
 
 	/** Counts down when a delivery run by the service moves its task to the dead letters. */
