@@ -67,7 +67,8 @@ final class DelayedTaskScenarios {
 				DelayedQueue<Long> queue = warden.getDelayedQueue("bench-delay-" + System.nanoTime(), Long.class);
 				TaskConsumer consumer = queue.consume(delivery -> deliveries.record(delivery.payload()));
 				measured = measure(deliveries, tasks, leadMillis, spreadMillis,
-						(i, due) -> queue.schedule("t" + i, due, java.time.Instant.ofEpochMilli(Math.abs(due))));
+						(i, due) -> queue.schedule("t" + i, due, java.time.Instant.ofEpochMilli(Math.abs(due))),
+						ClientCounters.ioThreadPrefix(label));
 				consumer.close();
 			}
 			finally {
@@ -89,7 +90,8 @@ final class DelayedTaskScenarios {
 					});
 				}
 				measured = measure(deliveries, tasks, leadMillis, spreadMillis, (i, due) -> delayed.offer(due,
-						Math.max(0, Math.abs(due) - System.currentTimeMillis()), TimeUnit.MILLISECONDS));
+						Math.max(0, Math.abs(due) - System.currentTimeMillis()), TimeUnit.MILLISECONDS),
+						ClientCounters.ioThreadPrefix(label));
 				delayed.destroy();
 			}
 			finally {
@@ -113,6 +115,7 @@ final class DelayedTaskScenarios {
 		report.add(new Metric(scenario + ": lateness p99 (ms)", false), label,
 				lateness[Math.min(tasks - 1, (int) (tasks * 0.99))]);
 		report.add(new Metric(scenario + ": lateness max (ms)", false), label, lateness[tasks - 1]);
+		Scenarios.clientFigures(report, label, scenario, "task", measured.used(), tasks);
 		// From the first due time to the last run: for tasks spread out, about the rate they fall due.
 		double seconds = Math.max(1, lastRun - measured.firstDue()) / 1000.0;
 		report.add(new Metric(scenario + (spreadMillis == 0 ? ": drain rate (tasks/s)" : ": throughput (tasks/s)"), true),
@@ -225,22 +228,23 @@ final class DelayedTaskScenarios {
 	 * Where a measured run started: Redis's counters before the tasks were scheduled and once they
 	 * all were, and the first task's due time.
 	 */
-	private record Measured(RedisCounters before, RedisCounters scheduled, long firstDue) {
+	private record Measured(RedisCounters before, RedisCounters scheduled, long firstDue, ClientCounters.Delta used) {
 	}
 
 	/**
 	 * Warms the consumers up, then schedules {@code tasks} tasks, the first due {@code leadMillis}
 	 * from now, and waits until they all ran.
 	 */
-	private Measured measure(Deliveries deliveries, int tasks, long leadMillis, long spreadMillis, Schedule schedule)
-			throws Exception {
+	private Measured measure(Deliveries deliveries, int tasks, long leadMillis, long spreadMillis, Schedule schedule,
+			String ioThreads) throws Exception {
 		deliveries.warmUp(schedule);
 		RedisCounters before = RedisCounters.read(redis);
+		ClientCounters clientBefore = ClientCounters.read(ioThreads);
 		long firstDue = System.currentTimeMillis() + leadMillis;
 		scheduleAll(tasks, firstDue, spreadMillis, schedule);
 		RedisCounters scheduled = RedisCounters.read(redis);
 		deliveries.await();
-		return new Measured(before, scheduled, firstDue);
+		return new Measured(before, scheduled, firstDue, ClientCounters.read(ioThreads).since(clientBefore));
 	}
 
 	private static void scheduleAll(int tasks, long firstDue, long spreadMillis, Schedule schedule) throws Exception {

@@ -56,9 +56,14 @@ final class Scenarios {
 			Run noOps = null;
 			long commands = 0;
 			double cpuMicros = 0;
+			String ioThreads = ClientCounters.ioThreadPrefix(client.label());
+			ClientCounters.Delta used = null;
 			for (int slice = 0; slice < CEILING_SLICES; slice++) {
 				RedisCounters before = RedisCounters.read(redis);
+				ClientCounters clientBefore = ClientCounters.read(ioThreads);
 				Run run = loop(client, threads, kind, key, sliceNanos);
+				ClientCounters.Delta slicesUse = ClientCounters.read(ioThreads).since(clientBefore);
+				used = (used == null) ? slicesUse : used.plus(slicesUse);
 				RedisCounters after = RedisCounters.read(redis);
 				commands += after.commands() - before.commands();
 				cpuMicros += (after.cpuSeconds() - before.cpuSeconds()) * 1e6;
@@ -79,7 +84,23 @@ final class Scenarios {
 			if (threads > 1) {
 				report.add(new Metric(scenario + ": acquire p99 (ms)", false), client.label(), pairs.percentileMillis(0.99));
 			}
+			if (kind == Kind.REENTRANT) {
+				clientFigures(report, client.label(), scenario, "pair", used, pairs.count());
+			}
 		}
+	}
+
+	/**
+	 * The figures that do not depend on the machine's cores: the client's CPU and allocation per
+	 * operation, and how busy its busiest I/O thread was.
+	 */
+	static void clientFigures(Report report, String label, String scenario, String operation,
+			ClientCounters.Delta used, double operations) {
+		report.add(new Metric(scenario + ": client CPU per " + operation + " (µs)", false), label,
+				used.cpuMicrosPer(operations));
+		report.add(new Metric(scenario + ": bytes allocated per " + operation, false), label,
+				used.bytesPer(operations));
+		report.add(new Metric(scenario + ": busiest I/O thread busy (%)", false), label, used.busiestIoThreadPercent());
 	}
 
 	/** Every thread on one key: acquisitions per second, acquire latency and fairness. */
@@ -87,7 +108,10 @@ final class Scenarios {
 		String key = "bench:one:" + kind;
 		loop(client, threads, kind, thread -> key, warmupNanos);
 		RedisCounters before = RedisCounters.read(redis);
+		String ioThreads = ClientCounters.ioThreadPrefix(client.label());
+		ClientCounters clientBefore = ClientCounters.read(ioThreads);
 		Run run = loop(client, threads, kind, thread -> key, runNanos);
+		ClientCounters.Delta used = ClientCounters.read(ioThreads).since(clientBefore);
 		RedisCounters after = RedisCounters.read(redis);
 		String scenario = kind.prefix + threads + " threads, one key";
 		report.add(new Metric(scenario + ": acquisitions/s", true), client.label(), run.perSecond());
@@ -101,6 +125,9 @@ final class Scenarios {
 			report.add(new Metric(scenario + ": acquire p50 (ms)", false), client.label(), run.percentileMillis(0.50));
 			report.add(new Metric(scenario + ": acquire p99 (ms)", false), client.label(), run.percentileMillis(0.99));
 			report.add(new Metric(scenario + ": fairness (min/max per thread)", true), client.label(), run.fairness());
+		}
+		if (kind == Kind.REENTRANT) {
+			clientFigures(report, client.label(), scenario, "acquisition", used, run.count());
 		}
 	}
 
