@@ -10,6 +10,7 @@ import java.util.Set;
 import java.util.function.Function;
 
 import dev.warden.benchmark.Scenarios.Kind;
+import dev.warden.test.redis.RedisBinary;
 import dev.warden.test.redis.RedisNode;
 
 /**
@@ -25,7 +26,12 @@ import dev.warden.test.redis.RedisNode;
  * all). The {@code metrics} group measures Warden with its meters on and off, {@code transactions} a
  * schedule in a database transaction with and without following it, {@code replicas} schedules and
  * locks on a master with one replica with the replica check on and off, and {@code limits} the rate
- * limiters of Warden, Redisson and Bucket4j, in tables of their own.
+ * limiters of Warden, Redisson and Bucket4j, in tables of their own. {@code --redis-server=PATH} runs
+ * that {@code redis-server} binary (by default the one on the {@code PATH}, else the one bundled
+ * with the embedded-redis jar).
+ * <p>
+ * The build packages it as one runnable jar:
+ * {@code java -jar samples/benchmark/target/warden-benchmark-<version>.jar --only=locks --redis-server=/usr/bin/redis-server}.
  */
 public final class Benchmark {
 
@@ -36,6 +42,11 @@ public final class Benchmark {
 	}
 
 	public static void main(String[] args) throws Exception {
+		String server = stringArgument(args, "--redis-server=", "");
+		if (!server.isBlank()) {
+			System.setProperty(RedisBinary.SERVER_PROPERTY, server);
+			System.out.println("Running " + server);
+		}
 		long runMillis = longArgument(args, "--run-ms=", 3000);
 		int repetitions = (int) longArgument(args, "--repetitions=", 3);
 		int tasks = (int) longArgument(args, "--tasks=", 10_000);

@@ -27,6 +27,15 @@ class BenchmarkSmokeTests {
 		assertThat(report.median("1 thread, own keys: pairs/s", "Warden")).isPositive();
 		assertThat(report.median("1 thread, own keys: pairs/s", "Redisson")).isPositive();
 		assertThat(report.median("fair lock, 8 threads, one key: acquisitions/s", "Warden")).isPositive();
+		for (String library : new String[] { "Warden", "Redisson" }) {
+			assertThat(report.median("8 threads, own keys: client CPU per pair (µs)", library)).as(library).isPositive();
+			assertThat(report.median("8 threads, one key: bytes allocated per acquisition", library)).as(library)
+				.isPositive();
+			assertThat(report.median("64 threads, own keys: busiest I/O thread busy (%)", library)).as(library)
+				.isPositive();
+			assertThat(report.median("delayed, 200 due at once: client CPU per task (µs)", library)).as(library)
+				.isPositive();
+		}
 		assertThat(report.median("simple lock, 8 threads, own keys: pairs/s", "Warden")).isPositive();
 		assertThat(report.median("delayed, bytes per pending task (40-byte payload)", "Warden")).isPositive();
 		assertThat(report.median("delayed, bytes per pending task (40-byte payload)", "Redisson")).isPositive();

@@ -22,17 +22,27 @@ public final class RedisBinary {
 	private RedisBinary() {
 	}
 
+	/** The system property that names the {@code redis-server} to run, like the environment variable. */
+	public static final String SERVER_PROPERTY = "warden.redis-server";
+
 	/**
-	 * Returns the path of a runnable {@code redis-server}, extracting the bundled one if needed.
+	 * Returns the path of a runnable {@code redis-server}: the one named by the
+	 * {@code WARDEN_REDIS_SERVER} environment variable or the {@value #SERVER_PROPERTY} system
+	 * property, else the one on the {@code PATH}, else the bundled one, extracted if needed.
 	 * @param workDirectory the harness's work directory, where a bundled binary is extracted
 	 * @return the executable to run
 	 */
 	public static Path locate(Path workDirectory) {
 		String explicit = System.getenv("WARDEN_REDIS_SERVER");
+		String named = "WARDEN_REDIS_SERVER";
+		if (explicit == null || explicit.isBlank()) {
+			explicit = System.getProperty(SERVER_PROPERTY);
+			named = SERVER_PROPERTY;
+		}
 		if (explicit != null && !explicit.isBlank()) {
 			Path path = Path.of(explicit);
 			if (!Files.isExecutable(path)) {
-				throw new IllegalStateException("WARDEN_REDIS_SERVER=" + explicit + " is not an executable file");
+				throw new IllegalStateException(named + "=" + explicit + " is not an executable file");
 			}
 			return path;
 		}
