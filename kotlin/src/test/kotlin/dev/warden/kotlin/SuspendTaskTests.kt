@@ -5,6 +5,7 @@ import dev.warden.task.ScheduleResult
 import dev.warden.task.TaskHandle
 import dev.warden.task.annotation.DelayedTask
 import dev.warden.task.annotation.RecurringTask
+import dev.warden.task.annotation.TaskLimit
 import dev.warden.task.annotation.TaskUpgrade
 import dev.warden.test.redis.RedisServerExtension
 import java.util.concurrent.ConcurrentHashMap
@@ -17,6 +18,7 @@ import kotlinx.coroutines.delay
 import kotlinx.coroutines.runBlocking
 import kotlinx.coroutines.withContext
 import org.assertj.core.api.Assertions.assertThat
+import org.assertj.core.api.Assertions.entry
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.extension.RegisterExtension
 import org.springframework.stereotype.Component
@@ -126,6 +128,19 @@ class SuspendTaskTests {
 	}
 
 	@Test
+	fun theLimitKeyOfASuspendTaskIsReadFromItsArguments() {
+		runner.run { context ->
+			val orders = context.getBean(Orders::class.java)
+			runBlocking {
+				repeat(4) { orders.ship(OrderRef("acme-$it"), "acme") }
+				orders.ship(OrderRef("initech-0"), "initech")
+				eventually("the five shipments") { orders.shipped.size == 5 }
+			}
+			assertThat(orders.mostShipping).containsOnly(entry("acme", 1), entry("initech", 1))
+		}
+	}
+
+	@Test
 	fun aSuspendRecurringTaskRuns() {
 		runner.withBean(Ticker::class.java).run { context ->
 			val ticker = context.getBean(Ticker::class.java)
@@ -184,6 +199,22 @@ class SuspendTaskTests {
 			charges.incrementAndGet()
 			delay(5)
 			throw IllegalStateException("declined $orderId")
+		}
+
+		val shipping = ConcurrentHashMap<String, AtomicInteger>()
+
+		val mostShipping = ConcurrentHashMap<String, Int>()
+
+		val shipped = CopyOnWriteArrayList<String>()
+
+		@DelayedTask(queue = "k-ship", delay = "10ms", limit = TaskLimit(key = "#customer", concurrency = "1"))
+		suspend fun ship(order: OrderRef, customer: String) {
+			val now = shipping.computeIfAbsent(customer) { AtomicInteger() }.incrementAndGet()
+			mostShipping.merge(customer, now, ::maxOf)
+			// Suspended a while, so that tasks of a customer would overlap without the limit.
+			delay(20)
+			shipping.getValue(customer).decrementAndGet()
+			shipped.add(order.id)
 		}
 
 		@DelayedTask(queue = "k-export", delay = "10ms", visibilityTimeout = "1s")
