@@ -22,9 +22,15 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.JdbcTemplateAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.annotation.Transactional;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -153,6 +159,26 @@ class RateLimitedAnnotationTests {
 	}
 
 	@Test
+	void aCallWhoseTransactionRollsBackHasSpentItsPermit() {
+		runner.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
+				DataSourceTransactionManagerAutoConfiguration.class, JdbcTemplateAutoConfiguration.class,
+				TransactionAutoConfiguration.class))
+			.withPropertyValues("spring.datasource.url=jdbc:h2:mem:rate-limited-ledger", "spring.datasource.username=sa")
+			.withUserConfiguration(LedgerConfiguration.class)
+			.run(context -> {
+				JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
+				jdbc.execute("create table entry (name varchar(20))");
+				Ledger ledger = context.getBean(Ledger.class);
+
+				assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> ledger.record("a", true));
+				assertThat(jdbc.queryForObject("select count(*) from entry", Integer.class)).as("rolled back").isZero();
+				// The limit counts calls, outside the transaction: the rolled-back call used the one permit.
+				assertThatExceptionOfType(RateLimitExceededException.class).isThrownBy(() -> ledger.record("b", false));
+				assertThat(jdbc.queryForObject("select count(*) from entry", Integer.class)).isZero();
+			});
+	}
+
+	@Test
 	void annotationsThatCannotBeHonouredFailStartupNamingTheMethod() {
 		runner.withUserConfiguration(BadKey.class).run(context -> assertStartupFailure(context,
 				"Invalid @RateLimited on bean", "BadKey$Service.call(String)", "#nope"));
@@ -170,6 +196,35 @@ class RateLimitedAnnotationTests {
 				"PlainFuture.call", "java.util.concurrent.Future", "plain, CompletionStage, Mono and Flux"));
 		runner.withUserConfiguration(SelfCalling.class).run(context -> assertStartupFailure(context,
 				"its own @RateLimited", "runs without its rate limit"));
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class LedgerConfiguration {
+
+		@Bean
+		Ledger ledger(JdbcTemplate jdbc) {
+			return new Ledger(jdbc);
+		}
+
+	}
+
+	static class Ledger {
+
+		private final JdbcTemplate jdbc;
+
+		Ledger(JdbcTemplate jdbc) {
+			this.jdbc = jdbc;
+		}
+
+		@RateLimited(name = "ledger", permits = "1", period = "1h")
+		@Transactional
+		public void record(String name, boolean fail) {
+			jdbc.update("insert into entry (name) values (?)", name);
+			if (fail) {
+				throw new IllegalStateException("rolled back");
+			}
+		}
+
 	}
 
 	/** What the limited methods did: a bean of its own, since theirs is a proxy. */
