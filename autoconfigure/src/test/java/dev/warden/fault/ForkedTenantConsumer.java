@@ -20,8 +20,8 @@ import io.lettuce.core.api.sync.RedisCommands;
  * {@code <tenant>:<n>}, with at most {@code concurrency} tasks per tenant running at once across all
  * instances. Each handler records, on a connection of its own, how many tasks of its tenant run
  * (the most in the hash {@code most}, by tenant), works for {@code work} ms, and pushes its tenant
- * onto the list {@code finished}; a payload {@code <tenant>:hold} prints {@code HOLDING} and works
- * for a minute instead. {@code READY} once it consumes; it runs until its standard input ends (or
+ * onto the list {@code finished}; a payload {@code <tenant>:hold} prints {@code HOLDING} and holds
+ * its slot until the process is killed (a minute at most). {@code READY} once it consumes; it runs until its standard input ends (or
  * it is killed).
  * <p>
  * Arguments: Redis host, port, queue name, visibility timeout in ms, concurrency, work in ms.
@@ -55,7 +55,8 @@ public final class ForkedTenantConsumer {
 			}
 			if (delivery.payload().endsWith(":hold")) {
 				System.out.println("HOLDING");
-				TimeUnit.MINUTES.sleep(1);
+				// Held until the test kills this process.
+				new java.util.concurrent.CountDownLatch(1).await(1, TimeUnit.MINUTES);
 			}
 			TimeUnit.MILLISECONDS.sleep(work);
 			synchronized (record) {

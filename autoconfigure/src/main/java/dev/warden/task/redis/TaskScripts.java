@@ -50,7 +50,7 @@ final class TaskScripts {
 
 	static final LuaScript ADMIT = LuaScript.load(TaskScripts.class, "task-admit.lua", CLOCK, LIMIT_HELPERS);
 
-	static final LuaScript UNPARK = LuaScript.load(TaskScripts.class, "task-unpark.lua");
+	static final LuaScript UNPARK = LuaScript.load(TaskScripts.class, "task-unpark.lua", LIMIT_HELPERS);
 
 	static final LuaScript START = LuaScript.load(TaskScripts.class, "task-start.lua");
 

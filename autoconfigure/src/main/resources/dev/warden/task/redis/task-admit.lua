@@ -45,14 +45,12 @@ if concurrency > 0 and not redis.call('zscore', KEYS[4], member) then
     local from, to = keyRange(key)
     local running = 0
     for _, slot in ipairs(redis.call('zrangebylex', KEYS[4], from, to)) do
-        local deadline = redis.call('zscore', KEYS[2], string.sub(slot, #key + 2))
+        local deadline = slotDeadline(KEYS[4], KEYS[2], slot)
         if deadline then
             running = running + 1
-            if wakeAt == nil or tonumber(deadline) < wakeAt then
-                wakeAt = tonumber(deadline)
+            if wakeAt == nil or deadline < wakeAt then
+                wakeAt = deadline
             end
-        else
-            redis.call('zrem', KEYS[4], slot)
         end
     end
     if running >= concurrency then

@@ -73,15 +73,23 @@ local function releaseSlots(slots, due, parked, wakes, ids, keysOfIds, now)
     return promoted
 end
 
--- Drops up to two slots, picked at random, whose tasks are no longer in flight: slots left by tasks
--- that were cancelled or replaced while they ran do not outlive them, whether or not their key is
--- counted again.
+-- The claim deadline of a slot's task while it is in flight; a slot whose task is not (it was
+-- cancelled or replaced while it ran) is dropped, and nil returned.
+local function slotDeadline(slots, inflight, slot)
+    local separator = string.find(slot, '\0', 1, true)
+    local deadline = separator and redis.call('zscore', inflight, string.sub(slot, separator + 1))
+    if not deadline then
+        redis.call('zrem', slots, slot)
+        return nil
+    end
+    return tonumber(deadline)
+end
+
+-- Looks at up to two slots picked at random, so that stale slots do not outlive their tasks whether
+-- or not their key is counted again.
 local function dropStaleSlots(slots, inflight)
     for _, slot in ipairs(redis.call('zrandmember', slots, 2)) do
-        local separator = string.find(slot, '\0', 1, true)
-        if separator and not redis.call('zscore', inflight, string.sub(slot, separator + 1)) then
-            redis.call('zrem', slots, slot)
-        end
+        slotDeadline(slots, inflight, slot)
     end
 end
 

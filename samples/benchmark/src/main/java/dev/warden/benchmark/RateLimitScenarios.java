@@ -1,6 +1,5 @@
 package dev.warden.benchmark;
 
-import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -110,11 +109,11 @@ final class RateLimitScenarios {
 			Function<Integer, String> key) throws Exception {
 		run(limiters, key, THREADS, runNanos / 4);
 		RedisCounters before = RedisCounters.read(redis);
-		long cpu = processCpuNanos();
+		ClientCounters client = ClientCounters.read(ClientCounters.ioThreadPrefix(label));
 		long start = System.nanoTime();
 		long[] counts = run(limiters, key, THREADS, runNanos);
 		double seconds = (System.nanoTime() - start) / 1e9;
-		long clientCpu = processCpuNanos() - cpu;
+		ClientCounters.Delta used = ClientCounters.read(ClientCounters.ioThreadPrefix(label)).since(client);
 		RedisCounters after = RedisCounters.read(redis);
 		long decisions = counts[0];
 		report.add(new Metric("rate limit, " + scenario + ": decisions/s", true), label, decisions / seconds);
@@ -123,7 +122,7 @@ final class RateLimitScenarios {
 		report.add(new Metric("rate limit, " + scenario + ": Redis CPU per decision (µs)", false), label,
 				after.cpuMicrosPer(before, decisions));
 		report.add(new Metric("rate limit, " + scenario + ": client CPU per decision (µs)", false), label,
-				clientCpu / 1e3 / Math.max(1, decisions));
+				used.cpuMicrosPer(decisions));
 	}
 
 	/** Two clients of 8 threads on one limit of 100 a second, 20 at once. */
@@ -169,11 +168,6 @@ final class RateLimitScenarios {
 	private long redisMicros() {
 		List<?> time = (List<?>) redis.call("TIME");
 		return Long.parseLong(time.get(0).toString()) * 1_000_000 + Long.parseLong(time.get(1).toString());
-	}
-
-	private static long processCpuNanos() {
-		return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
-			.getProcessCpuTime();
 	}
 
 	private Library library(String label) {
