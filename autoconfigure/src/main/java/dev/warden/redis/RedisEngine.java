@@ -181,6 +181,7 @@ public final class RedisEngine implements AutoCloseable {
 			StatefulRedisPubSubConnection<String, String> pubSub = ((RedisClient) client).connectPubSub(StringCodec.UTF8);
 			MasterFollower follower = new MasterFollower(connection, pubSub);
 			follower.start();
+			coalesceFlushes(connection);
 			return new RedisEngine(connection, connection.async(), pubSub, threadName, commandTimeout, follower);
 		}
 		catch (RedisException ex) {
@@ -192,6 +193,21 @@ public final class RedisEngine implements AutoCloseable {
 				throw new RedisAuthenticationException("Redis refused Warden's credentials: " + refusal, ex);
 			}
 			throw new RedisUnavailableException("Cannot connect to Redis: " + ex.getMessage(), ex);
+		}
+	}
+
+	/**
+	 * Lets commands sent at once share socket writes ({@link FlushCoalescing}), on the connection's
+	 * first channel and on each one after a reconnect.
+	 */
+	private static void coalesceFlushes(StatefulRedisConnection<String, String> connection) {
+		if (connection instanceof RedisChannelHandler<?, ?> handler && FlushCoalescing.install(handler)) {
+			connection.addListener(new RedisConnectionStateListener() {
+				@Override
+				public void onRedisConnected(RedisChannelHandler<?, ?> reconnected, SocketAddress address) {
+					FlushCoalescing.install(handler);
+				}
+			});
 		}
 	}
 
@@ -342,6 +358,15 @@ public final class RedisEngine implements AutoCloseable {
 		}
 		CompletableFuture<String> offset = commands.get(LuaScript.CLOCK_OFFSET_KEY).toCompletableFuture();
 		return time.thenCombine(offset, (millis, shift) -> millis + ((shift != null) ? Long.parseLong(shift) : 0));
+	}
+
+	/**
+	 * Whether commands sent at once on the command connection share socket writes now (standalone
+	 * and Sentinel; not on a Redis Cluster, or when Lettuce's channel is not reachable).
+	 */
+	public boolean coalescesFlushes() {
+		return commandConnection instanceof RedisChannelHandler<?, ?> handler && !isCluster()
+				&& FlushCoalescing.installed(handler);
 	}
 
 	/** Whether the engine talks to a Redis Cluster. */

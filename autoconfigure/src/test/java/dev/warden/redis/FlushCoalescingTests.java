@@ -1,0 +1,103 @@
+package dev.warden.redis;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import dev.warden.Eventually;
+import dev.warden.WardenClients;
+import dev.warden.test.redis.RedisServerExtension;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Commands sent at once on the command connection share socket writes: each still gets its own
+ * reply, in the order each thread sent them, and so does every connection after a reconnect.
+ */
+class FlushCoalescingTests {
+
+	@RegisterExtension
+	static final RedisServerExtension redis = new RedisServerExtension();
+
+	@RegisterExtension
+	final WardenClients clients = new WardenClients();
+
+	private RedisEngine engine;
+
+	@BeforeEach
+	void connect() {
+		engine = RedisEngine.connect(clients.redisClient(redis.node()), "flush-test", Duration.ofSeconds(10));
+	}
+
+	@AfterEach
+	void close() {
+		engine.close();
+	}
+
+	@Test
+	void burstsFromManyThreadsAreAnsweredInOrder() throws Exception {
+		assertThat(engine.coalescesFlushes()).isTrue();
+		int threads = 8;
+		int perThread = 2_000;
+		CountDownLatch start = new CountDownLatch(1);
+		ExecutorService pool = Executors.newFixedThreadPool(threads);
+		try {
+			List<Future<List<Long>>> sent = new ArrayList<>();
+			for (int thread = 0; thread < threads; thread++) {
+				String key = "flush:" + thread;
+				sent.add(pool.submit(() -> {
+					start.await();
+					List<CompletableFuture<Long>> replies = new ArrayList<>();
+					for (int i = 0; i < perThread; i++) {
+						replies.add(engine.commands().incr(key).toCompletableFuture());
+					}
+					List<Long> values = new ArrayList<>();
+					for (CompletableFuture<Long> reply : replies) {
+						values.add(reply.get(30, TimeUnit.SECONDS));
+					}
+					return values;
+				}));
+			}
+			start.countDown();
+			for (Future<List<Long>> thread : sent) {
+				List<Long> values = thread.get(60, TimeUnit.SECONDS);
+				// INCR answers 1, 2, 3…: every command ran once, in the order its thread sent it.
+				for (int i = 0; i < perThread; i++) {
+					assertThat(values.get(i)).isEqualTo(i + 1L);
+				}
+			}
+		}
+		finally {
+			pool.shutdownNow();
+		}
+	}
+
+	@Test
+	void theChannelAfterAReconnectCoalescesToo() throws Exception {
+		assertThat(engine.await(engine.commands().set("before", "1"), "SET")).isEqualTo("OK");
+		long killed = engine.await(engine.commands().clientId(), "CLIENT ID");
+		redis.node().call("CLIENT", "KILL", "ID", Long.toString(killed));
+
+		// A command sent while Lettuce reconnects waits for the new connection: its id is another.
+		Eventually.await("a reconnected command connection", Duration.ofSeconds(30),
+				() -> engine.await(engine.commands().clientId(), "CLIENT ID") != killed);
+		assertThat(engine.coalescesFlushes()).isTrue();
+		assertThat(engine.await(engine.commands().get("before"), "GET")).isEqualTo("1");
+		List<CompletableFuture<Long>> replies = new ArrayList<>();
+		for (int i = 0; i < 500; i++) {
+			replies.add(engine.commands().incr("after").toCompletableFuture());
+		}
+		assertThat(replies.get(499).get(30, TimeUnit.SECONDS)).isEqualTo(500L);
+	}
+
+}
