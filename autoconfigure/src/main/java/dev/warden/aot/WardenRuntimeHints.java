@@ -48,7 +48,10 @@ public final class WardenRuntimeHints implements RuntimeHintsRegistrar {
 			.registerType(TypeReference.of("java.lang.Thread$Builder"), MemberCategory.INVOKE_PUBLIC_METHODS)
 			.registerType(TypeReference.of("java.lang.Thread$Builder$OfVirtual"), MemberCategory.INVOKE_PUBLIC_METHODS)
 			.registerType(Executors.class, type -> type.withMethod("newThreadPerTaskExecutor",
-					List.of(TypeReference.of(ThreadFactory.class)), ExecutableMode.INVOKE));
+					List.of(TypeReference.of(ThreadFactory.class)), ExecutableMode.INVOKE))
+			// The command connection's channel, for commands sent at once to share socket writes.
+			.registerType(TypeReference.of("io.lettuce.core.protocol.DefaultEndpoint"),
+					type -> type.withField("channel"));
 	}
 
 }

@@ -75,6 +75,14 @@ class WardenRuntimeHintsTests {
 	}
 
 	@Test
+	void theCommandConnectionsChannelIsReadable() throws Exception {
+		new WardenRuntimeHints().registerHints(hints, getClass().getClassLoader());
+
+		assertThat(RuntimeHintsPredicates.reflection()
+			.onFieldAccess(io.lettuce.core.protocol.DefaultEndpoint.class.getDeclaredField("channel"))).accepts(hints);
+	}
+
+	@Test
 	void theAnnotationsAttributesAreReadable() {
 		new WardenRuntimeHints().registerHints(hints, getClass().getClassLoader());
 
