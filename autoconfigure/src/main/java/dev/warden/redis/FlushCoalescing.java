@@ -2,10 +2,11 @@ package dev.warden.redis;
 
 import java.lang.reflect.Field;
 
-import io.lettuce.core.Delegating;
+import io.lettuce.core.CommandListenerWriter;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisChannelWriter;
 import io.lettuce.core.protocol.CommandEncoder;
+import io.lettuce.core.protocol.CommandExpiryWriter;
 import io.lettuce.core.protocol.DefaultEndpoint;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
@@ -88,9 +89,14 @@ final class FlushCoalescing {
 			return null;
 		}
 		RedisChannelWriter writer = connection.getChannelWriter();
-		while (!(writer instanceof DefaultEndpoint) && writer instanceof Delegating<?> delegating
-				&& delegating.getDelegate() instanceof RedisChannelWriter delegate) {
-			writer = delegate;
+		// The writers that wrap the endpoint, in Lettuce 6 (Boot 3) and 7 alike.
+		for (int depth = 0; depth < 4; depth++) {
+			if (writer instanceof CommandExpiryWriter expiry) {
+				writer = expiry.getDelegate();
+			}
+			else if (writer instanceof CommandListenerWriter listener) {
+				writer = listener.getDelegate();
+			}
 		}
 		if (!(writer instanceof DefaultEndpoint endpoint)) {
 			return null;

@@ -201,13 +201,18 @@ public final class RedisEngine implements AutoCloseable {
 	 * first channel and on each one after a reconnect.
 	 */
 	private static void coalesceFlushes(StatefulRedisConnection<String, String> connection) {
-		if (connection instanceof RedisChannelHandler<?, ?> handler && FlushCoalescing.install(handler)) {
-			connection.addListener(new RedisConnectionStateListener() {
-				@Override
-				public void onRedisConnected(RedisChannelHandler<?, ?> reconnected, SocketAddress address) {
-					FlushCoalescing.install(handler);
-				}
-			});
+		try {
+			if (connection instanceof RedisChannelHandler<?, ?> handler && FlushCoalescing.install(handler)) {
+				connection.addListener(new RedisConnectionStateListener() {
+					@Override
+					public void onRedisConnected(RedisChannelHandler<?, ?> reconnected, SocketAddress address) {
+						FlushCoalescing.install(handler);
+					}
+				});
+			}
+		}
+		catch (LinkageError ex) {
+			// A Lettuce or Netty without the classes it needs: each command is flushed by itself.
 		}
 	}
 
