@@ -79,6 +79,20 @@ public final class ChannelSubscriptions {
 	}
 
 	/**
+	 * A mark of the channel's subscription as it is now, when Redis has confirmed it: a member that
+	 * joins later under the same mark ({@link Membership#continues}) knows that the channel's listener
+	 * has heard every message published since the mark was taken (a message lost to a reconnect is
+	 * made up for by {@link ChannelListener#onResubscribed()}).
+	 * @param channel the channel name
+	 * @return the mark, or {@code null} when the channel has no confirmed subscription
+	 */
+	public @Nullable Object confirmedSubscription(String channel) {
+		Channel<?> subscribed = channels.get(channel);
+		return (subscribed != null && subscribed.subscribed.isDone() && !subscribed.subscribed.isCompletedExceptionally())
+				? subscribed : null;
+	}
+
+	/**
 	 * The listener of a channel this client is subscribed to, without joining it.
 	 * @param channel the channel name
 	 * @param type the listener type expected
@@ -147,6 +161,14 @@ public final class ChannelSubscriptions {
 		/** The listener shared by all members of the channel. */
 		public L listener() {
 			return joined.listener;
+		}
+
+		/**
+		 * Whether this membership is of the subscription that {@code mark} was taken of
+		 * ({@link ChannelSubscriptions#confirmedSubscription}), uninterrupted since.
+		 */
+		public boolean continues(@Nullable Object mark) {
+			return mark != null && mark == joined;
 		}
 
 		/** Completes when Redis has confirmed the subscription. */

@@ -60,6 +60,12 @@ final class Acquisition<T> {
 	/** Commands sent after the end (leaving a queue, giving back a late win) not yet answered. */
 	private int closing;
 
+	/**
+	 * The channel's subscription as it was when the first try was sent, when it was confirmed then
+	 * ({@link dev.warden.redis.ChannelSubscriptions#confirmedSubscription}).
+	 */
+	private @Nullable Object listeningBeforeFirstTry;
+
 	private Acquisition(RedisEngine engine, Contender<T> contender, long waitNanos, long start) {
 		this.engine = engine;
 		this.contender = contender;
@@ -117,12 +123,15 @@ final class Acquisition<T> {
 	 * @param waitNanos how long to wait, positive; {@link #FOREVER}
 	 * @param start when the wait began ({@link System#nanoTime()})
 	 * @param first the first try's outcome
+	 * @param listeningBeforeFirstTry the channel's {@linkplain #listening confirmed subscription} taken
+	 * before the first try was sent, or {@code null}
 	 * @param <T> what a successful try gives
 	 * @return the acquisition under way
 	 */
 	static <T> Acquisition<T> afterFirstTry(RedisEngine engine, Contender<T> contender, long waitNanos, long start,
-			Contender.Try<T> first) {
+			Contender.Try<T> first, @Nullable Object listeningBeforeFirstTry) {
 		Acquisition<T> acquisition = new Acquisition<>(engine, contender, waitNanos, start);
+		acquisition.listeningBeforeFirstTry = listeningBeforeFirstTry;
 		acquisition.watchCancellation();
 		acquisition.tried(first, null, true);
 		return acquisition;
@@ -163,6 +172,9 @@ final class Acquisition<T> {
 		}
 		CompletableFuture<Contender.Try<T>> reply;
 		try {
+			if (first && waitNanos > 0) {
+				listeningBeforeFirstTry = listening(engine, contender);
+			}
 			reply = engine.withTimeout(contender.tryOnce(waitNanos > 0), contender.description());
 		}
 		catch (RuntimeException ex) {
@@ -187,27 +199,42 @@ final class Acquisition<T> {
 				finish(null);
 			}
 			else {
-				subscribe();
+				subscribe(outcome);
 			}
 		}
 		else {
-			long remaining = remaining();
-			if (remaining <= 0) {
-				finish(null);
-			}
-			else {
-				long bound = outcome.retryInMillis();
-				sleep((bound >= 0) ? Math.min(TimeUnit.MILLISECONDS.toNanos(bound) + 1, remaining) : remaining);
-			}
+			sleepAfter(outcome);
 		}
 		settleIfIdle();
+	}
+
+	/**
+	 * A mark of the subscription to the contender's channel when Redis has confirmed it, taken just
+	 * before a first try: a waiter that then joins under the same mark needs no second try, since
+	 * the channel's listener heard every release announced since the first try, and each release
+	 * is owed to one waiter only ({@link Contender#oneWaiterPerRelease()}); {@code null} otherwise.
+	 */
+	static @Nullable Object listening(RedisEngine engine, Contender<?> contender) {
+		return contender.oneWaiterPerRelease() ? engine.subscriptions().confirmedSubscription(contender.channel()) : null;
+	}
+
+	/** After a failed try: sleeps until a message, a hand-over or the try's time bound, within the wait. */
+	private void sleepAfter(Contender.Try<T> outcome) {
+		long remaining = remaining();
+		if (remaining <= 0) {
+			finish(null);
+		}
+		else {
+			long bound = outcome.retryInMillis();
+			sleep((bound >= 0) ? Math.min(TimeUnit.MILLISECONDS.toNanos(bound) + 1, remaining) : remaining);
+		}
 	}
 
 	private synchronized void landed() {
 		inFlight = false;
 	}
 
-	private void subscribe() {
+	private void subscribe(Contender.Try<T> first) {
 		Membership<LockWaiters> joined;
 		try {
 			joined = engine.subscriptions().join(contender.channel(), contender.waiters());
@@ -225,6 +252,12 @@ final class Acquisition<T> {
 		if (joined != null) {
 			// Cancelled meanwhile.
 			joined.close();
+			return;
+		}
+		if (waitingMembership().continues(listeningBeforeFirstTry)) {
+			// The channel was listened to, without a break, from before the first try: a release
+			// since then woke a waiter or is remembered for the next to sleep. No second try.
+			sleepAfter(first);
 			return;
 		}
 		long commandTimeout = engine.commandTimeout().toNanos();

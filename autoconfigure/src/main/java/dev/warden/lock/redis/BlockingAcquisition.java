@@ -66,6 +66,7 @@ final class BlockingAcquisition {
 				contender.waitBegins();
 			}
 			Contender.Try<T> first;
+			Object listening = willWait ? Acquisition.listening(engine, contender) : null;
 			try {
 				first = engine.await(contender.tryOnce(willWait), contender.description());
 			}
@@ -82,7 +83,7 @@ final class BlockingAcquisition {
 				}
 				return first.value();
 			}
-			return blockUntilDone(Acquisition.afterFirstTry(engine, contender, waitNanos, start, first), engine,
+			return blockUntilDone(Acquisition.afterFirstTry(engine, contender, waitNanos, start, first, listening), engine,
 					contender, interruptibly);
 		}
 		finally {

@@ -31,6 +31,16 @@ interface Contender<T> {
 	/** What the synchronizer is, for messages: {@code lock of 'orders'}. */
 	String description();
 
+	/**
+	 * Whether each release lets in one waiter at most, all of this client's waiters listening on one
+	 * channel: a waiter that joins a channel listened to since before its first try then sleeps
+	 * without trying again, as a release announced meanwhile woke another waiter or is remembered
+	 * for the next one to sleep ({@link LockWaiters}).
+	 */
+	default boolean oneWaiterPerRelease() {
+		return false;
+	}
+
 	/** What this waiter takes a hand-over from a release of its own client as, if it can take one. */
 	default LockWaiters.@Nullable Successor successor() {
 		return null;

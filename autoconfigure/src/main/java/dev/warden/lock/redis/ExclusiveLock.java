@@ -371,6 +371,11 @@ abstract sealed class ExclusiveLock implements DistributedMutex permits RedisDis
 		}
 
 		@Override
+		public boolean oneWaiterPerRelease() {
+			return layout.oneWaiterPerRelease();
+		}
+
+		@Override
 		public LockWaiters.@Nullable Successor successor() {
 			if (!layout.handsOver()) {
 				return null;

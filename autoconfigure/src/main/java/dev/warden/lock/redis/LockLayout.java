@@ -133,6 +133,17 @@ abstract class LockLayout {
 	/** One release: {@code null} not held, 0 still held, 1 the owner's last hold released. */
 	abstract CompletableFuture<@Nullable Long> release(RedisEngine engine, String ownerId);
 
+	/**
+	 * Whether a release lets in one waiter at most, and waiters share one channel: then a release
+	 * heard while no waiter slept is owed to one waiter only. Not so for a read-write lock (a
+	 * released write lock lets in every reader) or a fair lock (each waiter has its own channel).
+	 * A simple lock says no too: it hands nothing over, and a waiter's second try is what lets a
+	 * thread that just released take the lock again at once, which keeps a hot simple lock busy.
+	 */
+	boolean oneWaiterPerRelease() {
+		return false;
+	}
+
 	/** Whether a release can hand the lock straight to a waiter of the same client. */
 	boolean handsOver() {
 		return false;

@@ -32,4 +32,9 @@ final class ReentrantLayout extends LockLayout.HandingOver {
 		return engine.eval(LockScripts.FORCE_RELEASE, ScriptOutputType.INTEGER, keys, channel);
 	}
 
+	@Override
+	boolean oneWaiterPerRelease() {
+		return true;
+	}
+
 }

@@ -164,6 +164,33 @@ class WaitingContractTests {
 		assertThat(waiting.get(10, TimeUnit.SECONDS)).isTrue();
 	}
 
+	@ParameterizedTest(name = "{0}, {1}")
+	@MethodSource("oneWaiterPerReleaseKindsBothWays")
+	void waiterJoiningAChannelAlreadyListenedToSleepsAfterOneTry(Kind kind, Mode mode) throws Exception {
+		// A fixed lease: no renewal sends a script meanwhile.
+		Runnable free = kind.occupy(elsewhere, "joined", 60_000);
+		Waiter first = kind.waiter(here, "joined");
+		CompletableFuture<Boolean> firstWaiting = mode.start(first, 30_000, threads);
+		awaitAsleep(first);
+		long scripts = scriptCalls();
+
+		Waiter second = kind.waiter(here, "joined");
+		CompletableFuture<Boolean> secondWaiting = mode.start(second, 30_000, threads);
+		awaitAsleep(second, 2);
+
+		// Its first try only: the channel was confirmed before it, so a release since then would
+		// have woken the first waiter or been kept for the next to sleep.
+		assertThat(scriptCalls() - scripts).as("scripts the second waiter ran").isEqualTo(1);
+		free.run();
+		assertThat(firstWaiting.get(10, TimeUnit.SECONDS)).isTrue();
+		assertThat(secondWaiting).isNotDone();
+		secondWaiting.cancel(true);
+	}
+
+	static Stream<Arguments> oneWaiterPerReleaseKindsBothWays() {
+		return bothWays(Kind.REENTRANT);
+	}
+
 	static Stream<Arguments> everyKindBothWays() {
 		return bothWays(Kind.values());
 	}
@@ -191,17 +218,30 @@ class WaitingContractTests {
 	}
 
 	private void awaitAsleep(Waiter waiter) throws InterruptedException {
-		Eventually.await("a waiter asleep on " + waiter.channel(), () -> {
+		awaitAsleep(waiter, 1);
+	}
+
+	private void awaitAsleep(Waiter waiter, int count) throws InterruptedException {
+		Eventually.await(count + " waiters asleep on " + waiter.channel(), () -> {
 			LockWaiters waiters = here.engine.subscriptions().listener(waiter.channel(), LockWaiters.class);
-			return waiters != null && waiters.asleep() == 1;
+			return waiters != null && waiters.asleep() == count;
 		});
+	}
+
+	/** EVALSHA calls Redis has executed. */
+	private static long scriptCalls() {
+		return calls("cmdstat_evalsha:");
 	}
 
 	/** PUBLISH calls Redis has executed, those in scripts included. */
 	private static long publishes() {
+		return calls("cmdstat_publish:");
+	}
+
+	private static long calls(String command) {
 		String stats = (String) redis.node().call("INFO", "commandstats");
 		for (String line : stats.split("\r?\n")) {
-			if (line.startsWith("cmdstat_publish:")) {
+			if (line.startsWith(command)) {
 				String calls = line.substring(line.indexOf("calls=") + 6);
 				return Long.parseLong(calls.substring(0, calls.indexOf(',')));
 			}

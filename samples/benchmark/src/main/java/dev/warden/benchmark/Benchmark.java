@@ -31,7 +31,7 @@ import dev.warden.test.redis.RedisNode;
  * with the embedded-redis jar).
  * <p>
  * The build packages it as one runnable jar:
- * {@code java -jar samples/benchmark/target/warden-benchmark-<version>.jar --only=locks --redis-server=/usr/bin/redis-server}.
+ * {@code java -jar samples/benchmark/target/warden-benchmark.jar --only=locks --redis-server=/usr/bin/redis-server}.
  */
 public final class Benchmark {
 
