@@ -312,9 +312,11 @@ final class Scenarios {
 					ready.countDown();
 					go.await();
 					long end = window[1];
-					while (System.nanoTime() < end) {
+					// At least one step each, even for a thread that a loaded machine starts late.
+					do {
 						step.run(thread, samples);
 					}
+					while (System.nanoTime() < end);
 					return samples;
 				}));
 			}
