@@ -90,12 +90,15 @@ final class FlushCoalescing {
 		}
 		RedisChannelWriter writer = connection.getChannelWriter();
 		// The writers that wrap the endpoint, in Lettuce 6 (Boot 3) and 7 alike.
-		for (int depth = 0; depth < 4; depth++) {
+		for (int depth = 0; depth < 4 && !(writer instanceof DefaultEndpoint); depth++) {
 			if (writer instanceof CommandExpiryWriter expiry) {
 				writer = expiry.getDelegate();
 			}
 			else if (writer instanceof CommandListenerWriter listener) {
 				writer = listener.getDelegate();
+			}
+			else {
+				break;
 			}
 		}
 		if (!(writer instanceof DefaultEndpoint endpoint)) {

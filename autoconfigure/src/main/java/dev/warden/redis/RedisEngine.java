@@ -370,8 +370,8 @@ public final class RedisEngine implements AutoCloseable {
 	 * and Sentinel; not on a Redis Cluster, or when Lettuce's channel is not reachable).
 	 */
 	public boolean coalescesFlushes() {
-		return commandConnection instanceof RedisChannelHandler<?, ?> handler && !isCluster()
-				&& FlushCoalescing.installed(handler);
+		// A Cluster connection's writer routes to node connections: no channel of its own is found.
+		return commandConnection instanceof RedisChannelHandler<?, ?> handler && FlushCoalescing.installed(handler);
 	}
 
 	/** Whether the engine talks to a Redis Cluster. */
