@@ -178,6 +178,45 @@ class TaskLimitsTests {
 	}
 
 	@Test
+	void theEarlierOfTwoTasksOfAKeyClaimedTogetherIsAdmittedFirst() throws Exception {
+		Warden warden = clients.open(redis.node());
+		DelayedQueue<String> queue = warden.getDelayedQueue("in-order", String.class);
+		queue.schedule("a", "first", Duration.ZERO);
+		queue.schedule("b", "second", Duration.ZERO);
+		// The later task's key is read first, while the earlier one's handler thread still reads its own.
+		CountDownLatch secondKeyed = new CountDownLatch(1);
+		TaskLimits oneAnHour = TaskLimits.rate(RateLimit.of(1, Duration.ofHours(1))).perKey(String.class, payload -> {
+			if (payload.equals("second")) {
+				secondKeyed.countDown();
+			}
+			else {
+				Uninterruptibles.await(secondKeyed, WITHIN);
+			}
+			return "sms:+100";
+		});
+		List<String> ran = new CopyOnWriteArrayList<>();
+
+		queue.consume(delivery -> ran.add(delivery.id()), OPTIONS.withLimits(oneAnHour));
+
+		Eventually.await("one task run and one deferred", WITHIN, () -> !ran.isEmpty() && queue.stats().deferred() == 1);
+		assertThat(ran).containsExactly("a");
+	}
+
+	/** Waits on a latch for a bounded time, keeping an interrupt. */
+	private static final class Uninterruptibles {
+
+		static void await(CountDownLatch latch, Duration timeout) {
+			try {
+				latch.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+		}
+
+	}
+
+	@Test
 	void aTaskWhoseKeyCannotBeReadFailsItsAttemptWithTheReason() throws Exception {
 		Warden warden = clients.open(redis.node());
 		DelayedQueue<String> queue = warden.getDelayedQueue("keyless", String.class);

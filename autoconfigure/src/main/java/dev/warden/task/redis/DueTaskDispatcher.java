@@ -298,6 +298,7 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 			handBack.put(id, waiting);
 		}
 		else if (waiting == null) {
+			delivery.expect(task);
 			workers.execute(() -> delivery.deliver(task));
 		}
 	}

@@ -1,6 +1,9 @@
 package dev.warden.task.redis;
 
+import java.util.ArrayDeque;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import dev.warden.ratelimit.RateLimit;
 import dev.warden.redis.RedisEngine;
@@ -22,6 +25,16 @@ import org.slf4j.LoggerFactory;
 final class TaskAdmission<T> {
 
 	private static final Logger logger = LoggerFactory.getLogger(TaskAdmission.class);
+
+	/** The longest a task's admission waits for those claimed ahead of it to be sent. */
+	private static final long MAX_TURN_WAIT_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+	/**
+	 * The tasks a claim started at once, in due order, whose admission is not sent yet: each is sent
+	 * after those ahead of it, so that the earlier of two tasks of one key is admitted first although
+	 * their handlers' threads run in any order. Guarded by itself.
+	 */
+	private final ArrayDeque<ClaimedTask> unsent = new ArrayDeque<>();
 
 	private final String queue;
 
@@ -56,6 +69,15 @@ final class TaskAdmission<T> {
 	}
 
 	/**
+	 * A claim starts this task now, after those it expected before: its admission goes after theirs.
+	 */
+	void expect(ClaimedTask task) {
+		synchronized (unsent) {
+			unsent.add(task);
+		}
+	}
+
+	/**
 	 * Admits a task to run.
 	 * @param task the claimed task
 	 * @return the payload read, to run the task with (or why it could not be read or keyed, for the
@@ -65,25 +87,33 @@ final class TaskAdmission<T> {
 	@Nullable Admitted<T> admit(ClaimedTask task) {
 		T value;
 		String key;
+		CompletableFuture<List<Object>> sent;
 		try {
-			value = codec.decode(task.payload());
+			try {
+				value = codec.decode(task.payload());
+			}
+			catch (RuntimeException ex) {
+				// It starts, to fail as any delivery whose payload cannot be read: it takes no slot.
+				return new Admitted<>(null, ex);
+			}
+			try {
+				key = limits.keyOf(value);
+			}
+			catch (RuntimeException ex) {
+				return new Admitted<>(value, new IllegalStateException("Could not read the limit key of task '"
+						+ task.id() + "' of queue '" + queue + "': " + ex.getMessage(), ex));
+			}
+			awaitTurn(task);
+			// Commands on the one connection run in the order they are sent.
+			sent = engine.eval(TaskScripts.ADMIT, ScriptOutputType.MULTI, keys.admit, task.id(), task.token(), key,
+					Long.toString(task.dueMillis()), concurrencyArg, intervalArg, burstArg, keys.channel);
 		}
-		catch (RuntimeException ex) {
-			// It starts, to fail as any delivery whose payload cannot be read: it takes no slot.
-			return new Admitted<>(null, ex);
-		}
-		try {
-			key = limits.keyOf(value);
-		}
-		catch (RuntimeException ex) {
-			return new Admitted<>(value, new IllegalStateException("Could not read the limit key of task '" + task.id()
-					+ "' of queue '" + queue + "': " + ex.getMessage(), ex));
+		finally {
+			leaveTurn(task);
 		}
 		List<Object> reply;
 		try {
-			reply = engine.await(engine.eval(TaskScripts.ADMIT, ScriptOutputType.MULTI, keys.admit, task.id(), task.token(),
-					key, Long.toString(task.dueMillis()), concurrencyArg, intervalArg, burstArg, keys.channel),
-					"limits of task '" + task.id() + "'");
+			reply = engine.await(sent, "limits of task '" + task.id() + "'");
 		}
 		catch (RuntimeException ex) {
 			logger.warn("Could not check the limits of task '{}' of queue '{}'; it will be delivered again after its "
@@ -101,6 +131,41 @@ final class TaskAdmission<T> {
 			listener.onDeferred(queue, reason);
 		}
 		return null;
+	}
+
+	/**
+	 * Waits until the tasks expected ahead of this one have sent their admission, for at most
+	 * {@link #MAX_TURN_WAIT_NANOS} (one whose delivery never runs, at shutdown, holds up no other
+	 * for longer). A task that was not expected (claimed ahead, started at its due time) does not wait.
+	 */
+	private void awaitTurn(ClaimedTask task) {
+		long deadline = System.nanoTime() + MAX_TURN_WAIT_NANOS;
+		boolean interrupted = false;
+		synchronized (unsent) {
+			while (unsent.peekFirst() != task && unsent.contains(task)) {
+				long remaining = deadline - System.nanoTime();
+				if (remaining <= 0) {
+					break;
+				}
+				try {
+					TimeUnit.NANOSECONDS.timedWait(unsent, remaining);
+				}
+				catch (InterruptedException ex) {
+					interrupted = true;
+				}
+			}
+		}
+		if (interrupted) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	private void leaveTurn(ClaimedTask task) {
+		synchronized (unsent) {
+			if (unsent.remove(task)) {
+				unsent.notifyAll();
+			}
+		}
 	}
 
 	/**

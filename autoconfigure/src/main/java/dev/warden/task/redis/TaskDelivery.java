@@ -39,6 +39,11 @@ final class TaskDelivery<T> {
 		this.workers = workers;
 	}
 
+	/** A claim starts this task now, after the ones it started before it ({@link TaskRun#expect}). */
+	void expect(ClaimedTask task) {
+		run.expect(task);
+	}
+
 	void deliver(ClaimedTask task) {
 		boolean succeeded = false;
 		TaskClaim claim = TaskClaim.enter(queue, task.id());

@@ -85,6 +85,16 @@ final class TaskRun<T> {
 	}
 
 	/**
+	 * A claim starts this task now, after the ones it started before it: with task limits, their
+	 * admissions reach Redis in that order.
+	 */
+	void expect(ClaimCall.ClaimedTask task) {
+		if (admission != null) {
+			admission.expect(task);
+		}
+	}
+
+	/**
 	 * Runs the task's handler.
 	 * @param task the claimed task
 	 * @return whether the handler succeeded: the task is then the caller's to acknowledge; a failure
