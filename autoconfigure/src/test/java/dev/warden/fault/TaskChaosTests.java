@@ -23,8 +23,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Tasks due over a few seconds in eight waves, three consumer processes, one of them killed
- * ({@code SIGKILL}) and started again while each wave runs, and Redis itself killed and restarted once
+ * Tasks due over a few seconds in eight waves, three consumer processes, the oldest of them killed
+ * ({@code SIGKILL}) while each wave runs and a new one started in its place (not awaited: it joins
+ * when it is up), and Redis itself killed and restarted once
  * with a wave pending (AOF, fsync on every write): every task runs, none before its due time, and a task runs twice only when the
  * process running it was killed, or Redis was killed while its completion was on the way. The
  * counts are printed. {@code -Pchaos-soak} runs 20,000 tasks over 20 s.
@@ -47,6 +48,9 @@ class TaskChaosTests {
 	private final List<ForkedJvm> consumers = new ArrayList<>();
 
 	private final List<ForkedJvm> killed = new ArrayList<>();
+
+	/** The consumers that have printed READY: each is started without waiting, and awaited before it is killed. */
+	private final Set<ForkedJvm> ready = new HashSet<>();
 
 	@AfterEach
 	void stopConsumers() {
@@ -94,7 +98,12 @@ class TaskChaosTests {
 					collect(runs);
 					return runs.size() >= target;
 				});
-				ForkedJvm victim = consumers.remove(wave % consumers.size());
+				// The oldest consumer dies: started three waves ago, it consumes by now, or is awaited until it does.
+				ForkedJvm victim = consumers.remove(0);
+				Eventually.await("consumer " + victim.pid() + " consuming", Duration.ofSeconds(30), () -> {
+					collect(victim, runs);
+					return ready.contains(victim);
+				});
 				long killing = System.currentTimeMillis();
 				victim.kill();
 				// Until SIGKILL lands the victim may still start a task: its window ends once it is dead.
@@ -149,9 +158,12 @@ class TaskChaosTests {
 	}
 
 	/** Each run as {start, due}, both epoch milliseconds, as the consumer printed them. */
-	private static void collect(ForkedJvm consumer, Map<String, List<long[]>> runs) {
+	private void collect(ForkedJvm consumer, Map<String, List<long[]>> runs) {
 		for (String line : consumer.drainLines()) {
-			if (line.startsWith("RAN ")) {
+			if (line.equals("READY")) {
+				ready.add(consumer);
+			}
+			else if (line.startsWith("RAN ")) {
 				String[] fields = line.split(" ");
 				runs.computeIfAbsent(fields[1], id -> new ArrayList<>())
 					.add(new long[] { Long.parseLong(fields[2]), Long.parseLong(fields[3]) });
@@ -159,11 +171,9 @@ class TaskChaosTests {
 		}
 	}
 
-	private static ForkedJvm startConsumer(RedisNode redis, String name) throws InterruptedException {
-		ForkedJvm consumer = ForkedJvm.start(name, ForkedConsumer.class, redis.host(), Integer.toString(redis.port()),
-				"chaos", Long.toString(VISIBILITY_MILLIS));
-		consumer.awaitLine("READY", Duration.ofSeconds(30));
-		return consumer;
+	private static ForkedJvm startConsumer(RedisNode redis, String name) {
+		return ForkedJvm.start(name, ForkedConsumer.class, redis.host(), Integer.toString(redis.port()), "chaos",
+				Long.toString(VISIBILITY_MILLIS));
 	}
 
 }
