@@ -202,12 +202,14 @@ class SentinelTests {
 
 	@Test
 	void aLockTakenOnTheDeposedMasterIsReportedLostOnceTheHolderHasMoved() throws Exception {
-		Warden holder = clients.open(sentinelClient(), options -> options.lockListener(new LockListener() {
-			@Override
-			public void onLeaseLost(String lockName, LockOwner owner, @Nullable Throwable cause) {
-				lost.add(lockName);
-			}
-		}));
+		// A short watchdog timeout: the lease is renewed every second, and a renewal finds it lost.
+		Warden holder = clients.open(sentinelClient(), options -> options.watchdogTimeout(Duration.ofSeconds(3))
+			.lockListener(new LockListener() {
+				@Override
+				public void onLeaseLost(String lockName, LockOwner owner, @Nullable Throwable cause) {
+					lost.add(lockName);
+				}
+			}));
 		RedisNode deposed = redis.master();
 		LockOwner owner = holder.newOwner();
 		assertThat(holder.getLock("warm-up").tryLock(owner, 0, TimeUnit.SECONDS)).isTrue();

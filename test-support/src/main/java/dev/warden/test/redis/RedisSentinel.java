@@ -131,9 +131,17 @@ public final class RedisSentinel implements AutoCloseable {
 		return replica;
 	}
 
-	/** Waits until the replica of the current master has caught up with it. */
+	/**
+	 * Waits until the replica of the current master has caught up with it. A master deposed by
+	 * {@link #failover()} that still acts as one is made its replica first, as the Sentinels would
+	 * once they notice (they ask it for {@code INFO} every 10 s, and wait for it to say so twice).
+	 */
 	public void awaitReplicaInSync() {
+		RedisNode master = master();
 		RedisNode replica = replica();
+		if ("master".equals(((List<?>) replica.call("ROLE")).get(0))) {
+			replica.call("REPLICAOF", master.host(), Integer.toString(master.port()));
+		}
 		Processes.await("the replica in sync", WAIT, () -> {
 			try {
 				return ((String) replica.call("INFO", "replication")).contains("master_link_status:up");
