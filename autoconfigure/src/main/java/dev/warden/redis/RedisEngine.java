@@ -68,6 +68,9 @@ public final class RedisEngine implements AutoCloseable {
 	/** Whether scripts read the test clock's offset too ({@link #shiftClock()}). */
 	private volatile boolean clockShifted;
 
+	/** On a Redis Cluster: what installs flush coalescing on the masters' connections. */
+	private @Nullable ClusterFlushCoalescing clusterFlushes;
+
 	/** How many times a script was sent again (after {@code NOSCRIPT}, a busy slot, {@code READONLY}). */
 	private final AtomicLong resends = new AtomicLong();
 
@@ -173,8 +176,10 @@ public final class RedisEngine implements AutoCloseable {
 			if (client instanceof RedisClusterClient cluster) {
 				StatefulRedisClusterConnection<String, String> connection = cluster.connect(StringCodec.UTF8);
 				commandConnection = connection;
-				return new RedisEngine(connection, connection.async(), cluster.connectPubSub(StringCodec.UTF8),
-						threadName, commandTimeout, null);
+				RedisEngine engine = new RedisEngine(connection, connection.async(),
+						cluster.connectPubSub(StringCodec.UTF8), threadName, commandTimeout, null);
+				engine.clusterFlushes = ClusterFlushCoalescing.start(connection, engine.scheduler);
+				return engine;
 			}
 			StatefulRedisConnection<String, String> connection = ((RedisClient) client).connect(StringCodec.UTF8);
 			commandConnection = connection;
@@ -366,11 +371,14 @@ public final class RedisEngine implements AutoCloseable {
 	}
 
 	/**
-	 * Whether commands sent at once on the command connection share socket writes now (standalone
-	 * and Sentinel; not on a Redis Cluster, or when Lettuce's channel is not reachable).
+	 * Whether commands sent at once on the command connection share socket writes now: on a Redis
+	 * Cluster, whether the connection of every master that owns slots does; false when Lettuce's
+	 * channels are not reachable.
 	 */
 	public boolean coalescesFlushes() {
-		// A Cluster connection's writer routes to node connections: no channel of its own is found.
+		if (clusterFlushes != null) {
+			return clusterFlushes.installedOnAllMasters();
+		}
 		return commandConnection instanceof RedisChannelHandler<?, ?> handler && FlushCoalescing.installed(handler);
 	}
 
