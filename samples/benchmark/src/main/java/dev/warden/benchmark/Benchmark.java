@@ -11,6 +11,7 @@ import java.util.function.Function;
 
 import dev.warden.benchmark.Scenarios.Kind;
 import dev.warden.test.redis.RedisBinary;
+import dev.warden.test.redis.RedisCluster;
 import dev.warden.test.redis.RedisNode;
 
 /**
@@ -22,8 +23,9 @@ import dev.warden.test.redis.RedisNode;
  * (default 3), {@code --tasks=N} (delayed tasks per lateness run, default 10,000; ten times as many
  * for the memory run), {@code --spread-ms=N} (over how long their due times spread, default 5000),
  * {@code --output=PATH} (default {@code target/benchmark.md}), {@code --only=GROUPS} (a comma-separated
- * subset of {@code ceiling,locks,weight,delayed,metrics,transactions,coroutines,replicas,limits}; default
- * all). The {@code metrics} group measures Warden with its meters on and off, {@code transactions} a
+ * subset of {@code ceiling,locks,weight,delayed,cluster,metrics,transactions,coroutines,replicas,limits};
+ * default all). The {@code cluster} group runs both libraries on a Redis Cluster of three masters
+ * that it starts (own keys, 8 and 64 threads), in the main table. The {@code metrics} group measures Warden with its meters on and off, {@code transactions} a
  * schedule in a database transaction with and without following it, {@code replicas} schedules and
  * locks on a master with one replica with the replica check on and off, and {@code limits} the rate
  * limiters of Warden, Redisson and Bucket4j, in tables of their own. {@code --redis-server=PATH} runs
@@ -35,8 +37,11 @@ import dev.warden.test.redis.RedisNode;
  */
 public final class Benchmark {
 
-	private static final List<String> ALL_GROUPS = List.of("ceiling", "locks", "weight", "delayed", "metrics",
-			"transactions", "coroutines", "replicas", "limits");
+	private static final List<String> ALL_GROUPS = List.of("ceiling", "locks", "weight", "delayed", "cluster",
+			"metrics", "transactions", "coroutines", "replicas", "limits");
+
+	/** What the {@code cluster} group's rows start with. */
+	static final String CLUSTER = "Redis Cluster of 3 masters";
 
 	private Benchmark() {
 	}
@@ -113,7 +118,8 @@ public final class Benchmark {
 	static Report run(long runMillis, int repetitions, int tasks, long spreadMillis, Set<String> groups,
 			Report metrics, Report transactions, Report coroutines, Report replicas, Report limits) throws Exception {
 		Report report = new Report();
-		try (RedisNode redis = RedisNode.start(RedisNode.config().name("benchmark"))) {
+		try (RedisNode redis = RedisNode.start(RedisNode.config().name("benchmark"));
+				RedisCluster cluster = groups.contains("cluster") ? RedisCluster.start(3) : null) {
 			Scenarios scenarios = new Scenarios(redis, runMillis);
 			// Each round sleeps 3 ms: 500 rounds for a 2 s run, fewer for a short one.
 			int handoffRounds = (int) Math.max(20, Math.min(500, runMillis / 4));
@@ -151,6 +157,16 @@ public final class Benchmark {
 				if (groups.contains("weight")) {
 					scenarios.weight(LockClient::warden, "Warden", report);
 					scenarios.weight(LockClient::redisson, "Redisson", report);
+				}
+				List<Function<List<String>, LockClient>> onCluster = List.of(LockClient::wardenOnCluster,
+						LockClient::redissonOnCluster);
+				for (int i = 0; i < (cluster != null ? onCluster.size() : 0); i++) {
+					try (LockClient client = onCluster.get((i + repetition) % onCluster.size()).apply(cluster.uris())) {
+						for (int threads : new int[] { 8, 64 }) {
+							measure(client.label(), "cluster " + threads,
+									() -> scenarios.uncontendedOnCluster(client, threads, CLUSTER, report));
+						}
+					}
 				}
 				DelayedTaskScenarios delayed = new DelayedTaskScenarios(redis);
 				List<String> order = (repetition % 2 == 0) ? List.of("Warden", "Redisson") : List.of("Redisson", "Warden");

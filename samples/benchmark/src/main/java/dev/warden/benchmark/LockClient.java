@@ -1,9 +1,13 @@
 package dev.warden.benchmark;
 
 import java.time.Duration;
+import java.util.List;
 
 import dev.warden.Warden;
+import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.cluster.RedisClusterClient;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
@@ -35,8 +39,16 @@ interface LockClient extends AutoCloseable {
 	void close();
 
 	static LockClient warden(String uri) {
-		RedisClient redis = RedisClient.create(uri);
-		Warden warden = Warden.create(redis);
+		return warden(RedisClient.create(uri));
+	}
+
+	/** Warden on a Redis Cluster, through a Lettuce cluster client that knows these nodes. */
+	static LockClient wardenOnCluster(List<String> uris) {
+		return warden(RedisClusterClient.create(uris.stream().map(RedisURI::create).toList()));
+	}
+
+	private static LockClient warden(AbstractRedisClient redis) {
+		Warden warden = Warden.builder(redis).build();
 		return new LockClient() {
 			@Override
 			public String label() {
@@ -84,6 +96,17 @@ interface LockClient extends AutoCloseable {
 	static LockClient redisson(String uri) {
 		Config config = new Config();
 		config.useSingleServer().setAddress(uri);
+		return redisson(config);
+	}
+
+	/** Redisson on a Redis Cluster, in its cluster mode with these nodes. */
+	static LockClient redissonOnCluster(List<String> uris) {
+		Config config = new Config();
+		config.useClusterServers().addNodeAddress(uris.toArray(String[]::new));
+		return redisson(config);
+	}
+
+	private static LockClient redisson(Config config) {
 		RedissonClient redisson = Redisson.create(config);
 		return new LockClient() {
 			@Override

@@ -91,6 +91,24 @@ final class Scenarios {
 	}
 
 	/**
+	 * Lock and unlock pairs per second on a Redis Cluster, each thread on its own key (the keys fall
+	 * in slots of every master), with the client's figures. No share of a ceiling: the no-op script
+	 * has no key to route it by.
+	 */
+	void uncontendedOnCluster(LockClient client, int threads, String cluster, Report report) throws Exception {
+		Function<Integer, String> key = thread -> "bench:cluster:" + thread;
+		loop(client, threads, Kind.REENTRANT, key, warmupNanos);
+		String ioThreads = ClientCounters.ioThreadPrefix(client.label());
+		ClientCounters before = ClientCounters.read(ioThreads);
+		Run pairs = loop(client, threads, Kind.REENTRANT, key, runNanos);
+		ClientCounters.Delta used = ClientCounters.read(ioThreads).since(before);
+		String scenario = cluster + ", " + threads + " threads, own keys";
+		report.add(new Metric(scenario + ": pairs/s", true), client.label(), pairs.perSecond());
+		report.add(new Metric(scenario + ": acquire p99 (ms)", false), client.label(), pairs.percentileMillis(0.99));
+		clientFigures(report, client.label(), scenario, "pair", used, pairs.count());
+	}
+
+	/**
 	 * The figures that do not depend on the machine's cores: the client's CPU and allocation per
 	 * operation, and how busy its busiest I/O thread was.
 	 */

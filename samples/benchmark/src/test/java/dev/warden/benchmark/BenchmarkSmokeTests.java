@@ -17,7 +17,7 @@ class BenchmarkSmokeTests {
 		Report replicas = new Report();
 		Report limits = new Report();
 		Report report = Benchmark.run(80, 1, 200, 200, Set.of("ceiling", "locks", "weight", "delayed",
-				"metrics", "transactions", "coroutines", "replicas", "limits"), metrics, transactions, coroutines,
+				"cluster", "metrics", "transactions", "coroutines", "replicas", "limits"), metrics, transactions, coroutines,
 				replicas, limits);
 		String table = report.markdown();
 		assertThat(table).contains("| 8 threads, own keys: pairs/s |", "| handoff, unlock() called → waiter holds: p50 (µs) |",
@@ -34,6 +34,13 @@ class BenchmarkSmokeTests {
 			assertThat(report.median("64 threads, own keys: busiest I/O thread busy (%)", library)).as(library)
 				.isPositive();
 			assertThat(report.median("delayed, 200 due at once: client CPU per task (µs)", library)).as(library)
+				.isPositive();
+		}
+		for (String library : new String[] { "Warden", "Redisson" }) {
+			assertThat(report.median(Benchmark.CLUSTER + ", 64 threads, own keys: pairs/s", library)).as(library)
+				.isPositive();
+			assertThat(report.median(Benchmark.CLUSTER + ", 8 threads, own keys: client CPU per pair (µs)", library))
+				.as(library)
 				.isPositive();
 		}
 		assertThat(report.median("simple lock, 8 threads, own keys: pairs/s", "Warden")).isPositive();
