@@ -30,7 +30,8 @@ import dev.warden.test.redis.RedisNode;
  * locks on a master with one replica with the replica check on and off, and {@code limits} the rate
  * limiters of Warden, Redisson and Bucket4j, in tables of their own. {@code --redis-server=PATH} runs
  * that {@code redis-server} binary (by default the one on the {@code PATH}, else the one bundled
- * with the embedded-redis jar).
+ * with the embedded-redis jar). {@code --transport=epoll} runs both libraries on Netty's native
+ * epoll transport instead of Java's NIO (x86-64 Linux).
  * <p>
  * The build packages it as one runnable jar:
  * {@code java -jar samples/benchmark/target/warden-benchmark.jar --only=locks --redis-server=/usr/bin/redis-server}.
@@ -52,6 +53,7 @@ public final class Benchmark {
 			System.setProperty(RedisBinary.SERVER_PROPERTY, server);
 			System.out.println("Running " + server);
 		}
+		Transport.use(stringArgument(args, "--transport=", "nio"));
 		long runMillis = longArgument(args, "--run-ms=", 3000);
 		int repetitions = (int) longArgument(args, "--repetitions=", 3);
 		int tasks = (int) longArgument(args, "--tasks=", 10_000);
@@ -67,7 +69,8 @@ public final class Benchmark {
 				replicas, limits);
 		String table = report.markdown();
 		String text = "Warden vs Redisson on one loopback redis-server (" + redisVersion() + "), "
-				+ Runtime.getRuntime().availableProcessors() + " cores, Java " + System.getProperty("java.version") + "; "
+				+ Runtime.getRuntime().availableProcessors() + " cores, Java " + System.getProperty("java.version") + ", "
+				+ Transport.describe() + " transport; "
 				+ repetitions + " repetitions of " + runMillis + " ms per measurement, median (min–max); " + Instant.now()
 				+ "\n\n" + ((report.size() > 0) ? table : "");
 		if (metrics.size() > 0) {

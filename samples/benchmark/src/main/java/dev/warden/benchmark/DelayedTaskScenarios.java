@@ -219,7 +219,7 @@ final class DelayedTaskScenarios {
 	}
 
 	private RedissonClient newRedisson() {
-		Config config = new Config();
+		Config config = Transport.redissonConfig();
 		config.useSingleServer().setAddress(redis.uri());
 		return Redisson.create(config);
 	}

@@ -94,14 +94,14 @@ interface LockClient extends AutoCloseable {
 	}
 
 	static LockClient redisson(String uri) {
-		Config config = new Config();
+		Config config = Transport.redissonConfig();
 		config.useSingleServer().setAddress(uri);
 		return redisson(config);
 	}
 
 	/** Redisson on a Redis Cluster, in its cluster mode with these nodes. */
 	static LockClient redissonOnCluster(List<String> uris) {
-		Config config = new Config();
+		Config config = Transport.redissonConfig();
 		config.useClusterServers().addNodeAddress(uris.toArray(String[]::new));
 		return redisson(config);
 	}

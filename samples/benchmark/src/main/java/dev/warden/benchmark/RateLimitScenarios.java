@@ -202,7 +202,7 @@ final class RateLimitScenarios {
 	 * interval. The burst is the rate, over the period the burst lasts at that rate.
 	 */
 	private Limiters redisson(long permits, Duration period, long burst) {
-		Config config = new Config();
+		Config config = Transport.redissonConfig();
 		config.useSingleServer().setAddress(redis.uri());
 		RedissonClient redisson = Redisson.create(config);
 		Duration window = period.multipliedBy(burst).dividedBy(permits);

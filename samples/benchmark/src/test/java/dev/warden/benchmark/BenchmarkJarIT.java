@@ -30,7 +30,19 @@ class BenchmarkJarIT {
 				"--output=" + output);
 		assertThat(exit).as(Files.readString(log)).isZero();
 		assertThat(Files.readString(log)).contains("Running " + server);
-		assertThat(Files.readString(output)).contains("| ceiling: no-op EVALSHA, 8 threads (ops/s) |");
+		assertThat(Files.readString(output)).contains("| ceiling: no-op EVALSHA, 8 threads (ops/s) |", "NIO transport");
+
+		// Both libraries on Netty's native epoll, whose library the jar carries for x86-64 Linux.
+		int epoll = run(jar, log, "--transport=epoll", "--only=ceiling,weight", "--run-ms=100", "--repetitions=1",
+				"--redis-server=" + server, "--output=" + output);
+		if (System.getProperty("os.name").equals("Linux") && List.of("amd64", "x86_64").contains(System.getProperty("os.arch"))) {
+			assertThat(epoll).as(Files.readString(log)).isZero();
+			assertThat(Files.readString(output)).contains("native epoll transport", "| client weight: connections opened |");
+		}
+		else {
+			assertThat(epoll).isNotZero();
+			assertThat(Files.readString(log)).contains("Netty's native epoll does not load here");
+		}
 
 		Path missing = output.resolveSibling("no-such-redis-server");
 		assertThat(run(jar, log, "--only=ceiling", "--redis-server=" + missing)).isNotZero();
