@@ -1,6 +1,5 @@
 package dev.warden.redis;
 
-import java.net.SocketAddress;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.Set;
@@ -9,7 +8,6 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 import io.lettuce.core.RedisChannelHandler;
-import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
@@ -95,14 +93,12 @@ final class ClusterFlushCoalescing {
 			added = followed.add(handler);
 		}
 		if (added) {
-			handler.addListener(new RedisConnectionStateListener() {
-				@Override
-				public void onRedisConnected(RedisChannelHandler<?, ?> reconnected, SocketAddress address) {
-					FlushCoalescing.install(handler);
-				}
-			});
+			FlushCoalescing.follow(node);
 		}
-		FlushCoalescing.install(handler);
+		else {
+			// Followed already: a channel it missed (its listener was added after a reconnect began).
+			FlushCoalescing.install(handler);
+		}
 	}
 
 }

@@ -1,10 +1,13 @@
 package dev.warden.redis;
 
 import java.lang.reflect.Field;
+import java.net.SocketAddress;
 
 import io.lettuce.core.CommandListenerWriter;
 import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisChannelWriter;
+import io.lettuce.core.RedisConnectionStateListener;
+import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.protocol.CommandEncoder;
 import io.lettuce.core.protocol.CommandExpiryWriter;
 import io.lettuce.core.protocol.DefaultEndpoint;
@@ -45,6 +48,28 @@ final class FlushCoalescing {
 	private static final @Nullable Field CHANNEL = channelField();
 
 	private FlushCoalescing() {
+	}
+
+	/**
+	 * Installs the handler on the connection's channel now and on each new channel after a
+	 * reconnect; nothing when the channel is not reachable.
+	 * @param connection a standalone connection (Sentinel's, or one node's of a Cluster, included)
+	 */
+	static void follow(StatefulConnection<?, ?> connection) {
+		try {
+			if (connection instanceof RedisChannelHandler<?, ?> handler) {
+				install(handler);
+				handler.addListener(new RedisConnectionStateListener() {
+					@Override
+					public void onRedisConnected(RedisChannelHandler<?, ?> reconnected, SocketAddress address) {
+						install(handler);
+					}
+				});
+			}
+		}
+		catch (LinkageError ex) {
+			// A Lettuce or Netty without the classes it needs: each command is flushed by itself.
+		}
 	}
 
 	/**

@@ -186,7 +186,7 @@ public final class RedisEngine implements AutoCloseable {
 			StatefulRedisPubSubConnection<String, String> pubSub = ((RedisClient) client).connectPubSub(StringCodec.UTF8);
 			MasterFollower follower = new MasterFollower(connection, pubSub);
 			follower.start();
-			coalesceFlushes(connection);
+			FlushCoalescing.follow(connection);
 			return new RedisEngine(connection, connection.async(), pubSub, threadName, commandTimeout, follower);
 		}
 		catch (RedisException ex) {
@@ -198,26 +198,6 @@ public final class RedisEngine implements AutoCloseable {
 				throw new RedisAuthenticationException("Redis refused Warden's credentials: " + refusal, ex);
 			}
 			throw new RedisUnavailableException("Cannot connect to Redis: " + ex.getMessage(), ex);
-		}
-	}
-
-	/**
-	 * Lets commands sent at once share socket writes ({@link FlushCoalescing}), on the connection's
-	 * first channel and on each one after a reconnect.
-	 */
-	private static void coalesceFlushes(StatefulRedisConnection<String, String> connection) {
-		try {
-			if (connection instanceof RedisChannelHandler<?, ?> handler && FlushCoalescing.install(handler)) {
-				connection.addListener(new RedisConnectionStateListener() {
-					@Override
-					public void onRedisConnected(RedisChannelHandler<?, ?> reconnected, SocketAddress address) {
-						FlushCoalescing.install(handler);
-					}
-				});
-			}
-		}
-		catch (LinkageError ex) {
-			// A Lettuce or Netty without the classes it needs: each command is flushed by itself.
 		}
 	}
 

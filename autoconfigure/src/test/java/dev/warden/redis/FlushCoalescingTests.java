@@ -4,10 +4,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import dev.warden.Eventually;
@@ -47,39 +43,7 @@ class FlushCoalescingTests {
 	@Test
 	void burstsFromManyThreadsAreAnsweredInOrder() throws Exception {
 		assertThat(engine.coalescesFlushes()).isTrue();
-		int threads = 8;
-		int perThread = 2_000;
-		CountDownLatch start = new CountDownLatch(1);
-		ExecutorService pool = Executors.newFixedThreadPool(threads);
-		try {
-			List<Future<List<Long>>> sent = new ArrayList<>();
-			for (int thread = 0; thread < threads; thread++) {
-				String key = "flush:" + thread;
-				sent.add(pool.submit(() -> {
-					start.await();
-					List<CompletableFuture<Long>> replies = new ArrayList<>();
-					for (int i = 0; i < perThread; i++) {
-						replies.add(engine.commands().incr(key).toCompletableFuture());
-					}
-					List<Long> values = new ArrayList<>();
-					for (CompletableFuture<Long> reply : replies) {
-						values.add(reply.get(30, TimeUnit.SECONDS));
-					}
-					return values;
-				}));
-			}
-			start.countDown();
-			for (Future<List<Long>> thread : sent) {
-				List<Long> values = thread.get(60, TimeUnit.SECONDS);
-				// INCR answers 1, 2, 3…: every command ran once, in the order its thread sent it.
-				for (int i = 0; i < perThread; i++) {
-					assertThat(values.get(i)).isEqualTo(i + 1L);
-				}
-			}
-		}
-		finally {
-			pool.shutdownNow();
-		}
+		CommandBursts.assertAnsweredInOrder(engine, 8, 2_000, thread -> "flush:" + thread);
 	}
 
 	@Test
