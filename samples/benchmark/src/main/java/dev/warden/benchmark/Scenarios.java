@@ -36,7 +36,7 @@ final class Scenarios {
 	Scenarios(RedisNode redis, long runMillis) {
 		this.redis = redis;
 		this.runNanos = TimeUnit.MILLISECONDS.toNanos(runMillis);
-		this.warmupNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(100, runMillis / 4));
+		this.warmupNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(20, runMillis / 4));
 	}
 
 	/**
