@@ -18,12 +18,12 @@ import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
  * the masters that own their slots (the ones Lettuce routes writes through, one per master), so
  * each of those gets the handler, on its first channel and again after each reconnect. A fail-over
  * or a new master brings new node connections: the masters are looked at again every
- * {@link #RECHECK_SECONDS} s on the engine's scheduler. A master that cannot be reached is left to a
+ * 5 s on the engine's scheduler. A master that cannot be reached is left to a
  * later pass; its commands cannot go out meanwhile anyway.
  */
 final class ClusterFlushCoalescing {
 
-	static final long RECHECK_SECONDS = 5;
+	private static final long RECHECK_SECONDS = 5;
 
 	private final StatefulRedisClusterConnection<String, String> connection;
 
