@@ -25,7 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Tasks due over a few seconds in eight waves, three consumer processes, the oldest of them killed
  * ({@code SIGKILL}) while each wave runs and a new one started in its place (not awaited: it joins
- * when it is up), and Redis itself killed and restarted once
+ * when it is up), and Redis itself killed and restarted once, every consumer up,
  * with a wave pending (AOF, fsync on every write): every task runs, none before its due time, and a task runs twice only when the
  * process running it was killed, or Redis was killed while its completion was on the way. The
  * counts are printed. {@code -Pchaos-soak} runs 20,000 tasks over 20 s.
@@ -80,6 +80,12 @@ class TaskChaosTests {
 			long window = SECONDS * 1_000L / WAVES;
 			int leftWhenRedisKilled = -1;
 			for (int wave = 0; wave < WAVES; wave++) {
+				if (wave == WAVES / 2) {
+					// A consumer still starting would die of the coming outage before it printed READY.
+					for (ForkedJvm consumer : consumers) {
+						awaitReady(consumer, runs);
+					}
+				}
 				long start = System.currentTimeMillis() + LEAD_MILLIS;
 				for (int j = 0; j < perWave; j++) {
 					long due = Math.max(start + j * window / perWave, System.currentTimeMillis() + LEAD_MILLIS);
@@ -100,10 +106,7 @@ class TaskChaosTests {
 				});
 				// The oldest consumer dies: started three waves ago, it consumes by now, or is awaited until it does.
 				ForkedJvm victim = consumers.remove(0);
-				Eventually.await("consumer " + victim.pid() + " consuming", Duration.ofSeconds(30), () -> {
-					collect(victim, runs);
-					return ready.contains(victim);
-				});
+				awaitReady(victim, runs);
 				long killing = System.currentTimeMillis();
 				victim.kill();
 				// Until SIGKILL lands the victim may still start a task: its window ends once it is dead.
@@ -149,6 +152,14 @@ class TaskChaosTests {
 			assertThat(early).as("tasks started before their due time").isEmpty();
 			assertThat(unexplained).as("tasks run twice though nothing died while they ran").isEmpty();
 		}
+	}
+
+	private void awaitReady(ForkedJvm consumer, Map<String, List<long[]>> runs) throws InterruptedException {
+		Eventually.await("consumer " + consumer.pid() + " consuming (see target/forked-jvm)", Duration.ofSeconds(30),
+				() -> {
+					collect(consumer, runs);
+					return ready.contains(consumer);
+				});
 	}
 
 	private void collect(Map<String, List<long[]>> runs) {
