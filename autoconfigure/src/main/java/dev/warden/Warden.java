@@ -797,6 +797,8 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 
 		/**
 		 * How many task handlers run at once on this client, across all its queues (8 by default).
+		 * Unless they run on virtual threads, they run on a work-stealing pool of as many daemon
+		 * threads, named {@code warden-task-…}; a parallel stream in a handler runs on them too.
 		 * @param taskConcurrency at least 1
 		 * @return this builder
 		 */

@@ -317,6 +317,45 @@ class DelayedQueueTests {
 	}
 
 	@Test
+	void handlersRunOnTheClientsDaemonThreadsAsManyAtOnceAsItsConcurrency() throws Exception {
+		// Four slots, ten tasks due at once: four handlers hold their threads until released, and
+		// the tasks after them start only as slots free up.
+		Warden warden = clients.open(redis.node(),
+				options -> options.taskConcurrency(4).shutdownGrace(Duration.ofSeconds(5)));
+		DelayedQueue<Integer> queue = warden.getDelayedQueue("four-slots", Integer.class);
+		for (int i = 0; i < 10; i++) {
+			queue.schedule("task-" + i, i, Duration.ZERO);
+		}
+		CountDownLatch fourRunning = new CountDownLatch(4);
+		CountDownLatch release = new CountDownLatch(1);
+		CountDownLatch all = new CountDownLatch(10);
+		AtomicInteger running = new AtomicInteger();
+		AtomicInteger mostAtOnce = new AtomicInteger();
+		Map<String, Boolean> threads = new ConcurrentHashMap<>();
+		queue.consume(delivery -> {
+			mostAtOnce.accumulateAndGet(running.incrementAndGet(), Math::max);
+			threads.put(Thread.currentThread().getName(), Thread.currentThread().isDaemon());
+			fourRunning.countDown();
+			try {
+				release.await();
+			}
+			finally {
+				running.decrementAndGet();
+				all.countDown();
+			}
+		}, FAST);
+		assertThat(fourRunning.await(10, TimeUnit.SECONDS)).isTrue();
+		release.countDown();
+		assertThat(all.await(10, TimeUnit.SECONDS)).isTrue();
+		assertThat(mostAtOnce).hasValue(4);
+		assertThat(threads).hasSizeBetween(4, 10).allSatisfy((name, daemon) -> {
+			assertThat(name).startsWith("warden-task-");
+			assertThat(daemon).isTrue();
+		});
+		Eventually.await("all acknowledged", () -> queue.size() == 0);
+	}
+
+	@Test
 	void aConsumerWithOneHandlerSlotAcknowledgesEveryTaskAndStopsIdle() throws Exception {
 		// One slot: every handler finishes while the next claim waits for that slot, so each
 		// acknowledgement waits for the claim the slot's release runs.

@@ -3,11 +3,9 @@ package dev.warden.task.redis;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.ForkJoinWorkerThread;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.jspecify.annotations.Nullable;
@@ -16,6 +14,11 @@ import org.jspecify.annotations.Nullable;
  * The bounded pool that runs the task handlers of one client, shared by all its consumers. A
  * consumer reserves slots before it claims tasks, so it never claims more than can run at once:
  * nothing claimed waits in a local queue while its visibility timeout runs.
+ * <p>
+ * Platform handler threads are a work-stealing pool in FIFO mode: a claim's tasks are handed over
+ * together, a thread that finishes one takes the next without a hand-off, and an idle thread is woken
+ * only while tasks wait. (A pool fed by one blocking queue woke a thread per task; when handlers are
+ * short, as in a backlog's drain, parking and waking took most of the handler threads' CPU time.)
  */
 public final class TaskWorkers implements AutoCloseable {
 
@@ -113,15 +116,12 @@ public final class TaskWorkers implements AutoCloseable {
 		}
 		if (executor == null) {
 			AtomicInteger count = new AtomicInteger();
-			ThreadFactory factory = runnable -> {
-				Thread thread = new Thread(runnable, threadPrefix + count.incrementAndGet());
-				thread.setDaemon(true);
+			// Daemon threads, retired after 60 s idle; the slots, not the pool, bound how many run.
+			executor = new ForkJoinPool(concurrency, pool -> {
+				ForkJoinWorkerThread thread = new HandlerThread(pool);
+				thread.setName(threadPrefix + count.incrementAndGet());
 				return thread;
-			};
-			ThreadPoolExecutor created = new ThreadPoolExecutor(concurrency, concurrency, 60, TimeUnit.SECONDS,
-					new LinkedBlockingQueue<>(), factory);
-			created.allowCoreThreadTimeOut(true);
-			executor = created;
+			}, null, true);
 		}
 		executor.execute(task);
 	}
@@ -132,6 +132,15 @@ public final class TaskWorkers implements AutoCloseable {
 		if (executor != null) {
 			executor.shutdownNow();
 		}
+	}
+
+	/** A handler thread of the pool: named by the client, daemon like every pool worker. */
+	private static final class HandlerThread extends ForkJoinWorkerThread {
+
+		HandlerThread(ForkJoinPool pool) {
+			super(pool);
+		}
+
 	}
 
 }
