@@ -40,6 +40,17 @@ class DelayedQueueTests {
 		return clients.open(redis.node(), options -> options.shutdownGrace(Duration.ofSeconds(5)));
 	}
 
+	/** A queue of {@code tasks} tasks due now, {@code task-0}…, on a client with that many handler slots. */
+	private DelayedQueue<Integer> dueNow(String name, int tasks, int concurrency) {
+		Warden warden = clients.open(redis.node(),
+				options -> options.taskConcurrency(concurrency).shutdownGrace(Duration.ofSeconds(5)));
+		DelayedQueue<Integer> queue = warden.getDelayedQueue(name, Integer.class);
+		for (int i = 0; i < tasks; i++) {
+			queue.schedule("task-" + i, i, Duration.ZERO);
+		}
+		return queue;
+	}
+
 	@Test
 	void taskFiresWhenDueByRedisClockWithItsTypedPayload() throws Exception {
 		Warden warden = client();
@@ -320,12 +331,7 @@ class DelayedQueueTests {
 	void handlersRunOnTheClientsDaemonThreadsAsManyAtOnceAsItsConcurrency() throws Exception {
 		// Four slots, ten tasks due at once: four handlers hold their threads until released, and
 		// the tasks after them start only as slots free up.
-		Warden warden = clients.open(redis.node(),
-				options -> options.taskConcurrency(4).shutdownGrace(Duration.ofSeconds(5)));
-		DelayedQueue<Integer> queue = warden.getDelayedQueue("four-slots", Integer.class);
-		for (int i = 0; i < 10; i++) {
-			queue.schedule("task-" + i, i, Duration.ZERO);
-		}
+		DelayedQueue<Integer> queue = dueNow("four-slots", 10, 4);
 		CountDownLatch fourRunning = new CountDownLatch(4);
 		CountDownLatch release = new CountDownLatch(1);
 		CountDownLatch all = new CountDownLatch(10);
@@ -359,12 +365,7 @@ class DelayedQueueTests {
 	void aConsumerWithOneHandlerSlotAcknowledgesEveryTaskAndStopsIdle() throws Exception {
 		// One slot: every handler finishes while the next claim waits for that slot, so each
 		// acknowledgement waits for the claim the slot's release runs.
-		Warden warden = clients.open(redis.node(),
-				options -> options.taskConcurrency(1).shutdownGrace(Duration.ofSeconds(5)));
-		DelayedQueue<Integer> queue = warden.getDelayedQueue("one-slot", Integer.class);
-		for (int i = 0; i < 300; i++) {
-			queue.schedule("task-" + i, i, Duration.ZERO);
-		}
+		DelayedQueue<Integer> queue = dueNow("one-slot", 300, 1);
 		Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
 		CountDownLatch all = new CountDownLatch(300);
 		TaskConsumer consumer = queue.consume(delivery -> {
