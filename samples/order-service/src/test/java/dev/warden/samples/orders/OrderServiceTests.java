@@ -62,12 +62,13 @@ class OrderServiceTests {
 			.dueIn(Duration.ofMinutes(30))
 			.hasArguments(order.id(), "apple");
 
-		assertThat(clock.advance(Duration.ofMinutes(29))).isEmpty();
+		// Only this queue's tasks: the nightly report runs too when the 30 minutes take the clock past 02:00.
+		assertThat(clock.advance(Duration.ofMinutes(29))).noneMatch(task -> task.queue().equals(OrderTimeouts.QUEUE));
 		assertThat(inventory.findOrder(order.id()).orElseThrow().status()).isEqualTo("CREATED");
 
 		List<RanTask> ran = clock.advance(Duration.ofMinutes(1));
 
-		assertThat(ran).singleElement().satisfies(task -> {
+		assertThat(ran).filteredOn(task -> task.queue().equals(OrderTimeouts.QUEUE)).singleElement().satisfies(task -> {
 			assertThat(task.id()).isEqualTo(OrderTimeouts.taskId(order.id()));
 			assertThat(task.outcome()).isEqualTo(Outcome.COMPLETED);
 		});
