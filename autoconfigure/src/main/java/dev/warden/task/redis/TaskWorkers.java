@@ -6,6 +6,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.ForkJoinWorkerThread;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.jspecify.annotations.Nullable;
@@ -116,12 +117,14 @@ public final class TaskWorkers implements AutoCloseable {
 		}
 		if (executor == null) {
 			AtomicInteger count = new AtomicInteger();
-			// Daemon threads, retired after 60 s idle; the slots, not the pool, bound how many run.
+			// At most as many daemon threads as slots; while the pool is idle, one is retired a minute.
+			// A handler that blocks on a future gets no spare thread (saturated, it just blocks): each
+			// handler running has a thread of its own already.
 			executor = new ForkJoinPool(concurrency, pool -> {
 				ForkJoinWorkerThread thread = new HandlerThread(pool);
 				thread.setName(threadPrefix + count.incrementAndGet());
 				return thread;
-			}, null, true);
+			}, null, true, concurrency, concurrency, 1, pool -> true, 60, TimeUnit.SECONDS);
 		}
 		executor.execute(task);
 	}
