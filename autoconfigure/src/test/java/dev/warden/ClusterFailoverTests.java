@@ -14,12 +14,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import dev.warden.lock.DistributedReentrantLock;
 import dev.warden.lock.LockOwner;
 import dev.warden.task.DelayedQueue;
-import dev.warden.test.redis.RedisCluster;
+import dev.warden.test.redis.RedisClusterExtension;
 import dev.warden.test.redis.RedisNode;
 import io.lettuce.core.cluster.SlotHash;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -32,22 +30,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class ClusterFailoverTests {
 
-	private static RedisCluster cluster;
+	@RegisterExtension
+	static final RedisClusterExtension redis = new RedisClusterExtension(3, 1);
 
 	private final ExecutorService threads = Executors.newCachedThreadPool();
 
 	@RegisterExtension
 	final WardenClients clients = new WardenClients();
-
-	@BeforeAll
-	static void startCluster() {
-		cluster = RedisCluster.start(3, 1);
-	}
-
-	@AfterAll
-	static void stopCluster() {
-		cluster.close();
-	}
 
 	@AfterEach
 	void stopThreads() {
@@ -58,8 +47,8 @@ class ClusterFailoverTests {
 	void aFailOverUnderAHeldLockAWaiterAndPendingTasksReachesNoCaller() throws Exception {
 		String lockName = onMaster(0, "held-");
 		String queueName = onMaster(0, "queue-");
-		Warden first = clients.open(cluster);
-		Warden second = clients.open(cluster);
+		Warden first = clients.open(redis.cluster());
+		Warden second = clients.open(redis.cluster());
 		LockOwner holder = first.newOwner();
 		DistributedReentrantLock held = first.getLock(lockName);
 		assertThat(held.tryLock(holder, 0, TimeUnit.SECONDS)).isTrue();
@@ -90,8 +79,8 @@ class ClusterFailoverTests {
 			return null;
 		});
 
-		RedisNode replica = cluster.nodes().get(3);
-		cluster.failover(replica);
+		RedisNode replica = redis.cluster().nodes().get(3);
+		redis.cluster().failover(replica);
 		failingOver.set(false);
 		busy.get(30, TimeUnit.SECONDS);
 

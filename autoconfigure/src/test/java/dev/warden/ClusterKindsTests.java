@@ -22,13 +22,11 @@ import dev.warden.lock.LockOwner;
 import dev.warden.ratelimit.RateLimit;
 import dev.warden.task.ConsumerOptions;
 import dev.warden.task.DelayedQueue;
-import dev.warden.test.redis.RedisCluster;
+import dev.warden.test.redis.RedisClusterExtension;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -43,7 +41,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 class ClusterKindsTests {
 
-	private static RedisCluster cluster;
+	@RegisterExtension
+	static final RedisClusterExtension redis = new RedisClusterExtension(3);
 
 	private final ExecutorService threads = Executors.newCachedThreadPool();
 
@@ -54,20 +53,10 @@ class ClusterKindsTests {
 
 	private Warden second;
 
-	@BeforeAll
-	static void startCluster() {
-		cluster = RedisCluster.start(3);
-	}
-
-	@AfterAll
-	static void stopCluster() {
-		cluster.close();
-	}
-
 	@BeforeEach
 	void connect() {
-		first = clients.open(cluster);
-		second = clients.open(cluster);
+		first = clients.open(redis.cluster());
+		second = clients.open(redis.cluster());
 	}
 
 	@AfterEach
@@ -88,7 +77,7 @@ class ClusterKindsTests {
 
 	@Test
 	void aTestClockIsRefusedOnACluster() {
-		RedisClusterClient client = RedisClusterClient.create(cluster.uris().stream().map(RedisURI::create).toList());
+		RedisClusterClient client = RedisClusterClient.create(redis.cluster().uris().stream().map(RedisURI::create).toList());
 		try {
 			assertThatThrownBy(() -> Warden.builder(client).testClock(true).build())
 				.isInstanceOf(IllegalStateException.class)
@@ -265,7 +254,7 @@ class ClusterKindsTests {
 	}
 
 	private boolean queued(String name) {
-		for (var node : cluster.nodes()) {
+		for (var node : redis.cluster().nodes()) {
 			try {
 				Object length = node.call("LLEN", "redisson_lock_queue:{" + name + "}");
 				if (length instanceof Long count && count > 0) {

@@ -16,11 +16,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import dev.warden.lock.DistributedReentrantLock;
 import dev.warden.lock.LockOwner;
 import dev.warden.task.DelayedQueue;
-import dev.warden.test.redis.RedisCluster;
+import dev.warden.test.redis.RedisClusterExtension;
 import io.lettuce.core.cluster.SlotHash;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -36,22 +34,13 @@ class ClusterReshardingTests {
 
 	private static final int WORKERS = 3;
 
-	private static RedisCluster cluster;
+	@RegisterExtension
+	static final RedisClusterExtension redis = new RedisClusterExtension(3);
 
 	private final ExecutorService threads = Executors.newCachedThreadPool();
 
 	@RegisterExtension
 	final WardenClients clients = new WardenClients();
-
-	@BeforeAll
-	static void startCluster() {
-		cluster = RedisCluster.start(3);
-	}
-
-	@AfterAll
-	static void stopCluster() {
-		cluster.close();
-	}
 
 	@AfterEach
 	void stopThreads() {
@@ -62,8 +51,8 @@ class ClusterReshardingTests {
 	void aSlotMigratedWhileInUseReachesNoCallerAndLosesNoTask() throws Exception {
 		List<String> names = inOneSlot("reshard-", WORKERS + 2);
 		int slot = SlotHash.getSlot(names.get(0));
-		Warden first = clients.open(cluster);
-		Warden second = clients.open(cluster);
+		Warden first = clients.open(redis.cluster());
+		Warden second = clients.open(redis.cluster());
 		String queueName = names.get(WORKERS + 1);
 		Set<String> ran = ConcurrentHashMap.newKeySet();
 		second.getDelayedQueue(queueName, String.class).consume(delivery -> ran.add(delivery.id()));
@@ -109,15 +98,15 @@ class ClusterReshardingTests {
 		}
 		Eventually.await("the workers under way", () -> scheduled.size() >= WORKERS);
 
-		int target = (cluster.ownerOf(slot) + 1) % 3;
-		int moved = cluster.migrateSlot(slot, target, 30);
+		int target = (redis.cluster().ownerOf(slot) + 1) % 3;
+		int moved = redis.cluster().migrateSlot(slot, target, 30);
 		migrating.set(false);
 		int rounds = 0;
 		for (Future<Integer> worker : workers) {
 			rounds += worker.get(30, TimeUnit.SECONDS);
 		}
 
-		assertThat(cluster.ownerOf(slot)).isEqualTo(target);
+		assertThat(redis.cluster().ownerOf(slot)).isEqualTo(target);
 		assertThat(moved).as("keys moved one by one").isGreaterThanOrEqualTo(3);
 		assertThat(failures).as("failures seen by callers in " + rounds + " rounds").isEmpty();
 		assertThat(held.isHeldBy(holder)).as("the held lock is still held").isTrue();

@@ -8,14 +8,13 @@ import java.util.concurrent.TimeUnit;
 
 import dev.warden.Warden;
 import dev.warden.autoconfigure.WardenAutoConfiguration;
-import dev.warden.test.redis.RedisCluster;
+import dev.warden.test.redis.RedisClusterExtension;
 import dev.warden.test.redis.RedisNode;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.RedisClusterClient;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -25,23 +24,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** The lock on a real three-master Redis Cluster, through Lettuce's cluster client. */
 class ClusterLockTests {
 
-	private static RedisCluster cluster;
+	@RegisterExtension
+	static final RedisClusterExtension redis = new RedisClusterExtension(3);
 
 	private final ExecutorService threads = Executors.newCachedThreadPool();
 
 	private RedisClusterClient firstClient;
 
 	private RedisClusterClient secondClient;
-
-	@BeforeAll
-	static void startCluster() {
-		cluster = RedisCluster.start(3);
-	}
-
-	@AfterAll
-	static void stopCluster() {
-		cluster.close();
-	}
 
 	@AfterEach
 	void closeClients() {
@@ -54,7 +44,7 @@ class ClusterLockTests {
 	}
 
 	private RedisClusterClient clusterClient() {
-		return RedisClusterClient.create(cluster.uris().stream().map(RedisURI::create).toList());
+		return RedisClusterClient.create(redis.cluster().uris().stream().map(RedisURI::create).toList());
 	}
 
 	@Test
@@ -88,7 +78,7 @@ class ClusterLockTests {
 				lock.unlock();
 				assertThat(lock.isLocked()).isFalse();
 			}
-			for (RedisNode node : cluster.nodes()) {
+			for (RedisNode node : redis.cluster().nodes()) {
 				node.call("SCRIPT", "FLUSH");
 			}
 			DistributedReentrantLock lock = warden.getLock("after-flush");
@@ -121,7 +111,7 @@ class ClusterLockTests {
 	void autoConfigurationUsesTheApplicationsClusterSettings() {
 		new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class, WardenAutoConfiguration.class))
-			.withPropertyValues("spring.data.redis.cluster.nodes=" + cluster.hostsAndPorts())
+			.withPropertyValues("spring.data.redis.cluster.nodes=" + redis.cluster().hostsAndPorts())
 			.run(context -> {
 				Warden warden = context.getBean(Warden.class);
 				DistributedReentrantLock lock = warden.getLock("cluster-auto");

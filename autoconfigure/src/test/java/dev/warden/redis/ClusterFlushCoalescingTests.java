@@ -3,16 +3,15 @@ package dev.warden.redis;
 import java.time.Duration;
 
 import dev.warden.Eventually;
-import dev.warden.test.redis.RedisCluster;
+import dev.warden.test.redis.RedisClusterExtension;
 import dev.warden.test.redis.RedisNode;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -23,25 +22,16 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class ClusterFlushCoalescingTests {
 
-	private static RedisCluster cluster;
+	@RegisterExtension
+	static final RedisClusterExtension redis = new RedisClusterExtension(3);
 
 	private RedisClusterClient client;
 
 	private RedisEngine engine;
 
-	@BeforeAll
-	static void startCluster() {
-		cluster = RedisCluster.start(3);
-	}
-
-	@AfterAll
-	static void stopCluster() {
-		cluster.close();
-	}
-
 	@BeforeEach
 	void connect() {
-		client = RedisClusterClient.create(cluster.uris().stream().map(RedisURI::create).toList());
+		client = RedisClusterClient.create(redis.cluster().uris().stream().map(RedisURI::create).toList());
 		engine = RedisEngine.connect(client, "cluster-flush-test", Duration.ofSeconds(10));
 	}
 
@@ -62,7 +52,7 @@ class ClusterFlushCoalescingTests {
 	void theConnectionsMadeAfterAKillCoalesceToo() throws Exception {
 		Eventually.await("flush coalescing on every master's connection", Duration.ofSeconds(30),
 				engine::coalescesFlushes);
-		for (RedisNode master : cluster.nodes()) {
+		for (RedisNode master : redis.cluster().nodes()) {
 			// Warden's connection to that master (the pub/sub one is of another type and stays).
 			assertThat((Long) master.call("CLIENT", "KILL", "TYPE", "normal")).isPositive();
 		}
