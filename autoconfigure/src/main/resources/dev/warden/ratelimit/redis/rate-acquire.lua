@@ -3,7 +3,9 @@
 -- with its permits, that time is at most burst intervals ahead of now. A request that accepts a wait
 -- is granted when its permits come within it, and reserves them at once.
 --
--- KEYS[1]  the limiter's state, a string '<tat µs> <interval µs>'; expires once the limiter is full
+-- KEYS[1]  the limiter's state, a string '<tat µs> <interval µs>'; expires once the limiter is full,
+--          at the rate it was last used (a call at another rate stores the permits in use re-expressed,
+--          granted or not, so that they live as long as that rate holds them)
 -- ARGV[1]  permits asked (1 to burst)
 -- ARGV[2]  the interval between two permits, µs (the period over the rate; may be fractional)
 -- ARGV[3]  burst: how many permits a full limiter grants at once
@@ -19,6 +21,7 @@ local burst = tonumber(ARGV[3])
 local maxWait = tonumber(ARGV[4])
 
 local tat = now
+local rateChanged = false
 local state = redis.call('get', KEYS[1])
 if state then
     local space = string.find(state, ' ', 1, true)
@@ -27,7 +30,13 @@ if state then
     if storedTat > now then
         -- The permits in use, at the interval this call asks for (the rate may have changed).
         tat = now + (storedTat - now) * interval / storedInterval
+        rateChanged = storedInterval ~= interval
     end
+end
+
+local function store(fullAt)
+    redis.call('set', KEYS[1], string.format('%.17g %.17g', fullAt, interval), 'PX',
+        math.max(1, math.ceil((fullAt - now) / 1000)))
 end
 
 local function availableAt(fullAt)
@@ -37,8 +46,12 @@ end
 local newTat = tat + permits * interval
 local wait = math.max(0, newTat - burst * interval - now)
 if maxWait < 0 or wait > maxWait then
+    if rateChanged then
+        -- Nothing taken, but the permits in use now count at this rate: the key must live until
+        -- they are back at it, or a slower rate would find them forgotten early.
+        store(tat)
+    end
     return {0, math.ceil(wait), availableAt(tat)}
 end
-redis.call('set', KEYS[1], string.format('%.17g %.17g', newTat, interval), 'PX',
-    math.max(1, math.ceil((newTat - now) / 1000)))
+store(newTat)
 return {1, math.ceil(wait), availableAt(newTat)}
