@@ -2,9 +2,8 @@ package dev.warden.task.redis;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -23,6 +22,10 @@ import org.slf4j.LoggerFactory;
  * timeout is thus not delivered again meanwhile; when the process dies, nothing extends the
  * deadlines any more and they lapse, so another consumer gets the task as before. A tick with no
  * handler running sends nothing.
+ * <p>
+ * Deliveries are tracked one by one, not by task id: the same consumer may run two deliveries of one
+ * id at once (the task was replaced while its handler ran, or its claim lapsed and came back to
+ * this consumer), and the end or the loss of the older one never touches the newer one.
  */
 final class ClaimExtension implements AutoCloseable {
 
@@ -38,11 +41,27 @@ final class ClaimExtension implements AutoCloseable {
 
 	private final long periodMillis;
 
-	// Running deliveries by id: written by every handler thread, read at each tick.
-	private final Map<String, Running> running = new ConcurrentHashMap<>();
+	// The running deliveries, each its own: written by every handler thread, read at each tick.
+	private final Set<Running> running = ConcurrentHashMap.newKeySet();
 
-	/** A running delivery's claim token, and its claim, which is lost when Redis no longer has the token. */
-	private record Running(String token, TaskClaim claim) {
+	/**
+	 * One running delivery: its task's id, its claim token, and its claim, which is lost when Redis no
+	 * longer has the token. Equal only to itself: two deliveries of one id are two entries.
+	 */
+	static final class Running {
+
+		private final String id;
+
+		private final String token;
+
+		private final TaskClaim claim;
+
+		private Running(String id, String token, TaskClaim claim) {
+			this.id = id;
+			this.token = token;
+			this.claim = claim;
+		}
+
 	}
 
 	// Guarded by this.
@@ -65,26 +84,31 @@ final class ClaimExtension implements AutoCloseable {
 		}
 	}
 
-	/** A handler starts on a claimed task. */
-	void started(String id, String token, TaskClaim claim) {
-		running.put(id, new Running(token, claim));
+	/**
+	 * A handler starts on a claimed task.
+	 * @return the delivery, to tell {@link #finished} of
+	 */
+	Running started(String id, String token, TaskClaim claim) {
+		Running delivery = new Running(id, token, claim);
+		running.add(delivery);
+		return delivery;
 	}
 
-	/** A handler is done with its task (its outcome is recorded next). */
-	void finished(String id) {
-		running.remove(id);
+	/** A handler is done with this delivery (its outcome is recorded next); any other of its id runs on. */
+	void finished(Running delivery) {
+		running.remove(delivery);
 	}
 
 	private void extend() {
-		List<String> args = new ArrayList<>();
-		args.add(visibilityArg);
-		Map<String, Running> sent = new HashMap<>(running);
-		sent.forEach((id, delivery) -> {
-			args.add(id);
-			args.add(delivery.token());
-		});
-		if (args.size() == 1) {
+		List<Running> sent = List.copyOf(running);
+		if (sent.isEmpty()) {
 			return;
+		}
+		List<String> args = new ArrayList<>(1 + 2 * sent.size());
+		args.add(visibilityArg);
+		for (Running delivery : sent) {
+			args.add(delivery.id);
+			args.add(delivery.token);
 		}
 		try {
 			engine.withTimeout(engine.<List<Object>>eval(TaskScripts.EXTEND, ScriptOutputType.MULTI,
@@ -92,11 +116,12 @@ final class ClaimExtension implements AutoCloseable {
 				.whenComplete((lost, failure) -> {
 					if (failure != null) {
 						logger.warn("Could not extend the claims of {} running task(s) of queue '{}'; tried again in {} ms",
-								(args.size() - 1) / 2, queue, periodMillis, failure);
+								sent.size(), queue, periodMillis, failure);
 						return;
 					}
-					for (Object id : lost) {
-						lost(sent.get((String) id));
+					// The positions, from 1, of the deliveries whose claim no longer stands.
+					for (Object position : lost) {
+						lost(sent.get(((Long) position).intValue() - 1));
 					}
 				});
 		}
@@ -105,13 +130,14 @@ final class ClaimExtension implements AutoCloseable {
 		}
 	}
 
-	private void lost(@Nullable Running delivery) {
-		if (delivery == null || !running.remove(delivery.claim().id(), delivery)) {
+	private void lost(Running delivery) {
+		if (!running.remove(delivery)) {
 			return;
 		}
 		logger.warn("The claim of task '{}' of queue '{}' was lost while its handler ran (delivered again after its "
-				+ "visibility deadline lapsed, or purged): its outcome will not be recorded", delivery.claim().id(), queue);
-		delivery.claim().lose();
+				+ "visibility deadline lapsed, replaced, or purged): its outcome will not be recorded", delivery.id,
+				queue);
+		delivery.claim.lose();
 	}
 
 	@Override

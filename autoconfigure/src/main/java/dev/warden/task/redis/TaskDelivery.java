@@ -47,14 +47,14 @@ final class TaskDelivery<T> {
 	void deliver(ClaimedTask task) {
 		boolean succeeded = false;
 		TaskClaim claim = TaskClaim.enter(queue, task.id());
-		extension.started(task.id(), task.token(), claim);
+		ClaimExtension.Running running = extension.started(task.id(), task.token(), claim);
 		try {
 			boolean handled;
 			try {
 				handled = run.run(task);
 			}
 			finally {
-				extension.finished(task.id());
+				extension.finished(running);
 				claim.exit();
 			}
 			if (handled) {

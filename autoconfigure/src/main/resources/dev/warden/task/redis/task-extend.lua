@@ -6,11 +6,13 @@
 -- KEYS[1]  in-flight zset (task id -> visibility deadline, epoch ms)
 -- KEYS[2]  meta hash (c:<id> claim token of the delivery under way)
 -- ARGV[1]  visibility timeout in ms: each deadline becomes now plus this
--- ARGV[2]… pairs: task id, the delivery's claim token
+-- ARGV[2]… pairs: task id, the delivery's claim token (one pair per delivery: two deliveries of one
+--          id, the older one replaced or redelivered while its handler ran, are two pairs)
 -- Reads Redis's clock with redisClock (redis-clock.lua, a prelude).
 --
--- Returns  the ids of the deliveries whose claim no longer matches (redelivered after their
---          deadline lapsed, purged): those are left alone, and their handlers have lost them.
+-- Returns  the positions (from 1) of the pairs whose claim no longer matches (redelivered after
+--          their deadline lapsed, replaced, purged): those are left alone, and their handlers have
+--          lost them.
 local _, now = redisClock()
 local deadline = now + tonumber(ARGV[1])
 local lost = {}
@@ -19,7 +21,7 @@ for i = 2, #ARGV - 1, 2 do
     if redis.call('hget', KEYS[2], 'c:' .. id) == ARGV[i + 1] then
         redis.call('zadd', KEYS[1], 'XX', deadline, id)
     else
-        lost[#lost + 1] = id
+        lost[#lost + 1] = i / 2
     end
 end
 return lost
