@@ -12,12 +12,15 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.warden.Eventually;
+import dev.warden.TestClock;
 import dev.warden.Warden;
 import dev.warden.WardenClients;
 import dev.warden.ratelimit.RateLimit;
 import dev.warden.test.redis.RedisServerExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -146,7 +149,9 @@ class TaskLimitsTests {
 		assertThat(queue.dueAt("second")).contains(secondDue);
 		assertThat(queue.pendingTasks(0, 10)).extracting(QueuedTask::id).containsExactly("second", "third");
 		assertThat(queue.pendingTasks(0, 10).get(0).dueAt()).isEqualTo(secondDue);
+		assertEveryDeferredKeyWakes("one-at-a-time");
 		assertThat(queue.cancel("third")).isTrue();
+		assertEveryDeferredKeyWakes("one-at-a-time");
 
 		release.countDown();
 		Eventually.await("the deferred task to run", WITHIN, () -> ran.contains("second#1"));
@@ -168,8 +173,10 @@ class TaskLimitsTests {
 				() -> ran.contains("first") && queue.stats().deferred() == 1);
 		consumer.close();
 
-		// The limits are gone with the next deploy: its consumer runs the deferred task at once.
-		clients.open(redis.node()).getDelayedQueue("unlimited-later", String.class)
+		// The limits are gone with the next deploy: its consumer runs the deferred task at once, and
+		// drops the limits' index at its next sweep, when it finds no deferred task left.
+		clients.open(redis.node(), options -> options.taskSweepInterval(Duration.ofMillis(200)))
+			.getDelayedQueue("unlimited-later", String.class)
 			.consume(delivery -> ran.add(delivery.id()), OPTIONS);
 		Eventually.await("the deferred task to run", WITHIN, () -> ran.contains("second"));
 		assertThat(ran).containsExactly("first", "second");
@@ -235,9 +242,97 @@ class TaskLimitsTests {
 		assertThat(ran).containsExactly("keyed");
 	}
 
+	/** How a task that a wake-up made due leaves before a claim takes it. */
+	enum Removal {
+
+		CANCEL, RESCHEDULE_LATER, REPLACE_LATER
+
+	}
+
+	@ParameterizedTest
+	@EnumSource(Removal.class)
+	void aTaskMadeDueByAWakeUpAndRemovedBeforeItStartsLeavesItsKeysOtherTasksAWakeUp(Removal removal)
+			throws Exception {
+		Warden warden = clients.open(redis.node(), options -> options.testClock(true).taskConcurrency(1));
+		TestClock clock = warden.testClock().orElseThrow();
+		clock.reset();
+		String name = "stranded-" + removal.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+		DelayedQueue<String> queue = warden.getDelayedQueue(name, String.class);
+		CountDownLatch blockerRuns = new CountDownLatch(1);
+		CountDownLatch releaseBlocker = new CountDownLatch(1);
+		CountDownLatch fillerRuns = new CountDownLatch(1);
+		CountDownLatch releaseFiller = new CountDownLatch(1);
+		List<String> ran = new CopyOnWriteArrayList<>();
+		// One start an hour per tenant, one handler slot.
+		TaskLimits limits = TaskLimits.rate(RateLimit.of(1, Duration.ofHours(1)))
+			.perKey(String.class, TaskLimitsTests::tenant);
+		queue.consume(delivery -> {
+			ran.add(delivery.id());
+			if (delivery.id().equals("b-1")) {
+				blockerRuns.countDown();
+				releaseBlocker.await(30, TimeUnit.SECONDS);
+			}
+			else if (delivery.id().equals("f-1")) {
+				fillerRuns.countDown();
+				releaseFiller.await(30, TimeUnit.SECONDS);
+			}
+		}, OPTIONS.withLimits(limits));
+		queue.schedule("k-1", "k:1", Duration.ZERO);
+		Instant secondDue = queue.schedule("k-2", "k:2", Duration.ZERO).dueAt();
+		queue.schedule("k-3", "k:3", Duration.ZERO);
+		Eventually.await("k-1 to run and k-2, k-3 to be deferred", WITHIN,
+				() -> ran.contains("k-1") && queue.stats().deferred() == 2);
+		assertEveryDeferredKeyWakes(name);
+
+		// Tenant b's task holds the one slot; tenant f's task is due before k-2, so it takes the slot next.
+		queue.schedule("b-1", "b:1", Duration.ZERO);
+		assertThat(blockerRuns.await(30, TimeUnit.SECONDS)).isTrue();
+		queue.schedule("f-1", "f:1", secondDue.minusSeconds(1));
+		// The rate allows k's next start: the claim after b-1 makes k-2 due, and takes f-1.
+		clock.advance(Duration.ofHours(1).plusSeconds(1));
+		releaseBlocker.countDown();
+		assertThat(fillerRuns.await(30, TimeUnit.SECONDS)).isTrue();
+		Eventually.await("k-2 to be due while f-1 holds the slot", WITHIN, () -> queue.stats().deferred() == 1);
+		assertThat(ran).doesNotContain("k-2");
+		assertEveryDeferredKeyWakes(name);
+
+		switch (removal) {
+			case CANCEL -> assertThat(queue.cancel("k-2")).isTrue();
+			case RESCHEDULE_LATER -> assertThat(queue.reschedule("k-2", clock.now().plus(Duration.ofHours(2)))).isTrue();
+			case REPLACE_LATER -> assertThat(queue
+				.schedule("k-2", "k:2", clock.now().plus(Duration.ofHours(2)), ScheduleOption.REPLACE)
+				.dueAt()).isAfter(secondDue);
+		}
+		assertEveryDeferredKeyWakes(name);
+		releaseFiller.countDown();
+
+		// An hour on, the rate allows k's next start again: k-3 runs.
+		clock.advance(Duration.ofHours(1).plusSeconds(1));
+		clock.wake(name);
+		Eventually.await("k-3 to run", WITHIN, () -> ran.contains("k-3"));
+		assertEveryDeferredKeyWakes(name);
+		assertThat(ran).containsExactly("k-1", "b-1", "f-1", "k-3");
+		clock.reset();
+	}
+
+	/**
+	 * The invariant of the limits' index, read in Redis: every key with entries among a queue's
+	 * deferred tasks has a wake-up, so none waits for a wake-up that never comes.
+	 */
+	private static void assertEveryDeferredKeyWakes(String queue) {
+		List<?> entries = (List<?>) redis.node().call("ZRANGE", "warden:task:{" + queue + "}:limit-parked", "0", "-1");
+		for (Object entry : entries) {
+			String member = (String) entry;
+			String key = member.substring(0, member.indexOf('\0'));
+			assertThat(redis.node().call("ZSCORE", "warden:task:{" + queue + "}:limit-wakes", key))
+				.as("the wake-up of key '%s', which has deferred tasks (%s)", key, member.replace('\0', ' '))
+				.isNotNull();
+		}
+	}
+
 	/** The size of one of the limits' zsets of a queue: {@code <queue>:<suffix>}. */
 	private static long zcard(String queueAndSuffix) {
-		return (Long) redis.node().call("ZCARD", "warden:{" + queueAndSuffix.replace(":", "}:"));
+		return (Long) redis.node().call("ZCARD", "warden:task:{" + queueAndSuffix.replace(":", "}:"));
 	}
 
 	private static long redisMillis() {

@@ -37,6 +37,9 @@ final class ClaimCall {
 	// With task limits: how many deferred tasks of a key become due when its wake-up time comes; else null.
 	private final @Nullable String promoteOnWakeArg;
 
+	// With task limits: ms after a wake-up at which a key with deferred tasks left wakes again; else null.
+	private final @Nullable String recheckArg;
+
 	ClaimCall(RedisEngine engine, QueueKeys keys, ConsumerOptions options, String consumerId, Duration claimAhead) {
 		this.engine = engine;
 		this.keys = keys;
@@ -47,6 +50,7 @@ final class ClaimCall {
 		TaskLimits limits = options.limits();
 		this.claimKeys = limits.limited() ? keys.allAndDeadLimited : keys.allAndDead;
 		this.promoteOnWakeArg = limits.limited() ? Long.toString(promoteOnWake(limits)) : null;
+		this.recheckArg = limits.limited() ? Long.toString(recheckMillis(limits, options.visibilityTimeout())) : null;
 	}
 
 	/**
@@ -60,6 +64,21 @@ final class ClaimCall {
 	}
 
 	/**
+	 * How long after a wake-up a key that still has deferred tasks wakes again, in ms: the tasks the
+	 * wake-up made due set the key's next wake-up when a claim takes them, but one cancelled,
+	 * rescheduled or replaced before that never does. The rate's interval, when the next start is
+	 * allowed; with a concurrency limit, at least the visibility timeout, as far ahead as the
+	 * deadlines of the key's running tasks lie (a wake-up sooner would only defer the same tasks
+	 * again while they run).
+	 */
+	private static long recheckMillis(TaskLimits limits, Duration visibilityTimeout) {
+		RateLimit rate = limits.rate();
+		long interval = (rate != null) ? (long) Math.ceil(rate.intervalMicros() / 1000) : 0;
+		long recheck = (limits.concurrency() > 0) ? Math.max(interval, visibilityTimeout.toMillis()) : interval;
+		return Math.max(1, recheck);
+	}
+
+	/**
 	 * Claims up to {@code limit} due tasks (none with 0), completing the {@code finished} deliveries
 	 * first.
 	 * @param limit how many tasks to claim at most
@@ -67,7 +86,7 @@ final class ClaimCall {
 	 * @return the reply
 	 */
 	CompletableFuture<List<Object>> send(int limit, List<String> finished) {
-		String[] args = new String[6 + finished.size() + ((promoteOnWakeArg != null) ? 2 : 0)];
+		String[] args = new String[6 + finished.size() + ((promoteOnWakeArg != null) ? 3 : 0)];
 		args[0] = Integer.toString(limit);
 		args[1] = visibilityTimeoutArg;
 		args[2] = consumerId;
@@ -80,6 +99,7 @@ final class ClaimCall {
 		if (promoteOnWakeArg != null) {
 			args[6 + finished.size()] = promoteOnWakeArg;
 			args[7 + finished.size()] = keys.channel;
+			args[8 + finished.size()] = recheckArg;
 		}
 		try {
 			return engine.eval(TaskScripts.CLAIM, ScriptOutputType.MULTI, claimKeys, args);

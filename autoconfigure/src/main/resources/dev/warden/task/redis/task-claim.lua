@@ -25,15 +25,17 @@
 -- ARGV[5]  claim-ahead window in ms (0: only tasks already due)
 -- ARGV[6]  how many finished deliveries follow, n
 -- ARGV[7]… n pairs: task id, the delivery's claim token
--- With task limits (task-limits.lua, a prelude), three more keys and two more arguments:
+-- With task limits (task-limits.lua, a prelude), three more keys and three more arguments:
 -- KEYS[7]  slots zset
 -- KEYS[8]  parked zset
 -- KEYS[9]  wakes zset
 -- ARGV[7 + 2n]  how many deferred tasks of a key to make due again when its wake-up time comes
 -- ARGV[8 + 2n]  the queue's wake-up channel, told when deferred tasks became due that this call
 --          could not take
+-- ARGV[9 + 2n]  ms after a wake-up at which a key with deferred tasks left wakes again, should the
+--          tasks made due not reach their admission (cancelled, rescheduled or replaced first)
 -- A completed task frees its key's slot, and a key whose wake-up time came has deferred tasks due
--- again, before the claim.
+-- again, before the claim; the key keeps a wake-up while it has deferred tasks (task-limits.lua).
 -- Reads Redis's clock with redisClock (redis-clock.lua, a prelude).
 --
 -- Returns  {now, wake, n, outcome1, ..., outcomeN, id1, payload1, attempt1, token1, start1, context1,
@@ -179,7 +181,8 @@ local function head(key)
 end
 
 if limited then
-    promoted = promoted + wakeKeys(KEYS[1], KEYS[8], KEYS[9], now, tonumber(ARGV[7 + 2 * finished]))
+    promoted = promoted + wakeKeys(KEYS[1], KEYS[8], KEYS[9], now, tonumber(ARGV[7 + 2 * finished]),
+        tonumber(ARGV[9 + 2 * finished]))
     dropStaleSlots(KEYS[7], KEYS[3])
 end
 

@@ -14,6 +14,13 @@
 -- no longer matches the task's score and is dropped when it comes up. The wakes zset holds, per
 -- key with deferred tasks, when to look at that key again without a running task of it ending:
 -- when the rate allows a start, or when the first of its running tasks' claims would lapse.
+--
+-- Invariant: every key with entries in the parked zset has a wake-up. A deferral sets one; only a
+-- wake-up that comes removes one (wakeKeys), and it sets the next while entries are left: the
+-- tasks it makes due are admitted or deferred again only once a claim takes them, and one that is
+-- cancelled, rescheduled, replaced or handed back before that never is, so nothing else would
+-- look at the key's other deferred tasks. Scripts that cancel, reschedule, replace, fail or
+-- dead-letter tasks then need not know whether a task was made due by a wake-up.
 
 local PARKED = 1e15
 
@@ -93,14 +100,20 @@ local function dropStaleSlots(slots, inflight)
     end
 end
 
--- The keys whose wake-up time came: each gets up to n of its deferred tasks due again. Returns how
--- many became due.
-local function wakeKeys(due, parked, wakes, now, n)
+-- The keys whose wake-up time came: each gets up to n of its deferred tasks due again, and, while it
+-- has deferred tasks left, its next wake-up recheck ms from now (or sooner, when promote asks for
+-- one now): should none of the tasks made due reach its admission, which sets the key's wake-up as
+-- its limits say, the key is looked at again then. Returns how many became due.
+local function wakeKeys(due, parked, wakes, now, n, recheck)
     local woken = redis.call('zrangebyscore', wakes, '-inf', now, 'LIMIT', 0, 16)
     local promoted = 0
     for _, key in ipairs(woken) do
         redis.call('zrem', wakes, key)
         promoted = promoted + promote(due, parked, wakes, key, n, now)
+        local from, to = keyRange(key)
+        if #redis.call('zrangebylex', parked, from, to, 'LIMIT', 0, 1) > 0 then
+            wakeKeyAt(wakes, key, now + recheck)
+        end
     end
     return promoted
 end
