@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.warden.Eventually;
@@ -156,6 +157,32 @@ class RecurringTaskTests {
 		assertThat(occurrencePending("pulse@" + oldDue)).as("the old plan's occurrence is cancelled").isFalse();
 		assertThat(occurrencePending("pulse@" + plannedDue("pulse"))).isTrue();
 		assertThat(redis.node().call("ZCARD", "warden:task:{" + QUEUE + "}:due")).isEqualTo(1L);
+	}
+
+	@Test
+	void instancesWithTwoSchedulesSideBySideRunEveryOccurrenceAndKeepTheLaterPlan() throws Exception {
+		// A rolling deployment that changes the rate: the old version, then the new one beside it.
+		List<String> delivered = new CopyOnWriteArrayList<>();
+		AtomicBoolean flippedBack = new AtomicBoolean();
+		ApplicationContextRunner pulse = runner.withUserConfiguration(Pulse.class);
+		pulse.withPropertyValues("instance=old", "job.rate=200ms")
+			.withBean(ObservationRegistry.class, () -> recordingRuns(delivered))
+			.run(old -> pulse.withPropertyValues("instance=new", "job.rate=300ms")
+				.withBean(ObservationRegistry.class, () -> recordingRuns(delivered))
+				.run(current -> {
+					assertThat(plan("pulse")).endsWith(" rate 300ms");
+					int before = delivered.size();
+					Eventually.await("fifteen occurrences delivered beside each other", Duration.ofSeconds(60), () -> {
+						if (!plan("pulse").endsWith(" rate 300ms")) {
+							flippedBack.set(true);
+						}
+						return delivered.size() >= before + 15;
+					});
+				}));
+
+		assertThat(flippedBack).as("the old version never planned its own rate again").isFalse();
+		assertThat(runs).as("every occurrence delivered ran, on whichever version claimed it")
+			.hasSameSizeAs(delivered);
 	}
 
 	@Test

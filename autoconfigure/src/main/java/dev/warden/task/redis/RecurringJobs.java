@@ -2,6 +2,7 @@ package dev.warden.task.redis;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneId;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -12,6 +13,7 @@ import dev.warden.task.DelayedQueue;
 import dev.warden.task.Delivery;
 import dev.warden.task.Misfire;
 import dev.warden.task.RecurringJob;
+import dev.warden.task.RecurringSchedule;
 import dev.warden.task.TaskConsumer;
 import io.lettuce.core.ScriptOutputType;
 import org.jspecify.annotations.Nullable;
@@ -41,6 +43,12 @@ import org.slf4j.LoggerFactory;
  * instance that runs jobs on one queue defines the same jobs (instances that define other jobs use
  * another queue); an instance that defines none takes no part. An occurrence of a job this instance
  * does not define (during a rolling deployment) fails, so that it is retried on another.
+ * <p>
+ * An occurrence carries the definition that planned it, and runs on whichever instance claims it,
+ * which plans the next one by that definition, not its own: instances of two versions with
+ * different schedules for a job, side by side during a rolling deployment, never undo each other's
+ * plans nor drop an occurrence. The plan takes a new definition only when an instance that defines
+ * it starts, so it ends with the definition of the last version deployed.
  */
 public final class RecurringJobs {
 
@@ -163,26 +171,37 @@ public final class RecurringJobs {
 		if (job == null) {
 			throw new IllegalStateException("No recurring job '" + occurrence.job() + "' is defined on this instance");
 		}
-		String definition = job.schedule().definition();
 		String current = engine.await(engine.commands().hget(planKey[0], job.name()), "recurring plan of '"
 				+ job.name() + "'");
 		Plan plan = (current != null) ? Plan.parse(current) : null;
-		if (!occurrence.definition().equals(definition) || plan == null
-				|| !plan.definition().equals(occurrence.definition())) {
-			logger.info("Occurrence {} of recurring job '{}' was planned by another definition ({}); not run",
-					delivery.id(), job.name(), occurrence.definition());
-			if (plan == null || !plan.definition().equals(definition)) {
-				plan(job, current);
-			}
+		if (plan == null) {
+			// No instance plans the job any more (one that does not define it removed it), or its plan
+			// was lost: plan it as defined here; the occurrence was cancelled with the plan.
+			logger.info("Occurrence {} of recurring job '{}' has no plan any more; not run, the job is planned as"
+					+ " defined here", delivery.id(), job.name());
+			plan(job, null);
 			return;
+		}
+		// An occurrence runs whichever definition planned it: during a rolling deployment an instance
+		// may claim an occurrence that an instance with another schedule planned. The plan goes on by
+		// the occurrence's own definition, which every instance reads, so instances with different
+		// schedules never undo each other's plans; the plan takes a new definition only when an
+		// instance that defines it starts (plan), and so ends with the last one deployed.
+		RecurringSchedule schedule = occurrence.definition().equals(job.schedule().definition()) ? job.schedule()
+				: scheduleOf(occurrence.definition());
+		if (schedule == null) {
+			throw new IllegalStateException("Occurrence " + delivery.id() + " of recurring job '" + job.name()
+					+ "' was planned by a definition this instance cannot read (" + occurrence.definition()
+					+ "); it is left for an instance that can");
 		}
 		long now = redisMillis();
 		long late = now - occurrence.due();
 		// Only the occurrence the plan points to plans the next one: a retry of an earlier one (the
-		// plan moved on while it waited for its backoff) runs, and plans nothing.
-		boolean planned = plan.due() == occurrence.due();
-		if (planned && !job.schedule().plannedAfterRun()) {
-			advance(job, plan, job.schedule().next(occurrence.due(), now));
+		// plan moved on while it waited for its backoff), or one whose plan was replaced while it was
+		// under way, runs, and plans nothing.
+		boolean planned = plan.due() == occurrence.due() && plan.definition().equals(occurrence.definition());
+		if (planned && !schedule.plannedAfterRun()) {
+			advance(job, plan, schedule.next(occurrence.due(), now));
 		}
 		try {
 			if (delivery.attempt() == 1 && late > misfireThresholdMillis) {
@@ -197,8 +216,8 @@ public final class RecurringJobs {
 			job.action().run();
 		}
 		finally {
-			if (planned && job.schedule().plannedAfterRun()) {
-				advance(job, plan, job.schedule().next(occurrence.due(), redisMillis()));
+			if (planned && schedule.plannedAfterRun()) {
+				advance(job, plan, schedule.next(occurrence.due(), redisMillis()));
 			}
 		}
 	}
@@ -212,13 +231,41 @@ public final class RecurringJobs {
 			return;
 		}
 		if (swap(job.name(), from.value(), new Plan(next.getAsLong(), from.definition()).value())) {
-			schedule(job, next.getAsLong());
+			schedule(job, from.definition(), next.getAsLong());
 		}
 	}
 
 	private void schedule(RecurringJob job, long due) {
-		queue.schedule(job.occurrenceId(due), new Occurrence(job.name(), job.schedule().definition(), due),
-				Instant.ofEpochMilli(due));
+		schedule(job, job.schedule().definition(), due);
+	}
+
+	private void schedule(RecurringJob job, String definition, long due) {
+		queue.schedule(job.occurrenceId(due), new Occurrence(job.name(), definition, due), Instant.ofEpochMilli(due));
+	}
+
+	/**
+	 * The schedule a definition names ({@link RecurringSchedule#definition()}), enough to tell the
+	 * occurrence after one; {@code null} for a definition this version does not know.
+	 */
+	static @Nullable RecurringSchedule scheduleOf(String definition) {
+		try {
+			if (definition.startsWith("rate ") && definition.endsWith("ms")) {
+				return RecurringSchedule.fixedRate(Duration.ofMillis(Long.parseLong(definition.substring(5,
+						definition.length() - 2))), Duration.ZERO);
+			}
+			if (definition.startsWith("delay ") && definition.endsWith("ms")) {
+				return RecurringSchedule.fixedDelay(Duration.ofMillis(Long.parseLong(definition.substring(6,
+						definition.length() - 2))), Duration.ZERO);
+			}
+			if (definition.startsWith("cron ")) {
+				int zone = definition.lastIndexOf(' ');
+				return RecurringSchedule.cron(definition.substring(5, zone), ZoneId.of(definition.substring(zone + 1)));
+			}
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Unreadable recurring definition '{}'", definition, ex);
+		}
+		return null;
 	}
 
 	private boolean swap(String job, String expected, String value) {
