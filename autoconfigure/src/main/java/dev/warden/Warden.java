@@ -754,8 +754,9 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 		 * The fail-over check: after each acquisition, wait until {@code replicas} replicas have
 		 * it (Redis {@code WAIT}), within {@code timeout}; if they do not, the hold is given back
 		 * and the attempt counts as failed. By default {@link ReplicaSync#AUTO} within 1 s: one
-		 * replica when the master has any (read at connect, after each reconnect and every 5 s),
-		 * none otherwise. While it waits for a replica, a release does not hand the lock straight
+		 * replica when the master has any (read at connect, after each reconnect and every 5 s) or
+		 * had some and lost them (a master deposed by a fail-over), none when it never had one.
+		 * While it waits for a replica, a release does not hand the lock straight
 		 * to a waiter of the same client. Standalone and Sentinel only.
 		 * @param replicas how many replicas must acknowledge: {@link ReplicaSync#AUTO}, or a number;
 		 * 0 turns it off
@@ -911,9 +912,11 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 		 * The durability check after each schedule: a schedule is acknowledged only once
 		 * {@code replicas} replicas have it ({@code WAIT}), so that an acknowledged schedule
 		 * survives a fail-over; when they do not within {@code timeout}, it fails with
-		 * {@link RedisUnavailableException} (the task may still be there; scheduling it again with
-		 * the same id is safe). By default {@link ReplicaSync#AUTO} within 1 s: one replica when the
-		 * master has any, none otherwise. Standalone and Sentinel deployments.
+		 * {@link ReplicaSyncException} (the task may still be there; scheduling it again with the
+		 * same id is safe). By default {@link ReplicaSync#AUTO} within 1 s: one replica when the
+		 * master has any or had some and lost them (a master deposed by a fail-over, whose schedules
+		 * then fail until Warden has moved to the new master), none when it never had one.
+		 * Standalone and Sentinel deployments.
 		 * @param replicas how many replicas must acknowledge: {@link ReplicaSync#AUTO}, or a number;
 		 * 0 turns the check off
 		 * @param timeout how long to wait for them

@@ -1,14 +1,22 @@
 package dev.warden;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
 import java.util.Optional;
+import java.util.Queue;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.warden.lock.DistributedReentrantLock;
 import dev.warden.lock.LockListener;
@@ -43,7 +51,7 @@ class SentinelTests {
 
 	private final ExecutorService threads = Executors.newCachedThreadPool();
 
-	private final java.util.List<String> lost = new CopyOnWriteArrayList<>();
+	private final List<String> lost = new CopyOnWriteArrayList<>();
 
 	@BeforeAll
 	static void startSentinels() {
@@ -201,20 +209,103 @@ class SentinelTests {
 	}
 
 	@Test
+	void withTheDefaultsSchedulesAcknowledgedDuringAFailOverSurviveIt() throws Exception {
+		// Two clients schedule without pause across the fail-over. Until Warden hears of the promotion,
+		// their writes land on the deposed master, which takes them without a replica (its own was
+		// promoted) and loses them when the Sentinels demote it (left undone here: the window stays open).
+		List<Warden> wardens = List.of(clients.open(sentinelClient()), clients.open(sentinelClient()));
+		RedisNode deposed = redis.master();
+		String tasks = "warden:task:{s-across}:tasks";
+		AtomicBoolean scheduling = new AtomicBoolean(true);
+		Set<String> acknowledged = ConcurrentHashMap.newKeySet();
+		Queue<Throwable> failures = new ConcurrentLinkedQueue<>();
+		List<AtomicInteger> lastAcknowledged = List.of(new AtomicInteger(-1), new AtomicInteger(-1));
+		List<Future<?>> schedulers = new ArrayList<>();
+		for (int c = 0; c < wardens.size(); c++) {
+			DelayedQueue<String> queue = wardens.get(c).getDelayedQueue("s-across", String.class);
+			AtomicInteger last = lastAcknowledged.get(c);
+			String prefix = "c" + c + "-";
+			schedulers.add(threads.submit(() -> {
+				for (int i = 0; scheduling.get() && i < 100_000; i++) {
+					String id = prefix + i;
+					try {
+						queue.schedule(id, "x", Duration.ofHours(1));
+						acknowledged.add(id);
+						last.set(i);
+					}
+					catch (RuntimeException ex) {
+						failures.add(ex);
+					}
+				}
+				return null;
+			}));
+		}
+		Eventually.await("schedules acknowledged before the fail-over", () -> acknowledged.size() >= 20);
+
+		RedisNode promoted = redis.failover();
+		int[] promotedAt = lastAcknowledged.stream().mapToInt(AtomicInteger::get).toArray();
+		// Both clients have moved once a schedule each acknowledged after the promotion is on the new master.
+		Eventually.await("both clients scheduling on the new master", Duration.ofSeconds(30), () -> {
+			for (int c = 0; c < lastAcknowledged.size(); c++) {
+				int last = lastAcknowledged.get(c).get();
+				if (last <= promotedAt[c] || !Long.valueOf(1).equals(promoted.call("HEXISTS", tasks, "c" + c + "-" + last))) {
+					return false;
+				}
+			}
+			return true;
+		});
+		scheduling.set(false);
+		for (Future<?> scheduler : schedulers) {
+			scheduler.get(30, TimeUnit.SECONDS);
+		}
+
+		Set<String> kept = new HashSet<>();
+		for (Object id : (List<?>) promoted.call("HKEYS", tasks)) {
+			kept.add((String) id);
+		}
+		Set<String> onTheDeposedMasterOnly = new TreeSet<>();
+		if ("master".equals(((List<?>) deposed.call("ROLE")).get(0))) {
+			for (Object id : (List<?>) deposed.call("HKEYS", tasks)) {
+				if (!kept.contains(id)) {
+					onTheDeposedMasterOnly.add((String) id);
+				}
+			}
+		}
+		long refused = failures.stream().filter(ReplicaSyncException.class::isInstance).count();
+		System.out.println(acknowledged.size() + " schedules acknowledged, " + failures.size() + " failed ("
+				+ refused + " refused unreplicated), " + onTheDeposedMasterOnly.size()
+				+ " written to the deposed master only");
+		assertThat(failures).as("calls that failed: each with a retryable exception")
+			.allMatch(RedisUnavailableException.class::isInstance);
+		assertThat(onTheDeposedMasterOnly).as("schedules written to the deposed master only: none acknowledged")
+			.doesNotContainAnyElementsOf(acknowledged);
+		assertThat(kept).as("every acknowledged schedule, on the new master").containsAll(acknowledged);
+	}
+
+	@Test
 	void aLockTakenOnTheDeposedMasterIsReportedLostOnceTheHolderHasMoved() throws Exception {
-		// A short watchdog timeout: the lease is renewed every second, and a renewal finds it lost.
+		// A short watchdog timeout: the lease is renewed every second, and a renewal finds it lost. The
+		// fail-over check is off: with it, the deposed master's acquisitions are given back (below).
 		Warden holder = clients.open(sentinelClient(), options -> options.watchdogTimeout(Duration.ofSeconds(3))
+			.replicaSync(0, Duration.ofSeconds(1))
 			.lockListener(new LockListener() {
 				@Override
 				public void onLeaseLost(String lockName, LockOwner owner, @Nullable Throwable cause) {
 					lost.add(lockName);
 				}
 			}));
+		Warden checked = clients.open(sentinelClient());
 		RedisNode deposed = redis.master();
 		LockOwner owner = holder.newOwner();
 		assertThat(holder.getLock("warm-up").tryLock(owner, 0, TimeUnit.SECONDS)).isTrue();
+		LockOwner checkedOwner = checked.newOwner();
+		assertThat(checked.getLock("checked-warm-up").tryLock(checkedOwner, 0, TimeUnit.SECONDS)).isTrue();
 
 		RedisNode promoted = redis.failover();
+		// With the check (the default), an acquisition tried in the window is given back on the
+		// deposed master, which lost its replica, and tried again until it holds on the new master.
+		Future<Boolean> checkedInTheWindow = threads.submit(
+				() -> checked.getLock("checked-in-the-window").tryLock(checkedOwner, 30, TimeUnit.SECONDS));
 		// Taken at once: usually before Warden has heard of the promotion, on the deposed master.
 		DistributedReentrantLock window = holder.getLock("in-the-window");
 		assertThat(window.tryLock(owner, 0, TimeUnit.SECONDS)).isTrue();
@@ -231,6 +322,8 @@ class SentinelTests {
 		}
 		System.out.println("Lock taken right after the fail-over landed on the "
 				+ (onDeposed ? "deposed master and was reported lost" : "new master"));
+		assertThat(checkedInTheWindow.get(40, TimeUnit.SECONDS)).as("acquired under the check").isTrue();
+		assertThat(promoted.call("EXISTS", "checked-in-the-window")).as("on the new master").isEqualTo(1L);
 	}
 
 	private RedisClient sentinelClient() {

@@ -549,9 +549,10 @@ public class WardenProperties {
 
 		/**
 		 * How many replicas must acknowledge the write (Redis WAIT) before it counts; 0 turns the
-		 * check off. Unset: one when the master has replicas, none when it has none (followed across
-		 * fail-overs). Unacknowledged within the timeout, a lock acquisition is given back and a
-		 * schedule fails with RedisUnavailableException (scheduling again with the same id is safe).
+		 * check off. Unset: one when the master has replicas or lost those it had (a master deposed
+		 * by a fail-over), none when it never had any (followed across fail-overs). Unacknowledged
+		 * within the timeout, a lock acquisition is given back and a schedule fails with
+		 * ReplicaSyncException (scheduling again with the same id is safe).
 		 */
 		private @Nullable Integer replicas;
 

@@ -1,19 +1,33 @@
 package dev.warden.redis;
 
 import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.IntSupplier;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * How many replicas the master has, as {@code INFO replication} last said: read when the client
- * connects, after each reconnect (a fail-over lands on another master) and every few seconds (a
- * replica attaches or leaves). The automatic replica check waits for one replica when this is not
- * zero. Cluster clients always see zero: {@code WAIT} there does not reach the node of a key.
+ * connects, after each reconnect (a fail-over lands on another master), every few seconds (a
+ * replica attaches or leaves) and after each write that fewer replicas than asked acknowledged. The
+ * automatic replica check waits for one replica when this is not zero.
+ * <p>
+ * It also remembers the masters it saw with replicas, by replication id ({@code master_replid}):
+ * one that had replicas and has none now is {@linkplain #lostReplicas() short of them}, and the
+ * automatic check still waits for one there, so that its writes fail instead of being acknowledged
+ * unreplicated. That is how a master deposed by a fail-over looks until the Sentinels demote it
+ * (its replica was promoted, and it still takes writes, which are lost then). A promoted replica
+ * starts a new replication history, with a new id, so the master Warden moves to is not held to its
+ * predecessor's replicas; a master never seen with replicas is never asked to wait.
+ * Cluster clients always see zero: {@code WAIT} there does not reach the node of a key.
  */
 public final class ReplicaCount implements IntSupplier {
 
@@ -22,9 +36,22 @@ public final class ReplicaCount implements IntSupplier {
 	/** How often the count is read again. */
 	static final Duration REFRESH_INTERVAL = Duration.ofSeconds(5);
 
+	/** How many masters seen with replicas are remembered (the newest ones). */
+	static final int REMEMBERED_MASTERS = 16;
+
 	private final RedisEngine engine;
 
-	private volatile int replicas;
+	private volatile Reading reading = Reading.NONE;
+
+	/** The replication ids of the masters seen with replicas, oldest first. Guarded by itself. */
+	private final Set<String> replicatedMasters = Collections.newSetFromMap(new LinkedHashMap<>() {
+
+		@Override
+		protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
+			return size() > REMEMBERED_MASTERS;
+		}
+
+	});
 
 	private final AtomicBoolean unreadableReported = new AtomicBoolean();
 
@@ -33,6 +60,24 @@ public final class ReplicaCount implements IntSupplier {
 	 */
 	public ReplicaCount(RedisEngine engine) {
 		this.engine = engine;
+	}
+
+	/**
+	 * What {@code INFO replication} said.
+	 *
+	 * @param master whether the node is a master
+	 * @param replicationId its {@code master_replid}; {@code null} when not said
+	 * @param replicas the replicas connected to it ({@code 0} for a replica)
+	 * @param lost whether it has none but was seen with some: a master that lost its replicas
+	 */
+	record Reading(boolean master, @Nullable String replicationId, int replicas, boolean lost) {
+
+		static final Reading NONE = new Reading(true, null, 0, false);
+
+		Reading seenWithReplicas(boolean seen) {
+			return new Reading(master, replicationId, replicas, master && replicas == 0 && seen);
+		}
+
 	}
 
 	/**
@@ -57,7 +102,24 @@ public final class ReplicaCount implements IntSupplier {
 	/** The replicas the master had when last asked. */
 	@Override
 	public int getAsInt() {
-		return replicas;
+		return reading.replicas();
+	}
+
+	/**
+	 * Whether writes should expect a replica's acknowledgement: the master had replicas when last
+	 * asked, or has {@linkplain #lostReplicas() lost} those it had.
+	 */
+	public boolean expectsReplica() {
+		Reading now = reading;
+		return now.replicas() > 0 || now.lost();
+	}
+
+	/**
+	 * Whether the master, when last asked, had no replica left of those Warden saw it with: a master
+	 * deposed by a fail-over, still taking writes, or one whose replicas are all gone.
+	 */
+	public boolean lostReplicas() {
+		return reading.lost();
 	}
 
 	/**
@@ -80,19 +142,45 @@ public final class ReplicaCount implements IntSupplier {
 				unreadable(failure);
 				throw new IllegalStateException("INFO replication failed", failure);
 			}
-			int count = parse(text);
-			if (count != replicas) {
-				logger.debug("The master has {} replica(s) now (was {})", count, replicas);
-			}
-			replicas = count;
-			return count;
+			return read(parse(text)).replicas();
 		});
 	}
 
+	/** Takes a reading as the current one, remembering a master seen with replicas. */
+	Reading read(Reading parsed) {
+		Reading before;
+		Reading now;
+		synchronized (replicatedMasters) {
+			String id = parsed.replicationId();
+			if (parsed.master() && id != null && parsed.replicas() > 0) {
+				replicatedMasters.remove(id);
+				replicatedMasters.add(id);
+			}
+			now = parsed.seenWithReplicas(id != null && replicatedMasters.contains(id));
+			before = reading;
+			reading = now;
+		}
+		if (now.lost() && !before.lost()) {
+			logger.warn("The Redis master (replication id {}) had replicas and has none now: a fail-over may have "
+					+ "promoted one, and this master may be deposed. Until Warden moves to the new master or a "
+					+ "replica attaches again, writes that must survive a fail-over fail with ReplicaSyncException "
+					+ "(safe to retry) instead of being acknowledged unreplicated", now.replicationId());
+		}
+		else if (before.lost() && !now.lost()) {
+			logger.info("The Redis master (replication id {}) has {} replica(s) now", now.replicationId(),
+					now.replicas());
+		}
+		else if (now.replicas() != before.replicas()) {
+			logger.debug("The master has {} replica(s) now (was {})", now.replicas(), before.replicas());
+		}
+		return now;
+	}
+
 	/** The replicas of a master from {@code INFO replication}; a replica's own answer counts none. */
-	static int parse(String info) {
+	static Reading parse(String info) {
 		boolean master = false;
 		int count = 0;
+		String id = null;
 		for (String line : info.split("\r?\n")) {
 			if (line.startsWith("role:")) {
 				master = line.substring("role:".length()).trim().equals("master");
@@ -100,8 +188,11 @@ public final class ReplicaCount implements IntSupplier {
 			else if (line.startsWith("connected_slaves:")) {
 				count = Integer.parseInt(line.substring("connected_slaves:".length()).trim());
 			}
+			else if (line.startsWith("master_replid:")) {
+				id = line.substring("master_replid:".length()).trim();
+			}
 		}
-		return master ? count : 0;
+		return new Reading(master, id, master ? count : 0, false);
 	}
 
 	private void unreadable(Throwable failure) {

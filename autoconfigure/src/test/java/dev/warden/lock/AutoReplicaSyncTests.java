@@ -9,11 +9,12 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import dev.warden.Eventually;
-import dev.warden.RedisUnavailableException;
+import dev.warden.ReplicaSyncException;
 import dev.warden.Warden;
 import dev.warden.WardenClients;
 import dev.warden.lock.redis.ReplicaSync;
 import dev.warden.task.DelayedQueue;
+import dev.warden.task.ScheduleResult;
 import dev.warden.test.redis.RedisNode;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -25,7 +26,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 /**
  * The replica check by default: a master without replicas is never asked to {@code WAIT}; a master
  * with one has each acquisition and schedule acknowledged by it, and refuses them while the replica
- * is stalled; a replica that leaves stops the waiting, one that attaches later starts it.
+ * is stalled; a master whose replica left refuses them until it is back (as a deposed master would
+ * have to); a replica that attaches later starts the waiting.
  */
 class AutoReplicaSyncTests {
 
@@ -85,7 +87,7 @@ class AutoReplicaSyncTests {
 			assertThat(lock.tryLock(owner, 0, 10, TimeUnit.SECONDS)).as("unacknowledged: given back").isFalse();
 			assertThat(primary.call("EXISTS", "stalled")).isEqualTo(0L);
 			DelayedQueue<String> queue = warden.getDelayedQueue("stalled", String.class);
-			assertThatExceptionOfType(RedisUnavailableException.class)
+			assertThatExceptionOfType(ReplicaSyncException.class)
 				.isThrownBy(() -> queue.schedule("t", "x", Duration.ofHours(1)))
 				.withMessageContaining("not acknowledged by 1 replica(s)");
 		}
@@ -95,24 +97,51 @@ class AutoReplicaSyncTests {
 	}
 
 	@Test
-	void aReplicaThatLeavesStopsTheWaitingAndOneThatAttachesStartsIt() throws Exception {
+	void aMasterThatLostItsReplicaRefusesWritesUntilOneIsBack() throws Exception {
 		startPrimaryAndReplica();
 		Warden warden = clients.open(primary);
 		lockAndSchedule(warden, "c");
-		long waits = waitCalls(primary);
-		assertThat(waits).isPositive();
+		assertThat(waitCalls(primary)).isPositive();
 
+		// What a master deposed by a fail-over looks like: its replica is gone, and it still takes writes.
 		replica.stop();
 		Eventually.await("the master sees its replica go",
 				() -> ((String) primary.call("INFO", "replication")).contains("connected_slaves:0"));
-		lockAndSchedule(warden, "d");
+		DelayedQueue<String> queue = warden.getDelayedQueue("replica-gone", String.class);
+		assertThatExceptionOfType(ReplicaSyncException.class)
+			.isThrownBy(() -> queue.schedule("t", "x", Duration.ofHours(1)))
+			.withMessageContaining("the master had replicas and has none now")
+			.withMessageContaining("scheduling again with the same id is safe");
+		assertThatExceptionOfType(ReplicaSyncException.class).as("still refused, once known")
+			.isThrownBy(() -> queue.schedule("t", "x", Duration.ofHours(1)));
+		LockOwner owner = warden.newOwner();
+		assertThat(warden.getLock("replica-gone").tryLock(owner, 0, 10, TimeUnit.SECONDS))
+			.as("unacknowledged: given back").isFalse();
+		assertThat(primary.call("EXISTS", "replica-gone")).isEqualTo(0L);
 
 		replica.restart();
 		awaitLinkUp(replica);
+		assertThat(queue.schedule("t", "x", Duration.ofHours(1)).status()).as("the same task, acknowledged now")
+			.isIn(ScheduleResult.Status.SCHEDULED, ScheduleResult.Status.ALREADY_PENDING);
+		assertThat(replica.call("HEXISTS", "warden:task:{replica-gone}:tasks", "t")).isEqualTo(1L);
+		lockAndSchedule(warden, "d");
+	}
+
+	@Test
+	void aReplicaThatAttachesToAMasterThatHadNoneStartsTheWaiting() throws Exception {
+		primary = RedisNode.start(RedisNode.config().name("primary"));
+		Warden warden = clients.open(primary);
+		lockAndSchedule(warden, "e");
+		assertThat(waitCalls(primary)).isZero();
+
+		replica = RedisNode.start(RedisNode.config()
+			.name("replica")
+			.option("replicaof", primary.host(), Integer.toString(primary.port())));
+		awaitLinkUp(replica);
 		// Seen at the next reading of the master's replicas (every 5 s), at the latest.
-		Eventually.await("writes waiting for the replica again", Duration.ofSeconds(30), () -> {
-			lockAndSchedule(warden, "e-" + System.nanoTime());
-			return waitCalls(primary) > waits + 2;
+		Eventually.await("writes waiting for the replica", Duration.ofSeconds(30), () -> {
+			lockAndSchedule(warden, "f-" + System.nanoTime());
+			return waitCalls(primary) > 0;
 		});
 	}
 

@@ -2,7 +2,7 @@ package dev.warden.task;
 
 import java.time.Duration;
 
-import dev.warden.RedisUnavailableException;
+import dev.warden.ReplicaSyncException;
 import dev.warden.Warden;
 import dev.warden.WardenClients;
 import dev.warden.test.redis.RedisNode;
@@ -66,7 +66,7 @@ class ScheduleReplicaSyncTests {
 			.getDelayedQueue("paused", String.class);
 		replica.pause();
 
-		assertThatExceptionOfType(RedisUnavailableException.class)
+		assertThatExceptionOfType(ReplicaSyncException.class)
 			.isThrownBy(() -> queue.schedule("t-1", "x", Duration.ofHours(1)))
 			.withMessageContaining("not acknowledged by 1 replica(s) within 2000 ms");
 		assertThat(unchecked.schedule("t-2", "x", Duration.ofHours(1)).status())

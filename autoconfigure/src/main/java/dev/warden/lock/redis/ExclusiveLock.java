@@ -316,8 +316,7 @@ abstract sealed class ExclusiveLock implements DistributedMutex permits RedisDis
 			if (accepted) {
 				return CompletableFuture.completedFuture(attempt);
 			}
-			logger.warn("Lock '{}' was acquired but only {} of {} replica(s) acknowledged it within {} ms; released",
-					name, acknowledged, required, sync.timeout().toMillis());
+			logger.warn("Lock '{}' was acquired but {}; released", name, sync.shortfall(acknowledged, required));
 			// Not acquired: retry no sooner than another replication wait.
 			return layout.release(engine, ownerId)
 				.handle((released, failure) -> Contender.Try.<Long>failed(sync.timeout().toMillis()));

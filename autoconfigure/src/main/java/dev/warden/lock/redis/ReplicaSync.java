@@ -2,7 +2,6 @@ package dev.warden.lock.redis;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.IntSupplier;
 
 import dev.warden.WardenDefaults;
 import dev.warden.redis.ReplicaCount;
@@ -14,8 +13,12 @@ import org.jspecify.annotations.Nullable;
  * acquisition is given back and a schedule fails. Standalone and Sentinel deployments only.
  * <p>
  * How many replicas is either a fixed number ({@code 0} turns the check off) or {@link #AUTO}: one
- * when the master has a replica, none when it has none, following the master's replicas as they
- * come and go and across fail-overs, so that a deployment without replicas pays nothing.
+ * when the master has a replica, none when it never had one, following the master's replicas as
+ * they come and across fail-overs, so that a deployment without replicas pays nothing. A master
+ * that had replicas and has none left (a fail-over promoted its replica, and it takes writes until
+ * the Sentinels demote it) is still asked for one, and its writes fail: as Redis's own
+ * {@code min-replicas-to-write}, on the client. The master Warden moves to after a fail-over starts
+ * afresh.
  */
 public final class ReplicaSync {
 
@@ -79,13 +82,16 @@ public final class ReplicaSync {
 		return replicas == AUTO;
 	}
 
-	/** How many replicas a write must reach now: for {@link #AUTO}, one if the master has any. */
+	/**
+	 * How many replicas a write must reach now: for {@link #AUTO}, one if the master has any, or had
+	 * some and has lost them.
+	 */
 	public int required() {
 		if (!isAuto()) {
 			return replicas;
 		}
-		IntSupplier known = count;
-		return (known != null && known.getAsInt() > 0) ? 1 : 0;
+		ReplicaCount known = count;
+		return (known != null && known.expectsReplica()) ? 1 : 0;
 	}
 
 	/** Whether writes wait for replicas now. */
@@ -94,9 +100,11 @@ public final class ReplicaSync {
 	}
 
 	/**
-	 * Whether a write that {@code acknowledged} replicas acknowledged counts. A shortfall of an
-	 * {@link #AUTO} check is looked at again: a master that has no replica left (one was removed,
-	 * or a fail-over promoted it) has none to wait for.
+	 * Whether a write that {@code acknowledged} replicas acknowledged counts: only when they are as
+	 * many as it waited for. A shortfall of an {@link #AUTO} check has the master's replicas read
+	 * again first, so that the next write waits for what the master has now (none on a master never
+	 * seen with replicas, such as the one Warden moved to after a fail-over) and {@link #shortfall}
+	 * can say why.
 	 * @param acknowledged what {@code WAIT} answered
 	 * @param required the replicas it waited for
 	 * @return completes with whether the write counts
@@ -109,7 +117,24 @@ public final class ReplicaSync {
 		if (!isAuto() || known == null) {
 			return CompletableFuture.completedFuture(false);
 		}
-		return known.refresh().handle((replicasNow, failure) -> failure == null && replicasNow == 0);
+		return known.refresh().handle((replicasNow, failure) -> false);
+	}
+
+	/**
+	 * Why a write was not acknowledged by enough replicas, for an exception or a log line.
+	 * @param acknowledged what {@code WAIT} answered
+	 * @param required the replicas it waited for
+	 * @return the reason, beginning with "not acknowledged", ending without a full stop
+	 */
+	public String shortfall(@Nullable Long acknowledged, int required) {
+		ReplicaCount known = count;
+		if (known != null && known.lostReplicas()) {
+			return "not acknowledged by a replica: the master had replicas and has none now (" + acknowledged + " of "
+					+ required + " acknowledged); a fail-over may have promoted its replica, and what a deposed "
+					+ "master takes is lost once the Sentinels demote it";
+		}
+		return "not acknowledged by " + required + " replica(s) within " + timeout.toMillis() + " ms ("
+				+ acknowledged + " did)";
 	}
 
 	@Override

@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
-import dev.warden.RedisUnavailableException;
+import dev.warden.ReplicaSyncException;
 import dev.warden.lock.redis.ReplicaSync;
 import dev.warden.redis.RedisEngine;
 import dev.warden.redis.ReplicationBarrier;
@@ -135,8 +135,8 @@ final class ScheduleBatcher {
 	}
 
 	/**
-	 * The schedules' reply once enough replicas have them; failed with
-	 * {@link RedisUnavailableException} when they do not within the timeout.
+	 * The schedules' reply once enough replicas have them; failed with {@link ReplicaSyncException}
+	 * when they do not within the timeout, or the master has lost its replicas.
 	 */
 	private CompletableFuture<List<Long>> replicated(ReplicationBarrier.ReplicatedWrite<List<Long>> write,
 			List<Request> batch, int required) {
@@ -144,11 +144,10 @@ final class ScheduleBatcher {
 			.thenCompose(values -> write.acknowledged()
 				.thenCompose(acknowledged -> replicaSync.accepts(acknowledged, required).thenApply(accepted -> {
 					if (!accepted) {
-						throw new RedisUnavailableException("The schedule of task '" + batch.get(0).taskId
-								+ (batch.size() > 1 ? "' and " + (batch.size() - 1) + " more" : "'") + " was not "
-								+ "acknowledged by " + required + " replica(s) within " + replicaSync.timeout().toMillis()
-								+ " ms (" + acknowledged + " did): it may be lost if the master fails over now; "
-								+ "scheduling again with the same id is safe");
+						throw new ReplicaSyncException("The schedule of task '" + batch.get(0).taskId
+								+ (batch.size() > 1 ? "' and " + (batch.size() - 1) + " more" : "'") + " was "
+								+ replicaSync.shortfall(acknowledged, required) + ": it may be lost if the master "
+								+ "fails over now; scheduling again with the same id is safe");
 					}
 					return values;
 				})));
