@@ -74,6 +74,9 @@ public final class RedisEngine implements AutoCloseable {
 	/** How many times a script was sent again (after {@code NOSCRIPT}, a busy slot, {@code READONLY}). */
 	private final AtomicLong resends = new AtomicLong();
 
+	/** How many times the command connection was lost. */
+	private final AtomicLong disconnects = new AtomicLong();
+
 	private RedisEngine(StatefulConnection<String, String> commandConnection,
 			RedisClusterAsyncCommands<String, String> commands,
 			StatefulRedisPubSubConnection<String, String> pubSubConnection, String threadName,
@@ -85,6 +88,12 @@ public final class RedisEngine implements AutoCloseable {
 		this.subscriptions = new ChannelSubscriptions(pubSubConnection);
 		this.scheduler = newScheduler(threadName);
 		this.commandTimeout = commandTimeout;
+		commandConnection.addListener(new RedisConnectionStateListener() {
+			@Override
+			public void onRedisDisconnected(RedisChannelHandler<?, ?> connection) {
+				disconnects.incrementAndGet();
+			}
+		});
 	}
 
 	/**
@@ -308,6 +317,15 @@ public final class RedisEngine implements AutoCloseable {
 	 */
 	public long resends() {
 		return resends.get();
+	}
+
+	/**
+	 * How many times the command connection was lost so far. Lettuce sends the commands still
+	 * unanswered then again once it has reconnected, maybe to another node (a fail-over): a
+	 * {@code WAIT} answered after a loss says nothing of a write sent before it.
+	 */
+	public long disconnects() {
+		return disconnects.get();
 	}
 
 	/** {@code WAIT} for replicas, one at a time, shared by the writes that ask meanwhile. */

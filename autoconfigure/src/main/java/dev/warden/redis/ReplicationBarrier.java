@@ -16,6 +16,9 @@ import java.util.function.Supplier;
  * the current one returns. Commands on a connection run in order, so a {@code WAIT} sent after a
  * write was sent covers that write: a caller may ask right after sending its write, without waiting
  * for its reply, as long as the write was not sent again meanwhile ({@link RedisEngine#resends()}).
+ * A write whose connection was lost before its {@code WAIT} was answered counts as acknowledged by
+ * none ({@link RedisEngine#disconnects()}): Lettuce sends unanswered commands again on the new
+ * connection, which may lead to another master.
  */
 public final class ReplicationBarrier {
 
@@ -47,11 +50,16 @@ public final class ReplicationBarrier {
 	 */
 	public <T> ReplicatedWrite<T> write(Supplier<CompletableFuture<T>> write, int replicas, long timeoutMillis) {
 		long resends = engine.resends();
+		long disconnects = engine.disconnects();
 		CompletableFuture<T> reply = write.get();
 		CompletableFuture<Long> pipelined = await(replicas, timeoutMillis);
-		// A write sent again before its reply (NOSCRIPT, a busy slot) went behind that WAIT: it needs one of its own.
-		return new ReplicatedWrite<>(reply,
-				() -> (engine.resends() == resends) ? pipelined : await(replicas, timeoutMillis));
+		return new ReplicatedWrite<>(reply, () -> {
+			// A write sent again before its reply (NOSCRIPT, a busy slot) went behind that WAIT: it needs one of its own.
+			CompletableFuture<Long> acknowledged = (engine.resends() == resends) ? pipelined : await(replicas, timeoutMillis);
+			// After a lost connection the WAIT may have been answered by another master (a fail-over), whose
+			// replicas never saw the write: no replica is known to have it.
+			return acknowledged.thenApply(count -> (engine.disconnects() == disconnects) ? count : 0L);
+		});
 	}
 
 	/**

@@ -4,11 +4,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import dev.warden.Eventually;
+import dev.warden.RedisUnavailableException;
 import dev.warden.ReplicaSyncException;
 import dev.warden.Warden;
 import dev.warden.WardenClients;
@@ -16,6 +18,7 @@ import dev.warden.lock.redis.ReplicaSync;
 import dev.warden.task.DelayedQueue;
 import dev.warden.task.ScheduleResult;
 import dev.warden.test.redis.RedisNode;
+import dev.warden.test.redis.TcpProxy;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -143,6 +146,49 @@ class AutoReplicaSyncTests {
 			lockAndSchedule(warden, "f-" + System.nanoTime());
 			return waitCalls(primary) > 0;
 		});
+	}
+
+	@Test
+	void aWaitAnsweredByAnotherMasterAfterAReconnectAcknowledgesNothing() throws Exception {
+		startPrimaryAndReplica();
+		try (RedisNode other = RedisNode.start(RedisNode.config().name("other"));
+				RedisNode otherReplica = RedisNode.start(RedisNode.config()
+					.name("other-replica")
+					.option("replicaof", other.host(), Integer.toString(other.port())));
+				TcpProxy proxy = TcpProxy.start(primary)) {
+			awaitLinkUp(otherReplica);
+			// Timeouts no machine reaches: the WAIT is still blocked when its connection is reset.
+			Warden warden = clients.open(clients.redisClient(proxy.host(), proxy.port()),
+					options -> options.commandTimeout(Duration.ofSeconds(60))
+						.taskReplicaSync(ReplicaSync.AUTO, Duration.ofSeconds(30)));
+			DelayedQueue<String> queue = warden.getDelayedQueue("moved", String.class);
+			queue.schedule("warm-up", "x", Duration.ofHours(1));
+
+			replica.pause();
+			CompletableFuture<ScheduleResult> scheduling;
+			try {
+				scheduling = CompletableFuture.supplyAsync(() -> queue.schedule("t", "x", Duration.ofHours(1)));
+				Eventually.await("the schedule's WAIT blocked", () -> ((String) primary.call("INFO", "clients"))
+					.contains("blocked_clients:1"));
+				// A fail-over behind a fixed address: the old master closes the connections, Lettuce
+				// reconnects to the other master and sends the unanswered WAIT there, where a replica in
+				// sync answers it at once.
+				proxy.target(other);
+				primary.call("CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes");
+				// Not acknowledged: ReplicaSyncException (or, had Lettuce failed the WAIT instead of
+				// sending it again, the lost connection's RedisUnavailableException).
+				assertThatExceptionOfType(ExecutionException.class)
+					.isThrownBy(() -> scheduling.get(60, TimeUnit.SECONDS))
+					.withCauseInstanceOf(RedisUnavailableException.class);
+			}
+			finally {
+				replica.resume();
+			}
+			assertThat(other.call("HEXISTS", "warden:task:{moved}:tasks", "t")).as("not on the other master")
+				.isEqualTo(0L);
+			assertThat(queue.schedule("t", "x", Duration.ofHours(1)).status()).as("scheduled again, there")
+				.isEqualTo(ScheduleResult.Status.SCHEDULED);
+		}
 	}
 
 	@Test

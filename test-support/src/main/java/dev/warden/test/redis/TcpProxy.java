@@ -29,7 +29,7 @@ public final class TcpProxy implements AutoCloseable {
 
 	private final ServerSocket server;
 
-	private final InetSocketAddress upstream;
+	private volatile InetSocketAddress upstream;
 
 	private final List<Link> links = new CopyOnWriteArrayList<>();
 
@@ -122,6 +122,15 @@ public final class TcpProxy implements AutoCloseable {
 	 */
 	public void cutNextReply() {
 		cutNextReply.set(true);
+	}
+
+	/**
+	 * Sends the connections accepted from now on to {@code node}; those open stay where they are
+	 * (reset them to move their clients): a fail-over behind a fixed address.
+	 * @param node the Redis behind the proxy from now on
+	 */
+	public void target(RedisNode node) {
+		upstream = new InetSocketAddress(node.host(), node.port());
 	}
 
 	/** Resets every open connection (RST, as a crashed peer or a middlebox would). */
