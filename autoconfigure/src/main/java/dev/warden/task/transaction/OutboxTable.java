@@ -8,7 +8,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.sql.Timestamp;
+import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -16,10 +16,16 @@ import java.util.Locale;
 import java.util.regex.Pattern;
 
 import dev.warden.task.TaskWrite;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The statements on the outbox table, in SQL that H2, PostgreSQL and MySQL all take. Times are the
- * database's own ({@code LOCALTIMESTAMP}), compared only with each other.
+ * database's own clock in UTC (each product says it its own way), whatever time zone a session has,
+ * and compared only with each other: so neither the instances' clocks nor their time zones play a
+ * part. They are read and bound as {@link LocalDateTime}, which JDBC converts with no time zone.
+ * <p>
+ * Rows written by Warden versions that stored the session's local time ({@code LOCALTIMESTAMP}) are
+ * told apart by their transaction id, which lacks {@link #UTC_ROWS}: see {@link #legacy}.
  */
 final class OutboxTable {
 
@@ -31,7 +37,13 @@ final class OutboxTable {
 	private static final String COLUMNS = "tx_id, seq, queue_name, task_id, kind, payload, delay_millis, due_at_millis,"
 			+ " replace_task";
 
+	/** How the transaction ids of rows whose times are UTC begin. */
+	static final String UTC_ROWS = "U";
+
 	private final String name;
+
+	/** The SQL for the database's clock in UTC, once the database is known. */
+	private volatile @Nullable String utcNow;
 
 	/**
 	 * @param name the table's name, optionally with its schema
@@ -51,7 +63,7 @@ final class OutboxTable {
 
 	void insert(Connection connection, String txId, int seq, TaskWrite write) throws SQLException {
 		try (PreparedStatement insert = connection.prepareStatement("INSERT INTO " + name + " (" + COLUMNS
-				+ ", created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, LOCALTIMESTAMP(3))")) {
+				+ ", created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, " + utcNow(connection) + ")")) {
 			insert.setString(1, txId);
 			insert.setInt(2, seq);
 			insert.setString(3, write.queue());
@@ -65,22 +77,65 @@ final class OutboxTable {
 		}
 	}
 
-	/** The database's clock now. */
-	Timestamp now(Connection connection) throws SQLException {
+	/** The database's clock now, in UTC. */
+	LocalDateTime now(Connection connection) throws SQLException {
 		try (Statement statement = connection.createStatement();
-				ResultSet now = statement.executeQuery("SELECT LOCALTIMESTAMP(3)")) {
+				ResultSet now = statement.executeQuery("SELECT " + utcNow(connection))) {
 			now.next();
-			return now.getTimestamp(1);
+			return now.getObject(1, LocalDateTime.class);
 		}
 	}
 
-	/** Transactions whose writes were committed before {@code before} and that no instance claims. */
-	List<String> unclaimed(Connection connection, Timestamp before, Timestamp now, int max) throws SQLException {
+	/**
+	 * The SQL expression of the database's clock in UTC, as a {@code TIMESTAMP} (no time zone) with
+	 * milliseconds: the same for every session, whatever its time zone.
+	 */
+	String utcNow(Connection connection) throws SQLException {
+		String sql = utcNow;
+		if (sql == null) {
+			sql = utcNow(connection.getMetaData().getDatabaseProductName());
+			utcNow = sql;
+		}
+		return sql;
+	}
+
+	/**
+	 * The SQL of the clock in UTC for a database product.
+	 * @param product the product name the driver reports
+	 */
+	static String utcNow(String product) {
+		String lower = product.toLowerCase(Locale.ROOT);
+		if (lower.contains("h2")) {
+			// H2 converts a TIMESTAMP WITH TIME ZONE to a TIMESTAMP in the session's time zone: count
+			// from the epoch instead, which has none.
+			return "DATEADD(MILLISECOND, CAST(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP) * 1000 AS BIGINT),"
+					+ " TIMESTAMP '1970-01-01 00:00:00')";
+		}
+		if (lower.contains("mysql") || lower.contains("mariadb")) {
+			return "UTC_TIMESTAMP(3)";
+		}
+		if (lower.contains("microsoft")) {
+			return "SYSUTCDATETIME()";
+		}
+		if (lower.contains("oracle")) {
+			return "SYS_EXTRACT_UTC(SYSTIMESTAMP)";
+		}
+		// PostgreSQL, and the SQL standard's way.
+		return "(CURRENT_TIMESTAMP AT TIME ZONE 'UTC')";
+	}
+
+	/**
+	 * Transactions with UTC times whose writes were committed before {@code before} and that no
+	 * instance claims.
+	 */
+	List<String> unclaimed(Connection connection, LocalDateTime before, LocalDateTime now, int max)
+			throws SQLException {
 		try (PreparedStatement select = connection.prepareStatement("SELECT DISTINCT tx_id FROM " + name
-				+ " WHERE created_at < ? AND (claimed_until IS NULL OR claimed_until < ?)")) {
+				+ " WHERE tx_id LIKE '" + UTC_ROWS + "%' AND created_at < ?"
+				+ " AND (claimed_until IS NULL OR claimed_until < ?)")) {
 			select.setMaxRows(max);
-			select.setTimestamp(1, before);
-			select.setTimestamp(2, now);
+			select.setObject(1, before);
+			select.setObject(2, now);
 			List<String> ids = new ArrayList<>();
 			try (ResultSet rows = select.executeQuery()) {
 				while (rows.next()) {
@@ -92,14 +147,54 @@ final class OutboxTable {
 	}
 
 	/** Claims a transaction's writes until {@code until}, unless another instance claims them. */
-	boolean claim(Connection connection, String txId, Timestamp now, Timestamp until) throws SQLException {
+	boolean claim(Connection connection, String txId, LocalDateTime now, LocalDateTime until) throws SQLException {
 		try (PreparedStatement claim = connection.prepareStatement("UPDATE " + name
 				+ " SET claimed_until = ? WHERE tx_id = ? AND (claimed_until IS NULL OR claimed_until < ?)")) {
-			claim.setTimestamp(1, until);
+			claim.setObject(1, until);
 			claim.setString(2, txId);
-			claim.setTimestamp(3, now);
+			claim.setObject(3, now);
 			return claim.executeUpdate() > 0;
 		}
+	}
+
+	/**
+	 * Transactions written by Warden versions that stored the session's local time, whose times
+	 * therefore say nothing here: each with its claim as it stands, compared only for change.
+	 */
+	List<Legacy> legacy(Connection connection, int max) throws SQLException {
+		try (PreparedStatement select = connection.prepareStatement("SELECT tx_id, MAX(claimed_until) FROM " + name
+				+ " WHERE tx_id NOT LIKE '" + UTC_ROWS + "%' GROUP BY tx_id")) {
+			select.setMaxRows(max);
+			List<Legacy> found = new ArrayList<>();
+			try (ResultSet rows = select.executeQuery()) {
+				while (rows.next()) {
+					found.add(new Legacy(rows.getString(1), rows.getObject(2, LocalDateTime.class)));
+				}
+			}
+			return found;
+		}
+	}
+
+	/**
+	 * Claims a legacy transaction's writes, unless its claim changed since it was read.
+	 * @param until the new claim: far enough ahead that an instance of an older version, whatever its
+	 * time zone, sees it as taken
+	 */
+	boolean claimLegacy(Connection connection, Legacy legacy, LocalDateTime until) throws SQLException {
+		String unchanged = (legacy.claimedUntil() != null) ? "claimed_until = ?" : "claimed_until IS NULL";
+		try (PreparedStatement claim = connection.prepareStatement("UPDATE " + name
+				+ " SET claimed_until = ? WHERE tx_id = ? AND " + unchanged)) {
+			claim.setObject(1, until);
+			claim.setString(2, legacy.txId());
+			if (legacy.claimedUntil() != null) {
+				claim.setObject(3, legacy.claimedUntil());
+			}
+			return claim.executeUpdate() > 0;
+		}
+	}
+
+	/** A transaction of an older version, and its claim as read. */
+	record Legacy(String txId, @Nullable LocalDateTime claimedUntil) {
 	}
 
 	/** A transaction's writes, in the order it made them. */

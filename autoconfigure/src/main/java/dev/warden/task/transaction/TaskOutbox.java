@@ -2,12 +2,14 @@ package dev.warden.task.transaction;
 
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.Timestamp;
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.time.LocalDateTime;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Queue;
 import java.util.Set;
 import java.util.UUID;
@@ -72,10 +74,20 @@ public final class TaskOutbox implements TaskWriteDeferral, AutoCloseable {
 
 	private boolean deleting;
 
-	/** Names this instance's transactions, with a counter: unique across instances, and cheap. */
-	private final String instanceId = UUID.randomUUID().toString().substring(0, 18);
+	/**
+	 * Names this instance's transactions, with a counter: unique across instances, and cheap; marked
+	 * as holding UTC times.
+	 */
+	private final String instanceId = OutboxTable.UTC_ROWS + UUID.randomUUID().toString().substring(0, 18);
 
 	private final AtomicLong transactions = new AtomicLong();
+
+	/**
+	 * Transactions of older versions seen in the table, with their claim as seen, and when this
+	 * instance first saw them so (its monotonic clock): their times are not UTC, so they are made
+	 * once seen unchanged for long enough. Touched by one sweep at a time.
+	 */
+	private Map<OutboxTable.Legacy, Long> legacySeen = new HashMap<>();
 
 	/**
 	 * Starts sweeping the table for writes no instance made.
@@ -247,6 +259,13 @@ public final class TaskOutbox implements TaskWriteDeferral, AutoCloseable {
 		catch (SQLException | RuntimeException ex) {
 			logger.warn("Could not sweep the outbox table '{}': {}", table.name(), ex.getMessage());
 		}
+		try {
+			made += sweepLegacy();
+		}
+		catch (SQLException | RuntimeException ex) {
+			logger.warn("Could not sweep the outbox table '{}' for rows of older versions: {}", table.name(),
+					ex.getMessage());
+		}
 		if (made > 0) {
 			logger.info("Made the task writes of {} committed transaction(s) that their instance did not make within"
 					+ " {} (it stopped, or could not reach Redis)", made, relayAfter);
@@ -264,9 +283,9 @@ public final class TaskOutbox implements TaskWriteDeferral, AutoCloseable {
 		int made = 0;
 		try (Connection connection = dataSource.getConnection()) {
 			connection.setAutoCommit(true);
-			Timestamp now = table.now(connection);
-			Timestamp before = new Timestamp(now.getTime() - relayAfter.toMillis());
-			Timestamp until = new Timestamp(now.getTime() + Math.max(relayAfter.toMillis(), 10_000));
+			LocalDateTime now = table.now(connection);
+			LocalDateTime before = now.minus(relayAfter);
+			LocalDateTime until = now.plus(claimFor());
 			List<String> unclaimed = table.unclaimed(connection, before, now, BATCH);
 			for (String txId : unclaimed) {
 				synchronized (relayed) {
@@ -283,6 +302,47 @@ public final class TaskOutbox implements TaskWriteDeferral, AutoCloseable {
 			}
 			return new Sweep(unclaimed.size(), made);
 		}
+	}
+
+	/**
+	 * Makes the writes of transactions stored by older versions, whose times are the local time of
+	 * the session that wrote them, in a time zone not known here: each once this instance has seen it
+	 * unchanged for the relay delay (or, if claimed, for as long as a claim lasts), so never sooner
+	 * than its own instance had to make it; claimed far enough ahead that an instance of an older
+	 * version sees the claim whatever its time zone.
+	 * @return of how many transactions it made the writes
+	 * @throws SQLException when the database fails
+	 */
+	synchronized int sweepLegacy() throws SQLException {
+		int made = 0;
+		try (Connection connection = dataSource.getConnection()) {
+			connection.setAutoCommit(true);
+			List<OutboxTable.Legacy> found = table.legacy(connection, BATCH);
+			Map<OutboxTable.Legacy, Long> seen = new HashMap<>();
+			long nowNanos = System.nanoTime();
+			for (OutboxTable.Legacy legacy : found) {
+				long since = legacySeen.getOrDefault(legacy, nowNanos);
+				seen.put(legacy, since);
+				Duration wait = (legacy.claimedUntil() != null) ? claimFor() : relayAfter;
+				if (nowNanos - since < wait.toNanos()) {
+					continue;
+				}
+				LocalDateTime until = table.now(connection).plus(claimFor()).plusDays(1);
+				if (!table.claimLegacy(connection, legacy, until)) {
+					continue;
+				}
+				warden.get().applyTaskWrites(table.writes(connection, legacy.txId()));
+				table.delete(connection, List.of(legacy.txId()));
+				seen.remove(legacy);
+				made++;
+			}
+			legacySeen = seen;
+		}
+		return made;
+	}
+
+	private Duration claimFor() {
+		return (relayAfter.toMillis() > 10_000) ? relayAfter : Duration.ofSeconds(10);
 	}
 
 	/** What one batch of a sweep did. */

@@ -1,6 +1,7 @@
 -- Warden's outbox: the task writes of committed transactions that Redis has not yet received.
 -- Rows live for milliseconds unless Redis is unreachable, so the sweep scans the table and it
 -- keeps no index beyond its key: each row costs one index entry to insert and delete.
+-- created_at and claimed_until hold the database's clock in UTC, whatever the session's time zone.
 CREATE TABLE IF NOT EXISTS warden_task_outbox (
   tx_id         VARCHAR(36)  NOT NULL,
   seq           INT          NOT NULL,

@@ -30,8 +30,9 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
  * The outbox on a real PostgreSQL server (Debian's, started by the harness): its shipped DDL, commit
- * and rollback, two instances sweeping one backlog (each transaction made once), and a committing
- * process killed by its PID before Redis heard of the commit.
+ * and rollback, two instances sweeping one backlog (each transaction made once), a committing
+ * process killed by its PID before Redis heard of the commit, and instances whose sessions are in
+ * different time zones.
  */
 class PostgresOutboxTests {
 
@@ -154,6 +155,20 @@ class PostgresOutboxTests {
 
 		Eventually.await("the order's task run by the other instance", Duration.ofSeconds(30), () -> ran.size() == 1);
 		assertThat(ran).containsExactly("o-1");
+	}
+
+	@Test
+	void aWriteCommittedEastOfUtcIsRelayedByAnInstanceWestOfIt() throws Exception {
+		outboxes.outbox(null, Duration.ofHours(1)).checkTable(connection -> true);
+		OutboxTimeZoneTests.relayedAcrossZones(dataSource, redis.node(), clients, OutboxTimeZoneTests.EAST,
+				OutboxTimeZoneTests.WEST);
+	}
+
+	@Test
+	void aWriteCommittedWestOfUtcIsNotRelayedBeforeTheRelayDelayByAnInstanceEastOfIt() {
+		outboxes.outbox(null, Duration.ofHours(1)).checkTable(connection -> true);
+		OutboxTimeZoneTests.notRelayedEarlyAcrossZones(dataSource, redis.node(), clients, OutboxTimeZoneTests.WEST,
+				OutboxTimeZoneTests.EAST);
 	}
 
 	private TaskOutbox sweeper() {
