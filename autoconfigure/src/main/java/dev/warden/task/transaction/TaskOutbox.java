@@ -17,6 +17,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
@@ -40,6 +41,12 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * or Redis cannot be reached then, the rows stay, and any instance makes their writes once they are
  * older than the relay delay. So a committed write reaches Redis at least once, and a rolled-back one
  * never does.
+ * <p>
+ * A transaction in which the {@link DataSource} takes no part (that of another resource's
+ * transaction manager, a message broker's say) cannot hold the rows: its writes are held in memory
+ * and made when it commits, never before and never after a rollback; only if Redis cannot be reached
+ * then are they stored in the table for the sweep. A process that dies between such a commit and
+ * Redis loses them.
  * <p>
  * A write's delay counts from when it reaches Redis: at the commit, or when an instance relays it.
  * Outside a transaction, and for the queues it is told to leave alone, writes are made at once.
@@ -82,12 +89,17 @@ public final class TaskOutbox implements TaskWriteDeferral, AutoCloseable {
 
 	private final AtomicLong transactions = new AtomicLong();
 
+	/** Whether the writes of a transaction the table cannot follow were said to be held in memory. */
+	private final AtomicBoolean heldInMemoryLogged = new AtomicBoolean();
+
 	/**
 	 * Transactions of older versions seen in the table, with their claim as seen, and when this
 	 * instance first saw them so (its monotonic clock): their times are not UTC, so they are made
 	 * once seen unchanged for long enough. Touched by one sweep at a time.
 	 */
 	private Map<OutboxTable.Legacy, Long> legacySeen = new HashMap<>();
+
+	private final AtomicLong sweeps = new AtomicLong();
 
 	/**
 	 * Starts sweeping the table for writes no instance made.
@@ -155,12 +167,20 @@ public final class TaskOutbox implements TaskWriteDeferral, AutoCloseable {
 	public void defer(TaskWrite write) {
 		Writes writes = (Writes) TransactionSynchronizationManager.getResource(this);
 		if (writes == null) {
-			// Whether the transaction manages this database: if not, a row commits on its own, and
-			// a rollback must delete it.
-			writes = new Writes(instanceId + Long.toHexString(transactions.incrementAndGet()),
-					TransactionSynchronizationManager.hasResource(dataSource));
+			writes = new Writes(instanceId + Long.toHexString(transactions.incrementAndGet()), databaseTakesPart());
 			TransactionSynchronizationManager.bindResource(this, writes);
 			TransactionSynchronizationManager.registerSynchronization(writes);
+			if (!writes.joined && heldInMemoryLogged.compareAndSet(false, true)) {
+				logger.warn("Task writes are made inside a transaction in which the outbox's DataSource takes no part"
+						+ " (its transaction manager is another resource's): they are held in memory until it commits,"
+						+ " never made before nor after a rollback, but lost if the process dies between its commit"
+						+ " and Redis. Writes in transactions of the DataSource's own transaction manager are kept in"
+						+ " the outbox table '{}' and survive that.", table.name());
+			}
+		}
+		if (!writes.joined) {
+			writes.list.add(write);
+			return;
 		}
 		Connection connection = DataSourceUtils.getConnection(dataSource);
 		try {
@@ -177,6 +197,28 @@ public final class TaskOutbox implements TaskWriteDeferral, AutoCloseable {
 		writes.list.add(write);
 	}
 
+	/**
+	 * Whether the current transaction is one of the {@link DataSource}'s: a row written now commits
+	 * or rolls back with it. A connection bound to the transaction but in auto-commit (fetched by
+	 * JDBC code inside another resource's transaction) commits each row on its own, so is not one.
+	 */
+	private boolean databaseTakesPart() {
+		if (!TransactionSynchronizationManager.hasResource(dataSource)) {
+			return false;
+		}
+		Connection connection = DataSourceUtils.getConnection(dataSource);
+		try {
+			return !connection.getAutoCommit();
+		}
+		catch (SQLException ex) {
+			throw new IllegalStateException("Cannot tell whether Warden's outbox table '" + table.name()
+					+ "' takes part in the transaction: " + ex.getMessage(), ex);
+		}
+		finally {
+			DataSourceUtils.releaseConnection(connection, dataSource);
+		}
+	}
+
 	/** Makes the writes of a committed transaction, and has its rows deleted once they are made. */
 	private void commit(Writes writes) {
 		try {
@@ -189,6 +231,43 @@ public final class TaskOutbox implements TaskWriteDeferral, AutoCloseable {
 			return;
 		}
 		deleteLater(writes.txId);
+	}
+
+	/**
+	 * Makes writes held in memory for a committed transaction that the table could not follow; when
+	 * Redis cannot take them, stores them in the table, in a transaction of their own, for the sweep.
+	 */
+	private void commitHeld(String txId, List<TaskWrite> writes) {
+		try {
+			warden.get().applyTaskWrites(writes);
+			return;
+		}
+		catch (RuntimeException ex) {
+			logger.warn("The {} task write(s) of a committed transaction could not reach Redis ({}); they are stored"
+					+ " in the outbox table '{}', and an instance makes them once they are {} old", writes.size(),
+					ex.getMessage(), table.name(), relayAfter);
+		}
+		try (Connection connection = dataSource.getConnection()) {
+			boolean autoCommit = connection.getAutoCommit();
+			connection.setAutoCommit(false);
+			try {
+				for (int seq = 0; seq < writes.size(); seq++) {
+					table.insert(connection, txId, seq, writes.get(seq));
+				}
+				connection.commit();
+			}
+			catch (SQLException | RuntimeException ex) {
+				connection.rollback();
+				throw ex;
+			}
+			finally {
+				connection.setAutoCommit(autoCommit);
+			}
+		}
+		catch (SQLException | RuntimeException ex) {
+			logger.error("Lost the {} task write(s) of a committed transaction: neither Redis nor the outbox table '{}'"
+					+ " took them ({}): {}", writes.size(), table.name(), ex.getMessage(), writes);
+		}
 	}
 
 	private void deleteLater(String txId) {
@@ -240,6 +319,11 @@ public final class TaskOutbox implements TaskWriteDeferral, AutoCloseable {
 		sweepAll();
 	}
 
+	/** How many sweeps have ended, whatever they found. */
+	long sweeps() {
+		return sweeps.get();
+	}
+
 	/**
 	 * Sweeps until no committed write is left to make, or a bound: one pass of the outbox thread.
 	 * @return of how many transactions it made the writes
@@ -266,6 +350,7 @@ public final class TaskOutbox implements TaskWriteDeferral, AutoCloseable {
 			logger.warn("Could not sweep the outbox table '{}' for rows of older versions: {}", table.name(),
 					ex.getMessage());
 		}
+		sweeps.incrementAndGet();
 		if (made > 0) {
 			logger.info("Made the task writes of {} committed transaction(s) that their instance did not make within"
 					+ " {} (it stopped, or could not reach Redis)", made, relayAfter);
@@ -369,6 +454,9 @@ public final class TaskOutbox implements TaskWriteDeferral, AutoCloseable {
 
 		private final List<TaskWrite> list = new ArrayList<>();
 
+		/** How many writes of the list were made, for a transaction held in memory. */
+		private int made;
+
 		Writes(String txId, boolean joined) {
 			this.txId = txId;
 			this.joined = joined;
@@ -386,14 +474,35 @@ public final class TaskOutbox implements TaskWriteDeferral, AutoCloseable {
 
 		@Override
 		public void afterCommit() {
-			commit(this);
+			if (joined) {
+				commit(this);
+			}
+			else {
+				commitHeld();
+			}
 		}
 
 		@Override
 		public void afterCompletion(int status) {
 			TransactionSynchronizationManager.unbindResourceIfPossible(TaskOutbox.this);
-			if (status == STATUS_ROLLED_BACK && !joined) {
-				deleteLater(txId);
+			// Held writes added after the commit (by an after-commit callback) are made now; those of
+			// a transaction that rolled back, or whose end is unknown, are dropped.
+			if (!joined && status == STATUS_COMMITTED) {
+				commitHeld();
+			}
+			else if (!joined && status == STATUS_UNKNOWN && made < list.size()) {
+				logger.warn("Dropped {} task write(s) of a transaction whose outcome is unknown", list.size() - made);
+			}
+		}
+
+		private void commitHeld() {
+			if (made < list.size()) {
+				// Writes added after the first were made have rows of their own, if any, under an id
+				// of their own.
+				String id = (made == 0) ? txId : instanceId + Long.toHexString(transactions.incrementAndGet());
+				List<TaskWrite> writes = List.copyOf(list.subList(made, list.size()));
+				made = list.size();
+				TaskOutbox.this.commitHeld(id, writes);
 			}
 		}
 
