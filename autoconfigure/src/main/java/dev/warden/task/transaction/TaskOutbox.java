@@ -40,7 +40,8 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * the rows; when it rolls back, the rows are gone with it. When the process dies after the commit,
  * or Redis cannot be reached then, the rows stay, and any instance makes their writes once they are
  * older than the relay delay. So a committed write reaches Redis at least once, and a rolled-back one
- * never does.
+ * never does. The writes follow the transaction's savepoints too: those made after a savepoint that
+ * is rolled back (a {@code PROPAGATION_NESTED} block that failed) are dropped with its rows.
  * <p>
  * A transaction in which the {@link DataSource} takes no part (that of another resource's
  * transaction manager, a message broker's say) cannot hold the rows: its writes are held in memory
@@ -454,12 +455,39 @@ public final class TaskOutbox implements TaskWriteDeferral, AutoCloseable {
 
 		private final List<TaskWrite> list = new ArrayList<>();
 
+		/** The savepoints taken since this transaction's first write, oldest first. */
+		private final List<Object> savepoints = new ArrayList<>();
+
+		/** How many writes there were when each of them was taken. */
+		private final List<Integer> marks = new ArrayList<>();
+
 		/** How many writes of the list were made, for a transaction held in memory. */
 		private int made;
 
 		Writes(String txId, boolean joined) {
 			this.txId = txId;
 			this.joined = joined;
+		}
+
+		@Override
+		public void savepoint(Object savepoint) {
+			savepoints.add(savepoint);
+			marks.add(list.size());
+		}
+
+		@Override
+		public void savepointRollback(Object savepoint) {
+			// The writes made since the savepoint go, as its rows do (in a joined transaction the
+			// database drops them); so do the savepoints taken since, released or not. One taken
+			// before the first write (so before this was registered) drops every write.
+			int index = savepoints.size() - 1;
+			while (index >= 0 && savepoints.get(index) != savepoint) {
+				index--;
+			}
+			int keep = (index >= 0) ? marks.get(index) : 0;
+			list.subList(keep, list.size()).clear();
+			savepoints.subList(index + 1, savepoints.size()).clear();
+			marks.subList(index + 1, marks.size()).clear();
 		}
 
 		@Override
