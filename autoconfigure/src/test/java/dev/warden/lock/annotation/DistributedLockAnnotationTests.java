@@ -7,6 +7,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import dev.warden.Eventually;
 import dev.warden.RedisChannels;
@@ -188,6 +189,38 @@ class DistributedLockAnnotationTests {
 			assertThat(orders.asyncSkipped("busy").get(5, TimeUnit.SECONDS)).isNull();
 		});
 		heldElsewhere.unlock();
+	}
+
+	@Test
+	void cancellingOrTimingOutTheCallersFutureKeepsTheLockUntilTheMethodsWorkEnds() {
+		DistributedReentrantLock other = clients.open(redis.node()).getLock("test:async:w");
+		run(context -> {
+			OrderService orders = context.getBean(OrderService.class);
+			DistributedReentrantLock lock = context.getBean(Warden.class).getLock("test:async:w");
+
+			CompletableFuture<Boolean> work = new CompletableFuture<>();
+			CompletableFuture<Boolean> cancelled = orders.async("w", work);
+			assertThat(cancelled).as("the caller's own stage").isNotSameAs(work);
+			assertThat(cancelled.cancel(true)).isTrue();
+			assertThat(work).isNotDone();
+			assertThat(other.tryLock()).as("held while the work runs, though the caller cancelled").isFalse();
+			work.complete(true);
+			Eventually.await("released once the work ended", () -> !lock.isLocked());
+
+			CompletableFuture<Boolean> slowWork = new CompletableFuture<>();
+			CompletableFuture<Boolean> timedOut = orders.async("w", slowWork).orTimeout(10, TimeUnit.MILLISECONDS);
+			assertThatThrownBy(() -> timedOut.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(TimeoutException.class);
+			assertThat(other.tryLock()).as("held while the work runs, though the caller timed out").isFalse();
+			slowWork.complete(false);
+			Eventually.await("released once the work ended", () -> !lock.isLocked());
+
+			CompletableFuture<Boolean> failingWork = new CompletableFuture<>();
+			CompletableFuture<Boolean> failed = orders.async("w", failingWork);
+			failingWork.completeExceptionally(new IllegalStateException("out of stock"));
+			assertThat(failed.exceptionally(ex -> ex instanceof IllegalStateException).get(5, TimeUnit.SECONDS))
+				.as("the caller sees the work's own exception").isTrue();
+			Eventually.await("released once the work failed", () -> !lock.isLocked());
+		});
 	}
 
 	@Test
