@@ -11,7 +11,8 @@ import org.slf4j.LoggerFactory;
  * The release side of one lock: a release that frees the lock hands it, in the release script
  * itself, to a waiter of this client that sleeps on it when the kind allows it (the
  * {@link LockLayout#handOverCandidates candidates} are the layout's to choose), else frees it and
- * lets the script wake the waiters. Either way the owner's renewal stops.
+ * lets the script wake the waiters. Either way the owner's renewal stops: on a hand-over, before the
+ * waiter's hold begins to be renewed, since the waiter may be the same owner.
  */
 final class LockRelease {
 
@@ -143,11 +144,14 @@ final class LockRelease {
 				}
 				long outcome = (reply != null) ? reply : LockLayout.NOT_HELD;
 				if (outcome > 0 || outcome == LockLayout.HANDED_OVER) {
-					// The waiter first: it holds the lock already, with this token (0: it took none).
+					// The releaser's holds end before the waiter's begins: the waiter may be the same owner
+					// (two acquisitions of one owner, one asleep), whose renewal must go on. Its wake-up
+					// starts the renewal of its hold, so stopping the releaser's after it would stop that.
 					holds.released(layout, ownerId, true);
-					successor.wakeUp.complete(Math.max(0, outcome));
 					renewal.stop(layout, ownerId);
 					layout.handedOver(handOvers);
+					// It holds the lock already, with this token (0: it took none).
+					successor.wakeUp.complete(Math.max(0, outcome));
 					return null;
 				}
 				if (outcome == LockLayout.FREED) {

@@ -1,6 +1,7 @@
 package dev.warden.lock.redis;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
@@ -107,6 +108,45 @@ class HandOverTests {
 		lock.unlock(second);
 		assertThat(renewal.activeRenewals()).isZero();
 		assertThat(redis.node().call("EXISTS", "hand-over-async")).isEqualTo(0L);
+	}
+
+	@Test
+	void lockHandedFromAnOwnerToItselfIsStillRenewedByTheWatchdog() throws Exception {
+		try (LeaseRenewal shortWatchdog = new LeaseRenewal(engine, 1_000, new LockListener() {
+		})) {
+			RedisDistributedLock lock = new RedisDistributedLock("hand-over-self", engine, shortWatchdog, () -> {
+				throw new UnsupportedOperationException("owner-bound calls only");
+			});
+			LockOwner holder = new LockOwner("client:1");
+			LockOwner owner = new LockOwner("client:2");
+			// A lease long enough that neither waiter wakes before it is handed the lock.
+			assertThat(lock.tryLock(holder, 0, 60, TimeUnit.SECONDS)).isTrue();
+			List<CompletableFuture<Boolean>> holds = List.of(lock.tryLockAsync(owner, 30, TimeUnit.SECONDS),
+					lock.tryLockAsync(owner, 30, TimeUnit.SECONDS));
+			awaitAsleep(lock, 2);
+			releaseHandsOver(lock, holder, owner);
+			Eventually.await("one acquisition of the owner done", () -> holds.stream().filter(Future::isDone).count() == 1);
+			CompletableFuture<Boolean> secondHold = holds.stream().filter(hold -> !hold.isDone()).findFirst().orElseThrow();
+			assertThat(waiters(lock).asleep()).isEqualTo(1);
+
+			// The owner's hold ends and its other acquisition takes the lock, in the release: owner to owner.
+			long publishes = publishes();
+			lock.unlock(owner);
+			assertThat(redis.node().call("HGET", "hand-over-self", owner.id())).isEqualTo("1");
+			assertThat(publishes()).isEqualTo(publishes);
+			assertThat(secondHold.get(10, TimeUnit.SECONDS)).isTrue();
+
+			// Three leases and more: the watchdog keeps the owner's hold, so the intruder waits in vain.
+			LockOwner intruder = new LockOwner("client:3");
+			assertThat(lock.tryLock(intruder, 3_500, TimeUnit.MILLISECONDS)).as("another owner's wait of 3.5 leases")
+				.isFalse();
+			assertThat(lock.isHeldBy(owner)).isTrue();
+			assertThat((Long) redis.node().call("PTTL", "hand-over-self")).isPositive();
+			assertThat(shortWatchdog.activeRenewals()).isEqualTo(1);
+			lock.unlock(owner);
+			assertThat(shortWatchdog.activeRenewals()).isZero();
+			assertThat(redis.node().call("EXISTS", "hand-over-self")).isEqualTo(0L);
+		}
 	}
 
 	@Test
