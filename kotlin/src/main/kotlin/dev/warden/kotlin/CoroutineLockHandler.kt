@@ -38,8 +38,9 @@ import reactor.core.publisher.Mono
  *   each other, and a locked `suspend` call nested in a locked one (in the same coroutine or its
  *   children) re-enters its locks, through the [LockedCoroutine] element of its context.
  * - The wait suspends; no thread is blocked. Cancelling a waiting coroutine stops the wait and gives
- *   back whatever it acquired (a fair lock's queue place too). Cancelling a holder cancels the body
- *   and releases once the body has ended (its `finally` blocks run under the lock).
+ *   back whatever it acquired (a fair lock's queue place too), locks granted just as it was
+ *   cancelled included. Cancelling a holder cancels the body and releases once the body has ended
+ *   (its `finally` blocks run under the lock), or at once when the body had not started yet.
  * - The body resumes on the caller's dispatcher; a caller without one (or on
  *   `Dispatchers.Unconfined`) continues on [Dispatchers.IO] rather than on a Redis I/O thread.
  *
@@ -81,22 +82,12 @@ class CoroutineLockHandler : LockedReturnTypeHandler {
 		val enclosing = context[LockedCoroutine]
 		val locks = if (enclosing != null) call.newLockSet(enclosing.owner) else call.newLockSet()
 		val tokens = acquire(call, locks)
-		if (tokens == null) {
-			return withContext(dispatcher) { whenNotAcquired(call, arguments, context, locks) }
-		}
-		return withContext(dispatcher) { runHolding(call, arguments, context, locks, LockedCoroutine(locks.owner(), tokens)) }
-	}
-
-	private suspend fun runHolding(call: LockedCall, arguments: Array<Any?>, context: CoroutineContext, locks: LockSet,
-			element: LockedCoroutine): Any? {
+			?: return withContext(dispatcher) { whenNotAcquired(call, arguments, context, locks) }
+		// Nothing suspends between the acquisition and this try: a cancellation that comes before the
+		// body has started (while it is being dispatched) releases the locks like any other.
+		val element = LockedCoroutine(locks.owner(), tokens)
 		val result = try {
-			if (call.lastAdvice()) {
-				// Nothing else advises the call: the body runs in this coroutine, without Spring's bridge.
-				withContext(element) { invokeDirectly(call, arguments) }
-			}
-			else {
-				awaitResult(call.proceed(withContext(arguments, context + element)))
-			}
+			withContext(dispatcher) { runBody(call, arguments, context, element) }
 		}
 		catch (failure: Throwable) {
 			if (failure is CancellationException) {
@@ -105,8 +96,17 @@ class CoroutineLockHandler : LockedReturnTypeHandler {
 			}
 			releaseAfter(failure, locks)
 		}
-		withContext(NonCancellable) { release(call, locks) }
+		withContext(NonCancellable + dispatcher) { release(call, locks) }
 		return result
+	}
+
+	private suspend fun runBody(call: LockedCall, arguments: Array<Any?>, context: CoroutineContext,
+			element: LockedCoroutine): Any? = if (call.lastAdvice()) {
+		// Nothing else advises the call: the body runs in this coroutine, without Spring's bridge.
+		withContext(element) { invokeDirectly(call, arguments) }
+	}
+	else {
+		awaitResult(call.proceed(withContext(arguments, context + element)))
 	}
 
 	/** Calls the suspend function on the target with this coroutine's continuation, as compiled code does. */
@@ -166,11 +166,17 @@ class CoroutineLockHandler : LockedReturnTypeHandler {
 		throw failure
 	}
 
+	/**
+	 * Acquires the call's locks: their tokens (empty without `fencingToken`), or `null` when not
+	 * acquired. Locks won as the coroutine is cancelled are given back; those returned are the
+	 * caller's to release, in a `try` it enters without suspending first.
+	 */
 	private suspend fun acquire(call: LockedCall, locks: LockSet): Map<String, Long>? = if (call.fencingToken()) {
-		locks.acquireWithTokensAsync().await()
+		locks.acquireWithTokensAsync().awaitAcquisition { tokens -> if (tokens != null) locks.releaseAsync() else null }
 	}
 	else {
-		if (locks.acquireAsync().await()) emptyMap() else null
+		val acquired = locks.acquireAsync().awaitAcquisition { won -> if (won) locks.releaseAsync() else null }
+		if (acquired) emptyMap() else null
 	}
 
 	private suspend fun whenNotAcquired(call: LockedCall, arguments: Array<Any?>, context: CoroutineContext,

@@ -15,7 +15,8 @@ import kotlinx.coroutines.withContext
 
 /*
  * Suspending forms of the lock API: waits suspend instead of blocking a thread, holds belong to the
- * coroutine (its LockOwner travels in its context), and a cancelled wait gives back whatever it took.
+ * coroutine (its LockOwner travels in its context), and a cancelled wait gives back whatever it took,
+ * a win that completes just as the coroutine is cancelled included.
  */
 
 /**
@@ -67,7 +68,11 @@ suspend fun <T> DistributedMutex.tryWithLock(owner: LockOwner, wait: Duration = 
 	return holding(owner, token, block)
 }
 
-/** The hold's fencing token (0 for a read lock), or `null` when not acquired. */
+/**
+ * The hold's fencing token (0 for a read lock), or `null` when not acquired. A hold won as the
+ * coroutine is cancelled is given back; one returned is released by [holding], which the callers
+ * enter without suspending in between.
+ */
 private suspend fun DistributedMutex.acquire(owner: LockOwner, wait: Duration, lease: Duration?): Long? {
 	val waitNanos = if (wait == Duration.INFINITE) Long.MAX_VALUE else wait.inWholeNanoseconds
 	val attempt = if (lease == null) {
@@ -76,7 +81,7 @@ private suspend fun DistributedMutex.acquire(owner: LockOwner, wait: Duration, l
 	else {
 		tryLockWithTokenAsync(owner, waitNanos, lease.inWholeNanoseconds, TimeUnit.NANOSECONDS)
 	}
-	val token: OptionalLong = attempt.await()
+	val token: OptionalLong = attempt.awaitAcquisition { won -> if (won.isPresent) unlockAsync(owner) else null }
 	return if (token.isPresent) token.asLong else null
 }
 
@@ -98,7 +103,9 @@ private suspend fun <T> DistributedMutex.holding(owner: LockOwner, token: Long, 
 suspend fun <T> DistributedSemaphore.withPermit(permits: Int = 1, wait: Duration = Duration.INFINITE,
 		block: suspend () -> T): T {
 	val waitNanos = if (wait == Duration.INFINITE) Long.MAX_VALUE else wait.inWholeNanoseconds
-	if (!tryAcquireAsync(permits, waitNanos, TimeUnit.NANOSECONDS).await()) {
+	val taken = tryAcquireAsync(permits, waitNanos, TimeUnit.NANOSECONDS)
+		.awaitAcquisition { won -> if (won) releaseAsync(permits) else null }
+	if (!taken) {
 		throw LockAcquisitionException(listOf(name), waitMillis(wait))
 	}
 	try {
