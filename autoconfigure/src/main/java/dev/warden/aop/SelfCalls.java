@@ -6,12 +6,17 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 
 import org.jspecify.annotations.Nullable;
 import org.springframework.asm.ClassReader;
 import org.springframework.asm.ClassVisitor;
+import org.springframework.asm.FieldVisitor;
 import org.springframework.asm.Handle;
 import org.springframework.asm.Label;
 import org.springframework.asm.MethodVisitor;
@@ -38,20 +43,42 @@ final class SelfCalls {
 	private SelfCalls() {
 	}
 
+	/** The most classes of lambdas, coroutine blocks and inner classes one class's check reads. */
+	private static final int MAX_NESTED_CLASSES = 256;
+
+	/**
+	 * The superclasses of the continuation of a Kotlin {@code suspend} function: its state machine
+	 * calls the function again to resume it, which is no call of the author's.
+	 */
+	private static final Set<String> SUSPEND_FUNCTION_CONTINUATIONS = Set.of(
+			"kotlin/coroutines/jvm/internal/ContinuationImpl", "kotlin/coroutines/jvm/internal/RestrictedContinuationImpl");
+
 	/**
 	 * The calls on {@code this} to any of {@code targets} that the methods declared by {@code type}
 	 * make (lambda bodies included, compiler-made bridges and default-argument stubs left out).
+	 * <p>
+	 * The bodies of lambdas, coroutine blocks ({@code launch {}}, {@code async {}}), anonymous and
+	 * inner classes that the compiler puts in classes of their own ({@code Type$method$1}, which
+	 * reach the instance through their {@code this$0} field) are read too, following the classes
+	 * each method instantiates: their calls count as the calls of the method that creates them.
 	 * @return the calls; empty when the class file cannot be read
 	 */
 	static List<Call> in(Class<?> type, Set<Signature> targets) {
 		ClassLoader loader = (type.getClassLoader() != null) ? type.getClassLoader() : ClassLoader.getSystemClassLoader();
-		try (InputStream bytes = loader.getResourceAsStream(type.getName().replace('.', '/') + ".class")) {
-			if (bytes == null) {
-				return List.of();
+		Type self = Type.getType(type);
+		String nestedPrefix = self.getInternalName() + "$";
+		List<Call> calls = new ArrayList<>();
+		// Nested classes still to read, each with the method of type that creates it.
+		Map<String, Signature> nested = new LinkedHashMap<>();
+		Deque<String> toRead = new ArrayDeque<>();
+		BiConsumer<String, Signature> instantiated = (className, caller) -> {
+			if (className.startsWith(nestedPrefix) && nested.size() < MAX_NESTED_CLASSES
+					&& nested.putIfAbsent(className, caller) == null) {
+				toRead.add(className);
 			}
-			List<Call> calls = new ArrayList<>();
-			Type self = Type.getType(type);
-			new ClassReader(bytes).accept(new ClassVisitor(SpringAsmInfo.ASM_VERSION) {
+		};
+		try {
+			boolean read = read(loader, self.getInternalName(), new ClassVisitor(SpringAsmInfo.ASM_VERSION) {
 				@Override
 				public @Nullable MethodVisitor visitMethod(int access, String name, String descriptor,
 						@Nullable String signature, String @Nullable [] exceptions) {
@@ -59,15 +86,76 @@ final class SelfCalls {
 					if ((access & (Opcodes.ACC_BRIDGE | Opcodes.ACC_ABSTRACT | Opcodes.ACC_NATIVE)) != 0 || defaultStub) {
 						return null;
 					}
-					return new Receivers(new Signature(name, descriptor), receivesThis(access, name, descriptor, self),
-							targets, calls);
+					Signature caller = new Signature(name, descriptor);
+					return new Receivers(caller, receivesThis(access, name, descriptor, self), Set.of(), targets, calls,
+							className -> instantiated.accept(className, caller));
 				}
-			}, ClassReader.EXPAND_FRAMES);
+			});
+			if (!read) {
+				return List.of();
+			}
+			while (!toRead.isEmpty()) {
+				String className = toRead.poll();
+				readNested(loader, className, nested.get(className), self, targets, calls, instantiated);
+			}
 			return calls;
 		}
 		catch (IOException | RuntimeException ex) {
 			// Unreadable bytecode (generated, instrumented): nothing can be said of it.
 			return List.of();
+		}
+	}
+
+	/**
+	 * Reads a class of a lambda, coroutine block, anonymous or inner class of {@code self}: the
+	 * instance is what its {@code this$0} field holds, and its calls are {@code caller}'s.
+	 */
+	private static void readNested(ClassLoader loader, String className, Signature caller, Type self,
+			Set<Signature> targets, List<Call> calls, BiConsumer<String, Signature> instantiated) throws IOException {
+		String outerField = className + ".this$0";
+		read(loader, className, new ClassVisitor(SpringAsmInfo.ASM_VERSION) {
+
+			private boolean continuation;
+
+			private boolean reachesInstance;
+
+			@Override
+			public void visit(int version, int access, String name, @Nullable String signature,
+					@Nullable String superName, String @Nullable [] interfaces) {
+				continuation = superName != null && SUSPEND_FUNCTION_CONTINUATIONS.contains(superName);
+			}
+
+			@Override
+			public @Nullable FieldVisitor visitField(int access, String name, String descriptor,
+					@Nullable String signature, @Nullable Object value) {
+				if (name.equals("this$0") && descriptor.equals(self.getDescriptor())) {
+					reachesInstance = true;
+				}
+				return null;
+			}
+
+			@Override
+			public @Nullable MethodVisitor visitMethod(int access, String name, String descriptor,
+					@Nullable String signature, String @Nullable [] exceptions) {
+				if (continuation || (access & (Opcodes.ACC_BRIDGE | Opcodes.ACC_ABSTRACT | Opcodes.ACC_NATIVE)) != 0) {
+					return null;
+				}
+				// Local 0 is the nested instance, never the bean: only this$0 leads to it.
+				return new Receivers(caller, false, reachesInstance ? Set.of(outerField) : Set.of(), targets, calls,
+						nestedClass -> instantiated.accept(nestedClass, caller));
+			}
+
+		});
+	}
+
+	/** Reads a class file with {@code visitor}; {@code false} when there is none. */
+	private static boolean read(ClassLoader loader, String internalName, ClassVisitor visitor) throws IOException {
+		try (InputStream bytes = loader.getResourceAsStream(internalName + ".class")) {
+			if (bytes == null) {
+				return false;
+			}
+			new ClassReader(bytes).accept(visitor, ClassReader.EXPAND_FRAMES);
+			return true;
 		}
 	}
 
@@ -107,14 +195,20 @@ final class SelfCalls {
 		/** The fields ({@code owner.name}) {@code this} was stored in. */
 		private final Set<String> thisFields = new HashSet<>();
 
-		Receivers(Signature caller, boolean receivesThis, Set<Signature> targets, List<Call> calls) {
+		/** Told of each class the method instantiates. */
+		private final Consumer<String> instantiates;
+
+		Receivers(Signature caller, boolean receivesThis, Set<String> fieldsHoldingThis, Set<Signature> targets,
+				List<Call> calls, Consumer<String> instantiates) {
 			super(SpringAsmInfo.ASM_VERSION);
 			this.caller = caller;
 			if (receivesThis) {
 				thisLocals.add(0);
 			}
+			this.thisFields.addAll(fieldsHoldingThis);
 			this.targets = targets;
 			this.calls = calls;
+			this.instantiates = instantiates;
 		}
 
 		private void push(int words) {
@@ -239,7 +333,10 @@ final class SelfCalls {
 		@Override
 		public void visitTypeInsn(int opcode, String type) {
 			switch (opcode) {
-				case Opcodes.NEW -> push(1);
+				case Opcodes.NEW -> {
+					instantiates.accept(type);
+					push(1);
+				}
 				case Opcodes.CHECKCAST -> {
 					// The same reference: this stays this.
 				}

@@ -29,7 +29,8 @@ import org.springframework.util.ReflectionUtils;
  * <p>
  * Each bean class with an annotated method has its bytecode read once at startup, with Spring's
  * bundled ASM, as Spring reads classes for annotation scanning: Java and Kotlin classes and records
- * alike. A call through an injected reference to the bean's own proxy is not reported; neither is
+ * alike, with the classes the compiler makes for their lambdas, coroutine blocks ({@code launch {}},
+ * {@code async {}}), anonymous and inner classes. A call through an injected reference to the bean's own proxy is not reported; neither is
  * a locked method's call of itself, which runs under the lock its outer call holds.
  */
 public final class SelfInvocationCheck implements BeanPostProcessor {
@@ -156,10 +157,11 @@ public final class SelfInvocationCheck implements BeanPostProcessor {
 	/** The caller as its author wrote it: a lambda's enclosing method, a constructor by its class. */
 	private static String caller(Class<?> type, SelfCalls.Signature caller, Map<SelfCalls.Signature, Method> methods) {
 		Method method = methods.get(caller);
-		if (method != null && !method.isSynthetic()) {
+		String name = caller.name();
+		// Kotlin compiles a lambda to a private static method, not always marked synthetic.
+		if (method != null && !method.isSynthetic() && !name.contains("$lambda")) {
 			return MethodExpressions.describe(method);
 		}
-		String name = caller.name();
 		if (name.equals("<init>")) {
 			return "the constructor of " + type.getName();
 		}

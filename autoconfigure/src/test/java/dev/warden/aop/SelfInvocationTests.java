@@ -67,6 +67,19 @@ class SelfInvocationTests {
 	}
 
 	@Test
+	void aCallInAnAnonymousOrInnerClassIsOneToo() {
+		runner.withBean("orders", AnonymousClassOrders.class).run(context -> {
+			assertThat(context).hasFailed();
+			String orders = AnonymousClassOrders.class.getName();
+			assertThat(startupFailure(context))
+				.contains(orders + ".placeOrderLater(String) calls its own @DistributedLock method " + orders
+						+ ".adjustStock(String) on this")
+				.contains(orders + ".checker() calls its own @DistributedLock method " + orders
+						+ ".adjustStock(String) on this");
+		});
+	}
+
+	@Test
 	void callsThroughTheBeansOwnProxyOrOnAnotherInstanceAreFine() {
 		runner.withBean("orders", ProxyCallingOrders.class).run(context -> {
 			assertThat(context).hasNotFailed();
@@ -136,6 +149,35 @@ class SelfInvocationTests {
 
 		@DistributedLock(name = "stock", key = "#sku")
 		public void adjustStock(String sku) {
+		}
+
+	}
+
+	public static class AnonymousClassOrders {
+
+		public Runnable placeOrderLater(String sku) {
+			return new Runnable() {
+				@Override
+				public void run() {
+					adjustStock(sku);
+				}
+			};
+		}
+
+		public Checker checker() {
+			return new Checker();
+		}
+
+		@DistributedLock(name = "stock", key = "#sku")
+		public void adjustStock(String sku) {
+		}
+
+		public class Checker {
+
+			public void check(String sku) {
+				adjustStock(sku);
+			}
+
 		}
 
 	}
