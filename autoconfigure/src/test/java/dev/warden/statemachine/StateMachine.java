@@ -51,11 +51,20 @@ final class StateMachine<O> {
 	/** How long shrinking may take, in ms. */
 	private final long shrinkMillis;
 
+	/** How many operations at the start of a sequence shrinking keeps (its setting up). */
+	private final int kept;
+
 	StateMachine(String name, BiFunction<Random, Integer, List<O>> generator, Subject<O> subject, long shrinkMillis) {
+		this(name, generator, subject, shrinkMillis, 0);
+	}
+
+	StateMachine(String name, BiFunction<Random, Integer, List<O>> generator, Subject<O> subject, long shrinkMillis,
+			int kept) {
 		this.name = name;
 		this.generator = generator;
 		this.subject = subject;
 		this.shrinkMillis = shrinkMillis;
+		this.kept = kept;
 	}
 
 	/**
@@ -105,7 +114,7 @@ final class StateMachine<O> {
 			boolean removed = true;
 			while (removed) {
 				removed = false;
-				for (int from = 0; from + chunk <= current.size(); from += chunk) {
+				for (int from = kept; from + chunk <= current.size(); from += chunk) {
 					if (System.currentTimeMillis() > deadline) {
 						return current;
 					}
@@ -122,10 +131,16 @@ final class StateMachine<O> {
 		return current;
 	}
 
-	private boolean stillFails(List<O> candidate) throws Exception {
+	private boolean stillFails(List<O> candidate) {
 		for (int attempt = 0; attempt < 2; attempt++) {
-			if (failure(candidate) != null) {
-				return true;
+			try {
+				if (failure(candidate) != null) {
+					return true;
+				}
+			}
+			catch (Exception ex) {
+				// Not the same failure: a candidate that cannot run as a sequence is not kept.
+				return false;
 			}
 		}
 		return false;
