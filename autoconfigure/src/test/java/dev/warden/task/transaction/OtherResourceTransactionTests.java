@@ -2,11 +2,8 @@ package dev.warden.task.transaction;
 
 import java.time.Duration;
 import java.time.LocalDateTime;
-import java.util.UUID;
-import java.util.concurrent.atomic.AtomicReference;
 
 import dev.warden.Eventually;
-import dev.warden.Warden;
 import dev.warden.WardenClients;
 import dev.warden.task.DelayedQueue;
 import dev.warden.task.ScheduleResult;
@@ -49,17 +46,12 @@ class OtherResourceTransactionTests {
 	@BeforeEach
 	void open() {
 		redis.node().call("FLUSHALL");
-		SimpleDriverDataSource dataSource = new SimpleDriverDataSource(new org.h2.Driver(),
-				"jdbc:h2:mem:other-resource-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1", "sa", "");
+		SimpleDriverDataSource dataSource = OutboxFixture.h2("other-resource");
 		jdbc = new JdbcTemplate(dataSource);
 		jdbc.execute("create table orders (id varchar(20) primary key)");
 		outboxes = new OutboxFixture(dataSource);
-		AtomicReference<Warden> warden = new AtomicReference<>();
 		// Sweeping often, so that a row would be relayed soon after the relay delay.
-		outbox = outboxes.outbox(warden::get, Duration.ofMillis(20));
-		outbox.checkTable(connection -> true);
-		warden.set(clients.open(redis.node(), builder -> builder.taskWriteDeferral(outbox)));
-		queue = warden.get().getDelayedQueue("orders", String.class);
+		queue = outboxes.ordersQueue(clients, redis.node(), Duration.ofMillis(20), made -> outbox = made);
 	}
 
 	@AfterEach

@@ -7,16 +7,23 @@ import java.time.Duration;
 import java.time.LocalDateTime;
 import java.util.List;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 import javax.sql.DataSource;
 
 import dev.warden.Eventually;
 import dev.warden.Warden;
+import dev.warden.WardenClients;
+import dev.warden.task.DelayedQueue;
+import dev.warden.test.redis.RedisNode;
 import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.SimpleDriverDataSource;
 import org.springframework.jdbc.core.ResultSetExtractor;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 
@@ -59,6 +66,33 @@ final class OutboxFixture implements AutoCloseable {
 	/** The database the outboxes use. */
 	DataSource dataSource() {
 		return dataSource;
+	}
+
+	/** A new in-memory H2 database, named after {@code purpose}, that lives until the JVM ends. */
+	static SimpleDriverDataSource h2(String purpose) {
+		return new SimpleDriverDataSource(new org.h2.Driver(),
+				"jdbc:h2:mem:" + purpose + "-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1", "sa", "");
+	}
+
+	/**
+	 * The queue {@code orders} of a new client whose writes inside transactions go through a new
+	 * outbox on this database (its table created), swept every {@code sweepInterval}.
+	 * @param outbox receives that outbox, for tests that look at it
+	 */
+	DelayedQueue<String> ordersQueue(WardenClients clients, RedisNode redis, Duration sweepInterval,
+			Consumer<TaskOutbox> outbox) {
+		AtomicReference<Warden> warden = new AtomicReference<>();
+		TaskOutbox made = outbox(warden::get, sweepInterval);
+		made.checkTable(connection -> true);
+		outbox.accept(made);
+		warden.set(clients.open(redis, builder -> builder.taskWriteDeferral(made)));
+		return warden.get().getDelayedQueue("orders", String.class);
+	}
+
+	/** Like {@link #ordersQueue(WardenClients, RedisNode, Duration, Consumer)}, never swept. */
+	DelayedQueue<String> ordersQueue(WardenClients clients, RedisNode redis) {
+		return ordersQueue(clients, redis, Duration.ofHours(1), outbox -> {
+		});
 	}
 
 	/** The rows in the table. */

@@ -2,11 +2,9 @@ package dev.warden.task.transaction;
 
 import java.time.Duration;
 import java.util.UUID;
-import java.util.concurrent.atomic.AtomicReference;
 
 import javax.sql.DataSource;
 
-import dev.warden.Warden;
 import dev.warden.WardenClients;
 import dev.warden.task.DelayedQueue;
 import dev.warden.test.redis.RedisServerExtension;
@@ -62,11 +60,7 @@ class OutboxJpaAndR2dbcTests {
 				"sa", "");
 		new JdbcTemplate(dataSource).execute("create table orders (id varchar(20) primary key)");
 		outboxes = new OutboxFixture(dataSource);
-		AtomicReference<Warden> warden = new AtomicReference<>();
-		TaskOutbox outbox = outboxes.outbox(warden::get, Duration.ofHours(1));
-		outbox.checkTable(connection -> true);
-		warden.set(clients.open(redis.node(), builder -> builder.taskWriteDeferral(outbox)));
-		queue = warden.get().getDelayedQueue("orders", String.class);
+		queue = outboxes.ordersQueue(clients, redis.node());
 	}
 
 	@AfterEach

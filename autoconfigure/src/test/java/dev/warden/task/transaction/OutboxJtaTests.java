@@ -10,13 +10,11 @@ import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
 import java.time.Duration;
 import java.util.UUID;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.logging.Logger;
 
 import javax.sql.DataSource;
 import javax.sql.XAConnection;
 
-import dev.warden.Warden;
 import dev.warden.WardenClients;
 import dev.warden.task.DelayedQueue;
 import dev.warden.test.redis.RedisServerExtension;
@@ -79,11 +77,7 @@ class OutboxJtaTests {
 		jdbc = new JdbcTemplate(dataSource);
 		jdbc.execute("create table orders (id varchar(20) primary key)");
 		outboxes = new OutboxFixture(dataSource);
-		AtomicReference<Warden> warden = new AtomicReference<>();
-		TaskOutbox outbox = outboxes.outbox(warden::get, Duration.ofHours(1));
-		outbox.checkTable(connection -> true);
-		warden.set(clients.open(redis.node(), builder -> builder.taskWriteDeferral(outbox)));
-		queue = warden.get().getDelayedQueue("orders", String.class);
+		queue = outboxes.ordersQueue(clients, redis.node());
 		JtaTransactionManager manager = new JtaTransactionManager(
 				com.arjuna.ats.jta.UserTransaction.userTransaction(), transactionManager);
 		manager.afterPropertiesSet();

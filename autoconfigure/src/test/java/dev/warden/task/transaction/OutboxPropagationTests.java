@@ -1,12 +1,9 @@
 package dev.warden.task.transaction;
 
 import java.time.Duration;
-import java.util.UUID;
-import java.util.concurrent.atomic.AtomicReference;
 
 import javax.sql.DataSource;
 
-import dev.warden.Warden;
 import dev.warden.WardenClients;
 import dev.warden.task.DelayedQueue;
 import dev.warden.task.ScheduleResult;
@@ -17,7 +14,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
-import org.springframework.jdbc.datasource.SimpleDriverDataSource;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -51,15 +47,10 @@ class OutboxPropagationTests {
 	@BeforeEach
 	void open() {
 		redis.node().call("FLUSHALL");
-		dataSource = new SimpleDriverDataSource(new org.h2.Driver(),
-				"jdbc:h2:mem:propagation-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1", "sa", "");
+		dataSource = OutboxFixture.h2("propagation");
 		jdbc = new JdbcTemplate(dataSource);
 		outboxes = new OutboxFixture(dataSource);
-		AtomicReference<Warden> warden = new AtomicReference<>();
-		TaskOutbox outbox = outboxes.outbox(warden::get, Duration.ofHours(1));
-		outbox.checkTable(connection -> true);
-		warden.set(clients.open(redis.node(), builder -> builder.taskWriteDeferral(outbox)));
-		queue = warden.get().getDelayedQueue("orders", String.class);
+		queue = outboxes.ordersQueue(clients, redis.node());
 		transactions = new DataSourceTransactionManager(dataSource);
 	}
 
@@ -148,8 +139,7 @@ class OutboxPropagationTests {
 
 	@Test
 	void anotherDataSourcesManager_heldInMemoryMadeAtItsCommitNothingAfterARollback() {
-		DataSourceTransactionManager other = new DataSourceTransactionManager(new SimpleDriverDataSource(
-				new org.h2.Driver(), "jdbc:h2:mem:another-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1", "sa", ""));
+		DataSourceTransactionManager other = new DataSourceTransactionManager(OutboxFixture.h2("another"));
 		heldInMemory(other);
 	}
 

@@ -1,11 +1,8 @@
 package dev.warden.task.transaction;
 
 import java.time.Duration;
-import java.util.UUID;
-import java.util.concurrent.atomic.AtomicReference;
 
 import dev.warden.Eventually;
-import dev.warden.Warden;
 import dev.warden.WardenClients;
 import dev.warden.task.DelayedQueue;
 import dev.warden.test.redis.RedisServerExtension;
@@ -48,16 +45,11 @@ class OutboxSavepointTests {
 	@BeforeEach
 	void open() {
 		redis.node().call("FLUSHALL");
-		SimpleDriverDataSource dataSource = new SimpleDriverDataSource(new org.h2.Driver(),
-				"jdbc:h2:mem:savepoints-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1", "sa", "");
+		SimpleDriverDataSource dataSource = OutboxFixture.h2("savepoints");
 		jdbc = new JdbcTemplate(dataSource);
 		jdbc.execute("create table orders (id varchar(20) primary key)");
 		outboxes = new OutboxFixture(dataSource);
-		AtomicReference<Warden> warden = new AtomicReference<>();
-		TaskOutbox outbox = outboxes.outbox(warden::get, Duration.ofHours(1));
-		outbox.checkTable(connection -> true);
-		warden.set(clients.open(redis.node(), builder -> builder.taskWriteDeferral(outbox)));
-		queue = warden.get().getDelayedQueue("orders", String.class);
+		queue = outboxes.ordersQueue(clients, redis.node());
 		DataSourceTransactionManager transactions = new DataSourceTransactionManager(dataSource);
 		outer = new TransactionTemplate(transactions);
 		nested = new TransactionTemplate(transactions);
@@ -167,8 +159,7 @@ class OutboxSavepointTests {
 	@Test
 	void writesHeldInMemoryForAnotherDataSourcesTransactionFollowItsSavepointsToo() {
 		// The transaction of another database, in which the outbox's takes no part.
-		DataSourceTransactionManager other = new DataSourceTransactionManager(new SimpleDriverDataSource(
-				new org.h2.Driver(), "jdbc:h2:mem:other-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1", "sa", ""));
+		DataSourceTransactionManager other = new DataSourceTransactionManager(OutboxFixture.h2("other"));
 		TransactionTemplate otherNested = new TransactionTemplate(other);
 		otherNested.setPropagationBehavior(TransactionDefinition.PROPAGATION_NESTED);
 

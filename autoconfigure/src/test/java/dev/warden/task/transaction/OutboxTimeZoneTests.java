@@ -3,7 +3,6 @@ package dev.warden.task.transaction;
 import java.time.Duration;
 import java.time.LocalDateTime;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReference;
 
 import javax.sql.DataSource;
@@ -20,7 +19,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
-import org.springframework.jdbc.datasource.SimpleDriverDataSource;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -52,8 +50,7 @@ class OutboxTimeZoneTests {
 	@BeforeEach
 	void open() {
 		redis.node().call("FLUSHALL");
-		dataSource = new SimpleDriverDataSource(new org.h2.Driver(),
-				"jdbc:h2:mem:zones-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1", "sa", "");
+		dataSource = OutboxFixture.h2("zones");
 		outboxes = new OutboxFixture(dataSource);
 		outboxes.outbox(null, Duration.ofHours(1)).checkTable(connection -> true);
 	}
