@@ -21,6 +21,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import dev.warden.lock.DistributedReentrantLock;
 import dev.warden.lock.LockListener;
 import dev.warden.lock.LockOwner;
+import dev.warden.redis.RedisEngine;
+import dev.warden.redis.SpoofedHellos;
 import dev.warden.task.DelayedQueue;
 import dev.warden.test.redis.RedisNode;
 import dev.warden.test.redis.RedisSentinel;
@@ -173,6 +175,42 @@ class SentinelTests {
 		assertThat(waiting.get(40, TimeUnit.SECONDS)).as("the waiter gets it").isTrue();
 		Eventually.await("every task scheduled before the fail-over ran", Duration.ofSeconds(30), () -> ran.size() == 20);
 		assertThat(lost).isEmpty();
+	}
+
+	@Test
+	void announcementsTheSentinelsDoNotConfirmMoveNothingWhileARealFailOverIsFollowed() throws Exception {
+		RedisNode master = redis.master();
+		RedisNode replica = redis.replica();
+		try (RedisEngine engine = RedisEngine.connect(sentinelClient(), "warden-spoofed", Duration.ofSeconds(5))) {
+			engine.ping();
+
+			// Every 50 ms for 2 s, on the node Warden listens to, in the name of a real Sentinel (so
+			// that the Sentinels, who listen too, are not misled): the replica named the master,
+			// which no Sentinel confirms, and another master name's "promotion".
+			RedisNode sentinel = redis.sentinels().get(0);
+			String runId = ((String) sentinel.call("INFO", "server")).replaceAll("(?s).*\\brun_id:(\\w+).*", "$1");
+			SpoofedHellos.publish(master, Duration.ofMillis(50), 40, i -> SpoofedHellos.from(sentinel.host(),
+					sentinel.port(), runId, (i % 2 == 0) ? RedisSentinel.MASTER_NAME : "another-master",
+					replica.host(), replica.port()));
+
+			engine.ping();
+			assertThat(engine.disconnects()).as("connections lost to the spoofed announcements").isZero();
+
+			long start = System.nanoTime();
+			RedisNode promoted = redis.failover();
+			Eventually.await("commands answered by the new master", Duration.ofSeconds(15), () -> {
+				try {
+					return engine.infoAsync("server").get(5, TimeUnit.SECONDS)
+						.contains("tcp_port:" + promoted.port() + "\r");
+				}
+				catch (Exception ex) {
+					return false;
+				}
+			});
+			long movedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+			assertThat(movedMillis).as("moved to the new master within a few Sentinel announcements").isLessThan(10_000);
+			assertThat(engine.disconnects()).as("moved by the fail-over").isPositive();
+		}
 	}
 
 	@Test

@@ -51,7 +51,9 @@ public final class WardenRuntimeHints implements RuntimeHintsRegistrar {
 					List.of(TypeReference.of(ThreadFactory.class)), ExecutableMode.INVOKE))
 			// The command connection's channel, for commands sent at once to share socket writes.
 			.registerType(TypeReference.of("io.lettuce.core.protocol.DefaultEndpoint"),
-					type -> type.withField("channel"));
+					type -> type.withField("channel"))
+			// The client's Sentinel URI: only with one are Sentinel announcements followed.
+			.registerType(TypeReference.of("io.lettuce.core.RedisClient"), type -> type.withField("redisURI"));
 	}
 
 }

@@ -1,10 +1,17 @@
 package dev.warden.redis;
 
+import java.lang.reflect.Field;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import io.lettuce.core.KillArgs;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import org.jspecify.annotations.Nullable;
@@ -18,10 +25,17 @@ import org.slf4j.LoggerFactory;
  * until the Sentinels turn it into a replica (seconds later), and those writes are lost then. Every
  * Sentinel announces the current master every two seconds on the {@code __sentinel__:hello}
  * channel of each node it watches, the deposed master included, so the pub/sub connection hears of
- * the promotion there. When the master it names is not the node the connections are on, both are
- * closed from the server side ({@code CLIENT KILL ID}), and Lettuce reconnects them, asking the
- * Sentinels for the master again. A {@code READONLY} answer (the node is a replica already) does
- * the same. Without Sentinels no message comes, and nothing happens.
+ * the promotion there.
+ * <p>
+ * Anyone allowed to {@code PUBLISH} on the node can send on that channel too, so a message is only
+ * a reason to ask: it is heard only when the client was built from a Sentinel {@link RedisURI},
+ * only for the master name of that URI, and the connections move only when a Sentinel, asked
+ * ({@code SENTINEL GET-MASTER-ADDR-BY-NAME}), names a master that is not the node they are on.
+ * Then both are closed from the server side ({@code CLIENT KILL ID}), and Lettuce reconnects them,
+ * asking the Sentinels for the master again. Sentinels are asked at most once per
+ * {@value #CHECK_PAUSE_MILLIS} ms, however many messages come. Without Sentinel the channel is not
+ * subscribed to at all. A {@code READONLY} answer (the node is a replica already) moves the
+ * connections too, with or without Sentinel: a reconnect resolves the node's name again.
  */
 final class MasterFollower extends RedisPubSubAdapter<String, String> {
 
@@ -33,6 +47,16 @@ final class MasterFollower extends RedisPubSubAdapter<String, String> {
 	/** The least time between two moves prompted by {@code READONLY} answers. */
 	private static final long READ_ONLY_PAUSE_NANOS = TimeUnit.SECONDS.toNanos(2);
 
+	/** The least time between two questions to the Sentinels prompted by messages on the channel. */
+	static final long CHECK_PAUSE_MILLIS = 500;
+
+	private static final @Nullable Field CLIENT_URI = clientUriField();
+
+	private final RedisClient client;
+
+	/** The client's Sentinel URI, or {@code null} without Sentinel: then the channel is not followed. */
+	private final @Nullable RedisURI sentinels;
+
 	private final StatefulRedisConnection<String, String> commands;
 
 	private final StatefulRedisPubSubConnection<String, String> pubSub;
@@ -42,16 +66,28 @@ final class MasterFollower extends RedisPubSubAdapter<String, String> {
 	/** When a {@code READONLY} answer last moved the connections. */
 	private volatile long lastReadOnlyMove = System.nanoTime() - READ_ONLY_PAUSE_NANOS;
 
-	/** The master address last acted on: each promotion moves the connections once. */
+	/** When the Sentinels were last asked, by {@link System#nanoTime()}. */
+	private volatile long lastCheck = System.nanoTime() - TimeUnit.MILLISECONDS.toNanos(CHECK_PAUSE_MILLIS);
+
+	/** The master address the Sentinels last confirmed: announcements of it ask nothing more. */
 	private volatile @Nullable String actedOn;
 
-	MasterFollower(StatefulRedisConnection<String, String> commands, StatefulRedisPubSubConnection<String, String> pubSub) {
+	MasterFollower(RedisClient client, StatefulRedisConnection<String, String> commands,
+			StatefulRedisPubSubConnection<String, String> pubSub) {
+		this.client = client;
+		this.sentinels = sentinelUri(client);
 		this.commands = commands;
 		this.pubSub = pubSub;
 	}
 
-	/** Listens for the Sentinels' announcements; a Redis that refuses the channel is not followed. */
+	/**
+	 * With Sentinel, listens for the Sentinels' announcements; a Redis that refuses the channel is
+	 * not followed. Without Sentinel, does nothing.
+	 */
 	void start() {
+		if (sentinels == null) {
+			return;
+		}
 		pubSub.addListener(this);
 		pubSub.async().subscribe(HELLO_CHANNEL).whenComplete((ignored, failure) -> {
 			if (failure != null) {
@@ -62,12 +98,14 @@ final class MasterFollower extends RedisPubSubAdapter<String, String> {
 
 	@Override
 	public void message(String channel, String message) {
-		if (!HELLO_CHANNEL.equals(channel)) {
+		RedisURI uri = sentinels;
+		if (uri == null || !HELLO_CHANNEL.equals(channel)) {
 			return;
 		}
 		String[] fields = message.split(",");
-		if (fields.length >= 7) {
-			masterIs(fields[5] + ":" + fields[6]);
+		if (fields.length >= 7 && fields[4].equals(uri.getSentinelMasterId())
+				&& !(fields[5] + ":" + fields[6]).equals(actedOn)) {
+			askTheSentinels(uri);
 		}
 	}
 
@@ -80,10 +118,38 @@ final class MasterFollower extends RedisPubSubAdapter<String, String> {
 		}
 	}
 
-	private void masterIs(String master) {
-		if (master.equals(actedOn) || !moving.compareAndSet(false, true)) {
+	/**
+	 * Asks a Sentinel for the master, at most once per pause and once at a time: an announcement
+	 * is only a reason to ask, since anyone who may publish on the node can send one.
+	 */
+	private void askTheSentinels(RedisURI uri) {
+		long now = System.nanoTime();
+		if (now - lastCheck < TimeUnit.MILLISECONDS.toNanos(CHECK_PAUSE_MILLIS) || !moving.compareAndSet(false, true)) {
 			return;
 		}
+		lastCheck = now;
+		CompletableFuture<SocketAddress> asking;
+		try {
+			asking = client.connectSentinelAsync(StringCodec.UTF8, uri).thenCompose(sentinel -> sentinel.async()
+				.getMasterAddrByName(uri.getSentinelMasterId())
+				.whenComplete((address, failure) -> sentinel.closeAsync()));
+		}
+		catch (RuntimeException ex) {
+			asking = CompletableFuture.failedFuture(ex);
+		}
+		asking.whenComplete((address, failure) -> {
+			String master = address(address);
+			if (failure != null || master == null) {
+				logger.debug("Could not ask the Sentinels for master '{}'", uri.getSentinelMasterId(), failure);
+				moving.set(false);
+				return;
+			}
+			masterIs(master);
+		});
+	}
+
+	/** A Sentinel names {@code master}: moves the connections unless they are on it. */
+	private void masterIs(String master) {
 		commands.async().clientInfo().whenComplete((info, failure) -> {
 			String node = (info != null) ? field(info, "laddr") : null;
 			actedOn = master;
@@ -110,6 +176,40 @@ final class MasterFollower extends RedisPubSubAdapter<String, String> {
 				moving.set(false);
 			});
 		});
+	}
+
+	private static @Nullable String address(@Nullable SocketAddress address) {
+		return (address instanceof InetSocketAddress inet) ? inet.getHostString() + ":" + inet.getPort() : null;
+	}
+
+	/** The Sentinel URI {@code client} was built with, or {@code null} when it has none (or it cannot be read). */
+	private static @Nullable RedisURI sentinelUri(RedisClient client) {
+		if (CLIENT_URI == null) {
+			return null;
+		}
+		try {
+			return (CLIENT_URI.get(client) instanceof RedisURI uri && !uri.getSentinels().isEmpty()
+					&& uri.getSentinelMasterId() != null) ? uri : null;
+		}
+		catch (IllegalAccessException | RuntimeException ex) {
+			return null;
+		}
+	}
+
+	private static @Nullable Field clientUriField() {
+		try {
+			Field field = RedisClient.class.getDeclaredField("redisURI");
+			if (!RedisURI.class.equals(field.getType())) {
+				return null;
+			}
+			field.setAccessible(true);
+			return field;
+		}
+		catch (NoSuchFieldException | RuntimeException | LinkageError ex) {
+			logger.info("Warden follows Sentinel fail-overs only as Lettuce reconnects: the client's Sentinel "
+					+ "settings are not reachable ({})", ex.toString());
+			return null;
+		}
 	}
 
 	private static @Nullable String field(String clientInfo, String name) {

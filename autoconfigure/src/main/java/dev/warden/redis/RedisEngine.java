@@ -193,7 +193,7 @@ public final class RedisEngine implements AutoCloseable {
 			StatefulRedisConnection<String, String> connection = ((RedisClient) client).connect(StringCodec.UTF8);
 			commandConnection = connection;
 			StatefulRedisPubSubConnection<String, String> pubSub = ((RedisClient) client).connectPubSub(StringCodec.UTF8);
-			MasterFollower follower = new MasterFollower(connection, pubSub);
+			MasterFollower follower = new MasterFollower((RedisClient) client, connection, pubSub);
 			follower.start();
 			FlushCoalescing.follow(connection);
 			return new RedisEngine(connection, connection.async(), pubSub, threadName, commandTimeout, follower);

@@ -83,6 +83,14 @@ class WardenRuntimeHintsTests {
 	}
 
 	@Test
+	void theClientsSentinelUriIsReadable() throws Exception {
+		new WardenRuntimeHints().registerHints(hints, getClass().getClassLoader());
+
+		assertThat(RuntimeHintsPredicates.reflection()
+			.onFieldAccess(io.lettuce.core.RedisClient.class.getDeclaredField("redisURI"))).accepts(hints);
+	}
+
+	@Test
 	void theAnnotationsAttributesAreReadable() {
 		new WardenRuntimeHints().registerHints(hints, getClass().getClassLoader());
 
