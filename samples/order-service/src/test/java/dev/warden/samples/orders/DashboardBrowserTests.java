@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -33,13 +34,19 @@ import org.openqa.selenium.support.ui.WebDriverWait;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.security.config.annotation.web.builders.HttpSecurity;
+import org.springframework.security.config.annotation.web.configuration.EnableWebSecurity;
+import org.springframework.security.web.SecurityFilterChain;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The dashboard of a running order service, in the system's headless Chromium: the queue table
  * shows what Redis holds, a queue's dead letters show their errors, and the re-drive button puts a
- * dead letter back in its queue. Saves a screenshot to {@code target/dashboard.png}.
+ * dead letter back in its queue, also under Spring Security with CSRF protection on. Saves a
+ * screenshot to {@code target/dashboard.png}.
  */
 class DashboardBrowserTests {
 
@@ -60,10 +67,6 @@ class DashboardBrowserTests {
 	void start(@TempDir Path profile) {
 		assertThat(CHROMIUM.canExecute()).as("Debian's chromium (apt-get install chromium chromium-driver)").isTrue();
 		assertThat(CHROMEDRIVER.canExecute()).as("Debian's chromedriver (apt-get install chromium chromium-driver)").isTrue();
-		service = new SpringApplicationBuilder(OrderServiceApplication.class, DeadLetters.class,
-				Exports.class).run("--server.port=0",
-				"--spring.data.redis.host=" + redis.node().host(), "--spring.data.redis.port=" + redis.node().port(),
-				"--spring.datasource.url=jdbc:h2:mem:dashboard;DB_CLOSE_DELAY=-1");
 		ChromeOptions options = new ChromeOptions();
 		options.setBinary(CHROMIUM);
 		// The flags of a headless browser on a machine with no network but loopback.
@@ -87,8 +90,39 @@ class DashboardBrowserTests {
 		}
 	}
 
+	/** The order service, with {@code more} configuration. */
+	private void startService(Class<?>... more) {
+		List<Class<?>> sources = new ArrayList<>(List.of(OrderServiceApplication.class, DeadLetters.class, Exports.class));
+		sources.addAll(List.of(more));
+		redis.node().call("FLUSHALL");
+		service = new SpringApplicationBuilder(sources.toArray(Class<?>[]::new)).run("--server.port=0",
+				"--spring.data.redis.host=" + redis.node().host(), "--spring.data.redis.port=" + redis.node().port(),
+				"--spring.datasource.url=jdbc:h2:mem:dashboard;DB_CLOSE_DELAY=-1");
+	}
+
+	@Test
+	void underSpringSecurityWithCsrfOnThePageSendsItsTokenWithTheReDrive() throws Exception {
+		startService(CsrfProtection.class);
+		Warden warden = service.getBean(Warden.class);
+		DelayedQueue<String> receipts = warden.getDelayedQueue("receipts", String.class);
+		killTasks(receipts, "receipt-2001");
+
+		browser.get("http://localhost:" + port() + "/warden");
+		WebDriverWait wait = new WebDriverWait(browser, WAIT);
+		wait.until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("#queues tr[data-queue='receipts']")))
+			.click();
+		wait.until(ExpectedConditions.presenceOfElementLocated(
+				By.cssSelector("#dead-letters tr[data-task='receipt-2001'] button.redrive")))
+			.click();
+
+		wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("message"), "Re-drove 1 dead letter(s)"));
+		assertThat(receipts.deadLetterCount()).isZero();
+		assertThat(receipts.contains("receipt-2001")).as("pending again").isTrue();
+	}
+
 	@Test
 	void theQueueTableShowsRedisAndADeadLetterIsReDrivenFromThePage() throws Exception {
+		startService();
 		Warden warden = service.getBean(Warden.class);
 		DelayedQueue<String> receipts = warden.getDelayedQueue("receipts", String.class);
 		killTasks(receipts, "receipt-1001", "receipt-1002");
@@ -141,6 +175,19 @@ class DashboardBrowserTests {
 			assertThat(died.await(WAIT.toSeconds(), TimeUnit.SECONDS)).as("the receipts died in time").isTrue();
 		}
 		assertThat(queue.deadLetterCount()).isEqualTo(ids.length);
+	}
+
+	/** Spring Security on the dashboard's paths, its CSRF protection on (as by default). */
+	@Configuration(proxyBeanMethods = false)
+	@EnableWebSecurity
+	static class CsrfProtection {
+
+		@Bean
+		SecurityFilterChain dashboard(HttpSecurity http) throws Exception {
+			http.securityMatcher("/warden/**").authorizeHttpRequests(requests -> requests.anyRequest().permitAll());
+			return http.build();
+		}
+
 	}
 
 	/** A rate-limited method the dashboard lists. */
