@@ -85,6 +85,13 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 
 	private boolean claiming;
 
+	/**
+	 * Whether the consumer stopped while a claim was under way (guarded by this): until its reply is
+	 * read and what it claimed ahead handed back, the consumer counts as busy, so that a stop returns
+	 * only once every task it claimed is run or back in the queue.
+	 */
+	private boolean claimUnderWayAtHalt;
+
 	private final ActiveDeliveries deliveries = new ActiveDeliveries();
 
 	// Whether a claim waits for a handler slot to free up (it runs when one does).
@@ -244,8 +251,11 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 		}
 		List<String> alone;
 		Membership<DueTaskDispatcher<T>> toClose;
+		boolean haltWaited;
 		synchronized (this) {
 			claiming = false;
+			haltWaited = claimUnderWayAtHalt;
+			claimUnderWayAtHalt = false;
 			toClose = subscriptionToClose();
 			if (running) {
 				timer.claimEnded(wakeInMicros);
@@ -258,6 +268,9 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 			toClose.close();
 		}
 		acknowledgements.send(alone);
+		if (haltWaited) {
+			deliveries.end(1);
+		}
 	}
 
 	/**
@@ -410,6 +423,8 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 				// Until the claim under way is answered, it may still take tasks to hand back.
 				closeWhenNoneWaits = joined;
 				joined = null;
+				claimUnderWayAtHalt = true;
+				deliveries.begin();
 			}
 			// No claim comes any more: acknowledgements waiting for one go now.
 			finished = acknowledgements.takeToSendAlone();
