@@ -57,16 +57,13 @@ public sealed interface RecurringSchedule {
 	OptionalLong first(long now);
 
 	/**
-	 * The occurrence after the one due at {@code due}, ended or starting at {@code now}: the first
-	 * one after both, so occurrences missed meanwhile are not made up. Empty when there is none, or
-	 * when the next one is planned when the run ends ({@link #plannedAfterRun()}).
+	 * The occurrence after the one due at {@code due}, whose run started at {@code started} and
+	 * ended at {@code ended}: it is planned when the run ends, so that a job never runs twice at
+	 * once. Occurrences that fell due while no instance was up, or while the run was under way, are
+	 * not made up (a fixed rate runs the last of them once, right away, see {@link FixedRate}).
+	 * Empty when there is none.
 	 */
-	OptionalLong next(long due, long now);
-
-	/** Whether the next occurrence is planned when a run ends, not when it starts. */
-	default boolean plannedAfterRun() {
-		return false;
-	}
+	OptionalLong next(long due, long started, long ended);
 
 	/** A cron schedule. */
 	record Cron(CronExpression expression, String text, ZoneId zone) implements RecurringSchedule {
@@ -81,9 +78,13 @@ public sealed interface RecurringSchedule {
 			return after(now);
 		}
 
+		/**
+		 * The first cron time after the run ended, as {@code @Scheduled(cron)}: cron times that
+		 * passed while it ran are skipped.
+		 */
 		@Override
-		public OptionalLong next(long due, long now) {
-			return after(Math.max(due, now));
+		public OptionalLong next(long due, long started, long ended) {
+			return after(Math.max(due, ended));
 		}
 
 		private OptionalLong after(long millis) {
@@ -106,12 +107,20 @@ public sealed interface RecurringSchedule {
 			return OptionalLong.of(now + initialDelay.toMillis());
 		}
 
-		/** The next slot of the rate after both, so the period keeps its phase. */
+		/**
+		 * The first slot of the rate after the run started, so the period keeps its phase. When the
+		 * run ended after that slot (it took longer than the rate), the last slot that passed while it
+		 * ran, which is due at once: as {@code @Scheduled(fixedRate)}, a late run starts as soon as the
+		 * one before it ends, never beside it, and the slots it missed are not made up.
+		 */
 		@Override
-		public OptionalLong next(long due, long now) {
+		public OptionalLong next(long due, long started, long ended) {
 			long period = rate.toMillis();
-			long periods = (Math.max(now, due) - due) / period + 1;
-			return OptionalLong.of(due + periods * period);
+			long slot = due + (Math.max(started - due, 0) / period + 1) * period;
+			if (slot > ended) {
+				return OptionalLong.of(slot);
+			}
+			return OptionalLong.of(due + (ended - due) / period * period);
 		}
 
 	}
@@ -129,15 +138,10 @@ public sealed interface RecurringSchedule {
 			return OptionalLong.of(now + initialDelay.toMillis());
 		}
 
-		/** {@code delay} after {@code now}, the end of the run. */
+		/** {@code delay} after the run ended. */
 		@Override
-		public OptionalLong next(long due, long now) {
-			return OptionalLong.of(now + delay.toMillis());
-		}
-
-		@Override
-		public boolean plannedAfterRun() {
-			return true;
+		public OptionalLong next(long due, long started, long ended) {
+			return OptionalLong.of(ended + delay.toMillis());
 		}
 
 	}

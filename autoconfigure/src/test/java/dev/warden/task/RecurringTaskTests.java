@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -107,6 +109,45 @@ class RecurringTaskTests {
 	}
 
 	@Test
+	void aFixedRateRunSlowerThanItsRateNeverOverlapsItselfAcrossInstances() {
+		// Runs every 200 ms; the first run is held open for three periods and more (by Redis's clock),
+		// then every run is fast. Both instances consume the job's queue.
+		List<String> started = new CopyOnWriteArrayList<>();
+		SlowPulseJob.reset();
+		ApplicationContextRunner slow = runner.withUserConfiguration(SlowPulse.class);
+		long[] released = new long[1];
+		slow.withBean(ObservationRegistry.class, () -> recordingRuns(started))
+			.run(a -> slow.withBean(ObservationRegistry.class, () -> recordingRuns(started)).run(b -> {
+				assertThat(a).hasNotFailed();
+				assertThat(b).hasNotFailed();
+				try {
+					Eventually.await("the first run", () -> SlowPulseJob.starts.get() >= 1);
+					awaitRedisPast(redisMillis() + 700);
+					assertThat(SlowPulseJob.starts).as("no run started beside the one under way").hasValue(1);
+				}
+				finally {
+					released[0] = redisMillis();
+					SlowPulseJob.gate.countDown();
+				}
+				Eventually.await("eight runs", Duration.ofSeconds(30), () -> SlowPulseJob.starts.get() >= 8);
+			}));
+
+		assertThat(SlowPulseJob.mostAtOnce).as("runs of the job under way at once, across both instances").hasValue(1);
+		List<Long> dues = List.copyOf(started)
+			.stream()
+			.map(id -> Long.parseLong(id.substring(id.indexOf('@') + 1)))
+			.sorted()
+			.toList();
+		assertThat(dues).as("no occurrence ran twice").doesNotHaveDuplicates();
+		for (int i = 1; i < dues.size(); i++) {
+			assertThat((dues.get(i) - dues.get(i - 1)) % 200).as("on the rate's grid: " + dues).isZero();
+		}
+		// The run after the slow one is the last slot it missed, due at once: the slots before it are
+		// not made up.
+		assertThat(dues.get(1)).as("the occurrence after the slow run, in " + dues).isGreaterThan(released[0] - 200);
+	}
+
+	@Test
 	void anOccurrenceMissedWhileNoInstanceWasUpRunsOnceThenTheScheduleGoesOn() throws Exception {
 		ApplicationContextRunner hourly = runner.withUserConfiguration(Pulse.class)
 			.withPropertyValues("job.rate=1h", "job.initial-delay=1s", "instance=a");
@@ -114,9 +155,12 @@ class RecurringTaskTests {
 		hourly.run(context -> due[0] = plannedDue("pulse"));
 		awaitRedisPast(due[0] + 1_000);
 
-		hourly.withPropertyValues("instance=b").run(context -> Eventually.await("the missed run", () -> runs.size() == 1));
+		hourly.withPropertyValues("instance=b").run(context -> {
+			Eventually.await("the missed run", () -> runs.size() == 1);
+			Eventually.await("the next one planned once it ended", () -> plannedDue("pulse") != due[0]);
+		});
 
-		assertThat(runs).containsExactly("b " + (due[0] + 3_600_000));
+		assertThat(runs).as("while it ran, the plan pointed to it").containsExactly("b " + due[0]);
 		assertThat(plannedDue("pulse")).as("the next one, an hour after the missed one").isEqualTo(due[0] + 3_600_000);
 		assertThat(redis.node().call("ZCARD", "warden:task:{" + QUEUE + "}:due")).isEqualTo(1L);
 	}
@@ -373,6 +417,48 @@ class RecurringTaskTests {
 		@RecurringTask(name = "pulse", fixedRate = "${job.rate}", initialDelay = "${job.initial-delay:0s}")
 		public void pulse() {
 			record(instance, "pulse");
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class SlowPulse {
+
+		@Bean
+		SlowPulseJob slowPulseJob() {
+			return new SlowPulseJob();
+		}
+
+	}
+
+	/** Counts its runs under way at once, across instances; each run waits for the gate. */
+	static class SlowPulseJob {
+
+		static final AtomicInteger starts = new AtomicInteger();
+
+		static final AtomicInteger running = new AtomicInteger();
+
+		static final AtomicInteger mostAtOnce = new AtomicInteger();
+
+		static volatile CountDownLatch gate = new CountDownLatch(1);
+
+		static void reset() {
+			starts.set(0);
+			running.set(0);
+			mostAtOnce.set(0);
+			gate = new CountDownLatch(1);
+		}
+
+		@RecurringTask(name = "slow-pulse", fixedRate = "200ms")
+		public void pulse() throws InterruptedException {
+			mostAtOnce.accumulateAndGet(running.incrementAndGet(), Math::max);
+			starts.incrementAndGet();
+			try {
+				gate.await(30, TimeUnit.SECONDS);
+			}
+			finally {
+				running.decrementAndGet();
+			}
 		}
 
 	}

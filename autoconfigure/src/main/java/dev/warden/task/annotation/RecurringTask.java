@@ -24,10 +24,11 @@ import org.springframework.aot.hint.annotation.Reflective;
  * <p>
  * The schedule lives in Redis, not in any instance: the next occurrence is a delayed task of the
  * application's recurring queue ({@code warden.recurring.queue}), with an id made of the job's name
- * and its due time, planned when the one before it starts (for a fixed delay, when it ends). It
+ * and its due time, planned when the run of the one before it ends, so that, as with
+ * {@code @Scheduled}, a job never runs twice at once, on any instance, however long a run takes. It
  * survives restarts, and Redis's clock decides when it is due. A run that throws is retried and,
  * after its last attempt, kept as a dead letter, like a delayed task; the occurrences after it are
- * planned as usual.
+ * planned as usual (so a retry, after its backoff, may run beside a later occurrence).
  * <p>
  * When no instance was up at an occurrence's due time (it starts later than
  * {@code warden.recurring.misfire-threshold}), {@link #misfire()} decides: run it once, or skip it;
@@ -60,14 +61,21 @@ public @interface RecurringTask {
 	/**
 	 * A cron expression, Spring's six fields (second, minute, hour, day of month, month, day of
 	 * week) or a macro such as {@code @hourly}; a placeholder such as {@code ${reports.cron}} is
-	 * resolved.
+	 * resolved. As with {@code @Scheduled(cron)}, the next run is the first cron time after the run
+	 * before it ended: cron times that pass while it runs are skipped.
 	 */
 	String cron() default "";
 
 	/** The time zone of {@link #cron()}: {@code UTC} by default, never an instance's own zone. */
 	String zone() default "";
 
-	/** Runs every so often, the period kept by Redis's clock: {@code 30s}, {@code PT5M}, or a placeholder. */
+	/**
+	 * Runs every so often, the period kept by Redis's clock: {@code 30s}, {@code PT5M}, or a
+	 * placeholder. The occurrences keep the phase of the first one. As with
+	 * {@code @Scheduled(fixedRate)}, a run that takes longer than the rate is never overlapped: the
+	 * next one starts as soon as it ends (the last slot of the rate that passed meanwhile, due at
+	 * once), and the slots before it are not made up.
+	 */
 	String fixedRate() default "";
 
 	/** Runs this long after each run ends: {@code 30s}, {@code PT5M}, or a placeholder. */

@@ -29,8 +29,11 @@ import org.slf4j.LoggerFactory;
  * next due time and the definition that planned it; it changes only by compare-and-set, so of the
  * instances that start at once, or that are handed the same occurrence, one plans the next.
  * <p>
- * When an occurrence is due, the instance that claims it plans the next one (for a fixed delay:
- * once the run has ended) and runs the job. Every time comes from Redis's clock: the due times,
+ * When an occurrence is due, the instance that claims it runs the job and, once the run has ended,
+ * plans the next one: while a run is under way the plan points to its occurrence and no other
+ * exists, so a job never runs twice at once, across instances. A fixed rate keeps its phase; a run
+ * that took longer than the rate is followed at once by the last slot it missed
+ * ({@link RecurringSchedule#next}). Every time comes from Redis's clock: the due times,
  * and the "now" that decides whether an occurrence is late. An occurrence that starts later than
  * the misfire threshold (no instance was up) runs once or is skipped, by the job's
  * {@link Misfire}; either way the next one is the first after now, so missed occurrences are not
@@ -200,9 +203,6 @@ public final class RecurringJobs {
 		// plan moved on while it waited for its backoff), or one whose plan was replaced while it was
 		// under way, runs, and plans nothing.
 		boolean planned = plan.due() == occurrence.due() && plan.definition().equals(occurrence.definition());
-		if (planned && !schedule.plannedAfterRun()) {
-			advance(job, plan, schedule.next(occurrence.due(), now));
-		}
 		try {
 			if (delivery.attempt() == 1 && late > misfireThresholdMillis) {
 				if (job.misfire() == Misfire.SKIP) {
@@ -216,8 +216,11 @@ public final class RecurringJobs {
 			job.action().run();
 		}
 		finally {
-			if (planned && schedule.plannedAfterRun()) {
-				advance(job, plan, schedule.next(occurrence.due(), redisMillis()));
+			// The next occurrence is planned once this run has ended, for every schedule: while it runs,
+			// the plan points to the occurrence under way and no other exists, so a job never runs
+			// twice at once, on any instance, however long a run takes.
+			if (planned) {
+				advance(job, plan, schedule.next(occurrence.due(), now, redisMillis()));
 			}
 		}
 	}
