@@ -2,10 +2,14 @@ package dev.warden.task;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.time.LocalDateTime;
 import java.time.ZoneId;
 import java.time.ZonedDateTime;
+import java.time.zone.ZoneOffsetTransition;
+import java.time.zone.ZoneRules;
 import java.util.OptionalLong;
 
+import org.jspecify.annotations.Nullable;
 import org.springframework.scheduling.support.CronExpression;
 
 /**
@@ -16,7 +20,11 @@ public sealed interface RecurringSchedule {
 
 	/**
 	 * By a cron expression (Spring's six fields: second, minute, hour, day of month, month, day of
-	 * week).
+	 * week). Around a daylight saving change in {@code zone}, an expression at fixed times of day
+	 * runs each local time it names once: one that a spring-forward gap skips runs at the first
+	 * instant after the gap, one that a fall-back repeats runs at its first instance. An expression
+	 * with {@code *} or a step ({@code /}) in its minute or hour field runs by elapsed time instead
+	 * (see {@link Cron}).
 	 * @param expression the expression
 	 * @param zone the time zone the expression is read in
 	 * @return the schedule
@@ -65,7 +73,23 @@ public sealed interface RecurringSchedule {
 	 */
 	OptionalLong next(long due, long started, long ended);
 
-	/** A cron schedule. */
+	/**
+	 * A cron schedule. Its times are the local date-times the expression names, in its zone; around
+	 * a daylight saving change, as the {@code cron} daemon does:
+	 * <ul>
+	 * <li>an expression at fixed times of day (no {@code *} nor {@code /} in its minute and hour
+	 * fields, such as {@code 0 30 2 * * *} or {@code @daily}) runs each local time it names once. A
+	 * time that a spring-forward gap skips (02:30 in Paris on the last Sunday of March) runs at the
+	 * first instant after the gap (03:00 summer time), once however many named times the gap holds;
+	 * a time that a fall-back repeats (02:30 on the last Sunday of October) runs at its first
+	 * instance (summer time) only;</li>
+	 * <li>an expression at intervals ({@code 0 *}{@code /15 * * * *}, {@code @hourly}) runs by elapsed
+	 * time: nothing in the gap, which the clock skips, and again in the repeated hour, so that its
+	 * runs stay an interval apart.</li>
+	 * </ul>
+	 * Spring's {@link CronExpression} alone would skip a fixed time in the gap (no run that day) and
+	 * run a repeated one twice.
+	 */
 	record Cron(CronExpression expression, String text, ZoneId zone) implements RecurringSchedule {
 
 		@Override
@@ -87,9 +111,72 @@ public sealed interface RecurringSchedule {
 			return after(Math.max(due, ended));
 		}
 
+		/** The first cron time after {@code millis}, by the rules above. */
 		private OptionalLong after(long millis) {
-			ZonedDateTime next = expression.next(ZonedDateTime.ofInstant(Instant.ofEpochMilli(millis), zone));
-			return (next != null) ? OptionalLong.of(next.toInstant().toEpochMilli()) : OptionalLong.empty();
+			ZonedDateTime from = ZonedDateTime.ofInstant(Instant.ofEpochMilli(millis), zone);
+			if (!atFixedTimes()) {
+				return epochMillis(expression.next(from));
+			}
+			ZoneRules rules = zone.getRules();
+			// Each turn passes one repeated period, of which there are a few a year at most.
+			for (int turn = 0; turn < 100; turn++) {
+				ZonedDateTime next = expression.next(from);
+				if (next == null) {
+					return OptionalLong.empty();
+				}
+				Instant gap = namedTimeSkipped(rules, from.toInstant(), next.toInstant());
+				if (gap != null) {
+					return OptionalLong.of(gap.toEpochMilli());
+				}
+				ZoneOffsetTransition transition = rules.getTransition(next.toLocalDateTime());
+				if (transition == null || !transition.isOverlap()
+						|| !next.getOffset().equals(transition.getOffsetAfter())) {
+					return OptionalLong.of(next.toInstant().toEpochMilli());
+				}
+				// The second instance of a repeated local time, whose first instance was the cron
+				// time: go on from the end of the repeated period.
+				from = ZonedDateTime.ofLocal(transition.getDateTimeBefore(), zone, transition.getOffsetAfter())
+					.minusNanos(1);
+			}
+			return epochMillis(expression.next(from));
+		}
+
+		/**
+		 * The end of the first spring-forward gap after {@code from} and not after {@code until} that
+		 * holds a local time the expression names; {@code null} when there is none.
+		 */
+		private @Nullable Instant namedTimeSkipped(ZoneRules rules, Instant from, Instant until) {
+			ZoneOffsetTransition transition = rules.nextTransition(from);
+			for (int turn = 0; turn < 1_000 && transition != null && !transition.getInstant().isAfter(until); turn++) {
+				if (transition.isGap()) {
+					LocalDateTime named = expression.next(transition.getDateTimeBefore().minusNanos(1));
+					if (named != null && named.isBefore(transition.getDateTimeAfter())) {
+						return transition.getInstant();
+					}
+				}
+				transition = rules.nextTransition(transition.getInstant());
+			}
+			return null;
+		}
+
+		/**
+		 * Whether the expression names fixed times of day: no {@code *} nor {@code /} in its minute
+		 * and hour fields.
+		 */
+		private boolean atFixedTimes() {
+			if (text.startsWith("@")) {
+				return !text.equalsIgnoreCase("@hourly");
+			}
+			String[] fields = text.split("\\s+");
+			return fields.length < 3 || !(interval(fields[1]) || interval(fields[2]));
+		}
+
+		private static boolean interval(String field) {
+			return field.contains("*") || field.contains("/");
+		}
+
+		private static OptionalLong epochMillis(@Nullable ZonedDateTime time) {
+			return (time != null) ? OptionalLong.of(time.toInstant().toEpochMilli()) : OptionalLong.empty();
 		}
 
 	}

@@ -2,11 +2,14 @@ package dev.warden.task;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneId;
+import java.time.zone.ZoneOffsetTransition;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
+import dev.warden.Eventually;
 import dev.warden.TestClock;
 import dev.warden.Warden;
 import dev.warden.WardenClients;
@@ -54,6 +57,44 @@ class TestClockTests {
 			assertThat(moved).isAfterOrEqualTo(scheduled.dueAt());
 		}
 		assertThat(ran).singleElement().extracting(Delivery::id).isEqualTo("t-1");
+	}
+
+	@Test
+	void aCronTimeThatSpringForwardSkipsRunsAtTheEndOfTheGapByTheTestClock() throws Exception {
+		Warden warden = clients.open(redis.node(), builder -> builder.testClock(true));
+		TestClock clock = warden.testClock().orElseThrow();
+		clock.reset();
+		ZoneId paris = ZoneId.of("Europe/Paris");
+		// The next change to summer time in Paris (02:00 becomes 03:00), whenever the suite runs.
+		ZoneOffsetTransition next = paris.getRules().nextTransition(clock.now().plus(Duration.ofDays(1)));
+		ZoneOffsetTransition gap = next.isGap() ? next : paris.getRules().nextTransition(next.getInstant());
+		clock.advance(Duration.between(clock.now(), gap.getInstant().minus(Duration.ofHours(12))));
+		List<Instant> runs = new CopyOnWriteArrayList<>();
+		CountDownLatch ran = new CountDownLatch(1);
+		RecurringJob nightly = new RecurringJob("nightly", RecurringSchedule.cron("0 30 2 * * *", paris),
+				Misfire.RUN_ONCE, () -> {
+					runs.add(clock.now());
+					ran.countDown();
+				});
+		String plans = "warden:task:{dst-clocked}:recurring";
+		try (TaskConsumer consumer = warden.runRecurring("dst-clocked", List.of(nightly), Duration.ofMinutes(1))) {
+			assertThat((String) redis.node().call("HGET", plans, "nightly"))
+				.as("02:30 does not exist that day: due at 03:00 summer time")
+				.startsWith(gap.getInstant().toEpochMilli() + " ");
+
+			clock.advance(Duration.between(clock.now(), gap.getInstant()));
+			clock.wake("dst-clocked");
+
+			assertThat(ran.await(10, TimeUnit.SECONDS)).as("ran once the clock reached the end of the gap").isTrue();
+			long tomorrow = gap.getDateTimeAfter().toLocalDate().plusDays(1).atTime(2, 30).atZone(paris).toInstant()
+				.toEpochMilli();
+			Eventually.await("the next night planned", () -> String.valueOf(redis.node().call("HGET", plans, "nightly"))
+				.startsWith(tomorrow + " "));
+		}
+		finally {
+			clock.reset();
+		}
+		assertThat(runs).singleElement().satisfies(run -> assertThat(run).isAfterOrEqualTo(gap.getInstant()));
 	}
 
 	@Test

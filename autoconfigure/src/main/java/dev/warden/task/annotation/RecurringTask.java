@@ -63,6 +63,13 @@ public @interface RecurringTask {
 	 * week) or a macro such as {@code @hourly}; a placeholder such as {@code ${reports.cron}} is
 	 * resolved. As with {@code @Scheduled(cron)}, the next run is the first cron time after the run
 	 * before it ended: cron times that pass while it runs are skipped.
+	 * <p>
+	 * Around a daylight saving change in {@link #zone()}, an expression at fixed times of day (no
+	 * {@code *} nor {@code /} in its minute and hour fields, such as {@code 0 30 2 * * *}) runs each
+	 * local time it names once, as the {@code cron} daemon does: a time that the spring-forward gap
+	 * skips runs at the first instant after the gap (03:00), a time that the fall-back repeats runs
+	 * at its first instance only. An expression at intervals ({@code *} or {@code /} in its minute or
+	 * hour) runs by elapsed time: nothing in the gap, and again in the repeated hour.
 	 */
 	String cron() default "";
 
