@@ -1,5 +1,6 @@
 package dev.warden;
 
+import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.Queue;
 import java.util.Set;
@@ -89,6 +90,83 @@ class ClusterFailoverTests {
 		held.unlock(holder);
 		assertThat(waiting.get(30, TimeUnit.SECONDS)).as("the waiter gets it").isTrue();
 		Eventually.await("every task ran", Duration.ofSeconds(30), () -> ran.size() == 20);
+	}
+
+	/**
+	 * With the defaults, a schedule that returned normally survives a fail-over that does not wait
+	 * for the replica ({@code CLUSTER FAILOVER TAKEOVER}, as after a dead master). The replica of the
+	 * queue's master is paused and its replication link closed while the task is scheduled, so the
+	 * write cannot reach it: the call must not return normally then (it fails with
+	 * {@link ReplicaSyncException}: the master had a replica and has none). The master is paused in turn, the
+	 * replica resumed and promoted, and the former master resumed: it becomes the new master's
+	 * replica and drops what the new master never had. Scheduling again with the same id then
+	 * succeeds, on the new master. Master 1 and its replica (node 4) are used only here.
+	 */
+	@Test
+	void withTheDefaultsAScheduleAcknowledgedBeforeATakeoverSurvivesIt() throws Exception {
+		RedisNode master = redis.cluster().nodes().get(1);
+		RedisNode replica = redis.cluster().nodes().get(4);
+		assertThat(info(replica)).contains("role:slave", "master_port:" + master.port());
+		Warden warden = clients.open(redis.cluster());
+		DelayedQueue<String> queue = warden.getDelayedQueue(onMaster(1, "takeover-"), String.class);
+		queue.schedule("before", "x", Duration.ofHours(1));
+
+		replica.pause();
+		// Closed while the replica is paused, its link takes nothing more: the replication stream of a
+		// later write cannot wait in its socket for it to resume.
+		master.call("CLIENT", "KILL", "TYPE", "slave");
+		Eventually.await("the master without its replica", Duration.ofSeconds(30),
+				() -> info(master).contains("connected_slaves:0"));
+		Throwable refused = null;
+		try {
+			queue.schedule("unreplicated", "x", Duration.ofHours(1));
+		}
+		catch (RuntimeException ex) {
+			refused = ex;
+		}
+		finally {
+			master.pause();
+			replica.resume();
+		}
+		try {
+			replica.call("CLUSTER", "FAILOVER", "TAKEOVER");
+			Eventually.await("the replica promoted", Duration.ofSeconds(30),
+					() -> info(replica).contains("role:master"));
+		}
+		finally {
+			master.resume();
+		}
+		Eventually.await("the former master a replica of the new one, in sync", Duration.ofSeconds(60),
+				() -> info(master).contains("role:slave") && info(master).contains("master_link_status:up"));
+
+		if (refused == null) {
+			assertThat(queue.contains("unreplicated"))
+				.as("a schedule acknowledged while the replica was paused survives the fail-over")
+				.isTrue();
+		}
+		assertThat(refused).as("the schedule the replica could not have").isInstanceOf(ReplicaSyncException.class);
+		assertThat(queue.contains("before")).as("the schedule the replica had").isTrue();
+		Eventually.await("scheduling again with the same id succeeds", Duration.ofSeconds(30), () -> {
+			try {
+				queue.schedule("unreplicated", "x", Duration.ofHours(1));
+				return true;
+			}
+			catch (RedisUnavailableException ex) {
+				// Refused by the former master (its replica is the new master), or the topology moving.
+				return false;
+			}
+		});
+		assertThat(queue.contains("unreplicated")).isTrue();
+	}
+
+	private static String info(RedisNode node) {
+		try {
+			return String.valueOf(node.call("INFO", "replication"));
+		}
+		catch (UncheckedIOException ex) {
+			// A node changing role drops its connections meanwhile.
+			return "";
+		}
 	}
 
 	/** A name whose slot is served by master {@code master}. */

@@ -3,6 +3,7 @@ package dev.warden.redis;
 import java.io.IOException;
 import java.net.SocketAddress;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -77,6 +78,21 @@ public final class RedisEngine implements AutoCloseable {
 	/** How many times the command connection was lost. */
 	private final AtomicLong disconnects = new AtomicLong();
 
+	/**
+	 * On the engine of one Redis Cluster node: how many scripts the node redirected ({@code MOVED},
+	 * {@code ASK}) and that went to another node.
+	 */
+	private final AtomicLong redirects = new AtomicLong();
+
+	/** On a Redis Cluster: the engines of its masters' connections. */
+	private @Nullable ClusterNodes clusterNodes;
+
+	/** On the engine of one Redis Cluster node: the cluster's engine; {@code null} otherwise. */
+	private final @Nullable RedisEngine cluster;
+
+	/** On the engine of one Redis Cluster node: its {@code host:port}; {@code null} otherwise. */
+	private final @Nullable String nodeAddress;
+
 	private RedisEngine(StatefulConnection<String, String> commandConnection,
 			RedisClusterAsyncCommands<String, String> commands,
 			StatefulRedisPubSubConnection<String, String> pubSubConnection, String threadName,
@@ -88,6 +104,30 @@ public final class RedisEngine implements AutoCloseable {
 		this.subscriptions = new ChannelSubscriptions(pubSubConnection);
 		this.scheduler = newScheduler(threadName);
 		this.commandTimeout = commandTimeout;
+		this.cluster = null;
+		this.nodeAddress = null;
+		countDisconnects();
+	}
+
+	/**
+	 * The engine of one node of {@code cluster}: its commands go out on {@code node}, the connection
+	 * through which Lettuce sends the writes of the slots that node serves; everything else is the
+	 * cluster engine's. It is never closed on its own.
+	 */
+	RedisEngine(RedisEngine cluster, StatefulRedisConnection<String, String> node, String address) {
+		this.follower = null;
+		this.commandConnection = node;
+		this.commands = node.async();
+		this.pubSubConnection = cluster.pubSubConnection;
+		this.subscriptions = cluster.subscriptions;
+		this.scheduler = cluster.scheduler;
+		this.commandTimeout = cluster.commandTimeout;
+		this.cluster = cluster;
+		this.nodeAddress = address;
+		countDisconnects();
+	}
+
+	private void countDisconnects() {
 		commandConnection.addListener(new RedisConnectionStateListener() {
 			@Override
 			public void onRedisDisconnected(RedisChannelHandler<?, ?> connection) {
@@ -188,6 +228,7 @@ public final class RedisEngine implements AutoCloseable {
 				RedisEngine engine = new RedisEngine(connection, connection.async(),
 						cluster.connectPubSub(StringCodec.UTF8), threadName, commandTimeout, null);
 				engine.clusterFlushes = ClusterFlushCoalescing.start(connection, engine.scheduler);
+				engine.clusterNodes = new ClusterNodes(engine, cluster, connection);
 				return engine;
 			}
 			StatefulRedisConnection<String, String> connection = ((RedisClient) client).connect(StringCodec.UTF8);
@@ -328,9 +369,128 @@ public final class RedisEngine implements AutoCloseable {
 		return disconnects.get();
 	}
 
-	/** {@code WAIT} for replicas, one at a time, shared by the writes that ask meanwhile. */
+	/**
+	 * On the engine of one Redis Cluster node: how many scripts sent on its connection were
+	 * redirected ({@code MOVED}, {@code ASK}) so far, and sent through the cluster connection to the
+	 * node that serves their slot. A {@code WAIT} on this node says nothing of such a write. Always
+	 * {@code 0} on other engines.
+	 */
+	public long redirects() {
+		return redirects.get();
+	}
+
+	/**
+	 * {@code WAIT} for replicas, one at a time, shared by the writes that ask meanwhile, on this
+	 * engine's command connection: on a Redis Cluster, use {@link #writeReplicated} or
+	 * {@link #node}, whose connections reach the node of a key.
+	 */
 	public ReplicationBarrier replicationBarrier() {
 		return replicationBarrier;
+	}
+
+	/**
+	 * Sends a write that replicas must acknowledge, and the {@code WAIT} for it right behind, on the
+	 * connection of the master that serves {@code key}: this engine's own, or on a Redis Cluster the
+	 * connection of the master that owns the key's slot (the one Lettuce sends the slot's writes on),
+	 * so that {@code WAIT} blocks that master's connection only and counts that master's replicas. A
+	 * write that master redirects ({@code MOVED}, {@code ASK}) is sent on through the cluster and
+	 * counts as acknowledged by none ({@link ReplicationBarrier}).
+	 * @param key a key of the write, which decides its node on a Redis Cluster
+	 * @param write sends the write on the engine it is given (scripts through its {@link #eval})
+	 * @param replicas how many replicas must have it
+	 * @param timeoutMillis how long Redis may wait for them
+	 * @param <T> the write's reply type
+	 * @return the write's reply, and its acknowledgement when asked for
+	 */
+	public <T> ReplicationBarrier.ReplicatedWrite<T> writeReplicated(String key,
+			Function<RedisEngine, CompletableFuture<T>> write, int replicas, long timeoutMillis) {
+		ClusterNodes nodes = clusterNodes;
+		if (nodes == null) {
+			return replicationBarrier.write(() -> write.apply(this), replicas, timeoutMillis);
+		}
+		CompletableFuture<RedisEngine> node = nodes.ofKey(key);
+		if (node.isDone() && !node.isCompletedExceptionally()) {
+			RedisEngine target = node.join();
+			return target.replicationBarrier.write(() -> write.apply(target), replicas, timeoutMillis);
+		}
+		// The node's connection is being opened: the write and its WAIT follow, in that order.
+		CompletableFuture<ReplicationBarrier.ReplicatedWrite<T>> sent = node
+			.thenApply(target -> target.replicationBarrier.write(() -> write.apply(target), replicas, timeoutMillis));
+		return new ReplicationBarrier.ReplicatedWrite<>(sent.thenCompose(ReplicationBarrier.ReplicatedWrite::reply),
+				() -> sent.thenCompose(ReplicationBarrier.ReplicatedWrite::acknowledged));
+	}
+
+	/**
+	 * On a Redis Cluster: the engine of the master that serves {@code key}'s slot, as this client's
+	 * view of the cluster says; completes once its connection is open.
+	 * @throws IllegalStateException on another deployment
+	 */
+	public CompletableFuture<RedisEngine> node(String key) {
+		return requireClusterNodes().ofKey(key);
+	}
+
+	/**
+	 * On a Redis Cluster: {@code host:port} of the master that serves {@code key}'s slot, as this
+	 * client's view of the cluster says; {@code null} when no master serves it.
+	 * @throws IllegalStateException on another deployment
+	 */
+	public @Nullable String masterOf(String key) {
+		return requireClusterNodes().addressOf(key);
+	}
+
+	/**
+	 * On a Redis Cluster: {@code host:port} of the masters that serve slots, as this client's view
+	 * of the cluster says.
+	 * @throws IllegalStateException on another deployment
+	 */
+	public List<String> masters() {
+		return requireClusterNodes().masters();
+	}
+
+	/**
+	 * On a Redis Cluster: the engine of the master at {@code address} ({@code host:port}); completes
+	 * once its connection is open.
+	 * @throws IllegalStateException on another deployment
+	 */
+	public CompletableFuture<RedisEngine> nodeAt(String address) {
+		return requireClusterNodes().at(address);
+	}
+
+	/**
+	 * On a Redis Cluster, or the engine of one of its nodes: reads the cluster's topology again
+	 * soon, once a node answered as a former master would (a redirect, a replica's refusal of
+	 * {@code WAIT}), so that writes go to the node that serves their slot now. Does nothing on other
+	 * deployments.
+	 */
+	public void topologyChanged() {
+		RedisEngine owner = (cluster != null) ? cluster : this;
+		ClusterNodes nodes = owner.clusterNodes;
+		if (nodes != null) {
+			nodes.refreshTopology();
+		}
+	}
+
+	/** Whether {@code connection} is this engine's command connection. */
+	boolean commandConnectionIs(StatefulConnection<?, ?> connection) {
+		return commandConnection == connection;
+	}
+
+	/** Whether this is the engine of one node of a Redis Cluster ({@link #node}). */
+	public boolean isClusterNode() {
+		return cluster != null;
+	}
+
+	/** On the engine of one node of a Redis Cluster: its {@code host:port}; else {@code null}. */
+	public @Nullable String nodeAddress() {
+		return nodeAddress;
+	}
+
+	private ClusterNodes requireClusterNodes() {
+		ClusterNodes nodes = clusterNodes;
+		if (nodes == null) {
+			throw new IllegalStateException("Not a Redis Cluster");
+		}
+		return nodes;
 	}
 
 	/**
@@ -474,6 +634,16 @@ public final class RedisEngine implements AutoCloseable {
 			return;
 		}
 		Throwable cause = unwrap(failure);
+		RedisEngine clusterEngine = cluster;
+		if (clusterEngine != null && redirected(cause)) {
+			// This node does not serve the slot (any more): the cluster connection follows the redirect.
+			redirects.incrementAndGet();
+			clusterEngine.topologyChanged();
+			CompletableFuture<T> routed = clusterEngine.eval(call.script(), call.type(), call.keys(), call.args());
+			reply.follow(routed);
+			routed.whenComplete(reply::settle);
+			return;
+		}
 		if (cause instanceof RedisNoScriptException) {
 			resends.incrementAndGet();
 			CompletableFuture<T> byText = commands.<T>eval(call.script().source(), call.type(), call.keys(), call.args())
@@ -510,6 +680,15 @@ public final class RedisEngine implements AutoCloseable {
 	private static boolean readOnly(Throwable cause) {
 		String message = (cause instanceof RedisCommandExecutionException) ? cause.getMessage() : null;
 		return message != null && message.contains("READONLY");
+	}
+
+	/**
+	 * Whether a Redis Cluster node sent a command to another node ({@code MOVED}, {@code ASK}): it did
+	 * not run it.
+	 */
+	private static boolean redirected(Throwable cause) {
+		String message = (cause instanceof RedisCommandExecutionException) ? cause.getMessage() : null;
+		return message != null && (message.startsWith("MOVED ") || message.startsWith("ASK "));
 	}
 
 	/** Whether Redis refused to run a command because its slot was busy: nothing ran, it can be sent again. */
@@ -684,6 +863,10 @@ public final class RedisEngine implements AutoCloseable {
 	/** Closes the connections this engine opened; the client stays open. */
 	@Override
 	public void close() {
+		if (cluster != null) {
+			// A node's engine: its connection is the cluster connection's.
+			return;
+		}
 		scheduler.shutdownNow();
 		try {
 			pubSubConnection.close();

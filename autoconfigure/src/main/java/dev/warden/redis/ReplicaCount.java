@@ -3,9 +3,11 @@ package dev.warden.redis;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.IntSupplier;
@@ -27,7 +29,13 @@ import org.slf4j.LoggerFactory;
  * (its replica was promoted, and it still takes writes, which are lost then). A promoted replica
  * starts a new replication history, with a new id, so the master Warden moves to is not held to its
  * predecessor's replicas; a master never seen with replicas is never asked to wait.
- * Cluster clients always see zero: {@code WAIT} there does not reach the node of a key.
+ * <p>
+ * On a Redis Cluster the same is kept for each master that serves slots, read on the connection
+ * Warden sends that master's writes on ({@link RedisEngine#node}): when the client connects, every
+ * few seconds, and after a shortfall on that master. A write waits for a replica when the master of
+ * its key has one or lost those it had (a master deposed by a fail-over still takes the writes of
+ * clients that have not yet learnt of it). A node that answers as a replica has the client read the
+ * cluster's topology again.
  */
 public final class ReplicaCount implements IntSupplier {
 
@@ -42,6 +50,9 @@ public final class ReplicaCount implements IntSupplier {
 	private final RedisEngine engine;
 
 	private volatile Reading reading = Reading.NONE;
+
+	/** On a Redis Cluster: the last reading of each master, by {@code host:port}. */
+	private final Map<String, Reading> nodeReadings = new ConcurrentHashMap<>();
 
 	/** The replication ids of the masters seen with replicas, oldest first. Guarded by itself. */
 	private final Set<String> replicatedMasters = Collections.newSetFromMap(new LinkedHashMap<>() {
@@ -86,6 +97,14 @@ public final class ReplicaCount implements IntSupplier {
 	 */
 	public void start() {
 		if (engine.isCluster()) {
+			try {
+				engine.await(refreshMasters(), "INFO replication on the masters");
+			}
+			catch (RuntimeException ex) {
+				// Said by refresh(); the schedule below tries again.
+			}
+			engine.scheduler().scheduleWithFixedDelay(this::refreshMasters, REFRESH_INTERVAL.toMillis(),
+					REFRESH_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
 			return;
 		}
 		try {
@@ -99,19 +118,39 @@ public final class ReplicaCount implements IntSupplier {
 				REFRESH_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
 	}
 
-	/** The replicas the master had when last asked. */
+	/**
+	 * The replicas the master had when last asked; on a Redis Cluster, the most any master had.
+	 */
 	@Override
 	public int getAsInt() {
+		if (engine.isCluster()) {
+			return nodeReadings.values().stream().mapToInt(Reading::replicas).max().orElse(0);
+		}
 		return reading.replicas();
 	}
 
 	/**
 	 * Whether writes should expect a replica's acknowledgement: the master had replicas when last
-	 * asked, or has {@linkplain #lostReplicas() lost} those it had.
+	 * asked, or has {@linkplain #lostReplicas() lost} those it had; on a Redis Cluster, whether any
+	 * master does.
 	 */
 	public boolean expectsReplica() {
-		Reading now = reading;
-		return now.replicas() > 0 || now.lost();
+		if (engine.isCluster()) {
+			return nodeReadings.values().stream().anyMatch(ReplicaCount::expectsReplica);
+		}
+		return expectsReplica(reading);
+	}
+
+	/**
+	 * Whether a write of {@code key} should expect a replica's acknowledgement: like
+	 * {@link #expectsReplica()}, for the master that serves the key on a Redis Cluster.
+	 */
+	public boolean expectsReplica(String key) {
+		return expectsReplica(readingFor(key));
+	}
+
+	private static boolean expectsReplica(Reading reading) {
+		return reading.replicas() > 0 || reading.lost();
 	}
 
 	/**
@@ -122,17 +161,67 @@ public final class ReplicaCount implements IntSupplier {
 		return reading.lost();
 	}
 
+	/** Like {@link #lostReplicas()}, for the master that serves {@code key} on a Redis Cluster. */
+	public boolean lostReplicas(String key) {
+		return readingFor(key).lost();
+	}
+
+	private Reading readingFor(String key) {
+		if (!engine.isCluster()) {
+			return reading;
+		}
+		String master = engine.masterOf(key);
+		Reading known = (master != null) ? nodeReadings.get(master) : null;
+		return (known != null) ? known : Reading.NONE;
+	}
+
 	/**
-	 * Asks the master again.
-	 * @return completes with the count read
+	 * Asks the master again; on a Redis Cluster, every master.
+	 * @return completes with the count read (on a Redis Cluster, the most any master has)
 	 */
 	public CompletableFuture<Integer> refresh() {
 		if (engine.isCluster()) {
+			return refreshMasters().thenApply(ignored -> getAsInt());
+		}
+		return refresh(engine, null);
+	}
+
+	/**
+	 * Asks the master that serves {@code key} again.
+	 * @return completes with the count read
+	 */
+	public CompletableFuture<Integer> refresh(String key) {
+		if (!engine.isCluster()) {
+			return refresh();
+		}
+		String master = engine.masterOf(key);
+		if (master == null) {
 			return CompletableFuture.completedFuture(0);
 		}
+		return engine.nodeAt(master).thenCompose(node -> refresh(node, master));
+	}
+
+	/** Asks every master of the Redis Cluster, and forgets the nodes that are no longer masters. */
+	private CompletableFuture<Void> refreshMasters() {
+		List<String> masters;
+		try {
+			masters = engine.masters();
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+		nodeReadings.keySet().retainAll(masters);
+		CompletableFuture<?>[] reads = masters.stream()
+			.map(master -> engine.nodeAt(master).thenCompose(node -> refresh(node, master)))
+			.toArray(CompletableFuture[]::new);
+		return CompletableFuture.allOf(reads);
+	}
+
+	/** Asks {@code node}, the master at {@code address} on a Redis Cluster ({@code null} otherwise). */
+	private CompletableFuture<Integer> refresh(RedisEngine node, @Nullable String address) {
 		CompletableFuture<String> info;
 		try {
-			info = engine.infoAsync("replication");
+			info = node.infoAsync("replication");
 		}
 		catch (RuntimeException ex) {
 			info = CompletableFuture.failedFuture(ex);
@@ -142,12 +231,25 @@ public final class ReplicaCount implements IntSupplier {
 				unreadable(failure);
 				throw new IllegalStateException("INFO replication failed", failure);
 			}
-			return read(parse(text)).replicas();
+			Reading parsed = parse(text);
+			if (address != null && !parsed.master()) {
+				// A node this client takes for a master is a replica: a fail-over demoted it.
+				node.topologyChanged();
+			}
+			return read(address, parsed).replicas();
 		});
 	}
 
 	/** Takes a reading as the current one, remembering a master seen with replicas. */
 	Reading read(Reading parsed) {
+		return read(null, parsed);
+	}
+
+	/**
+	 * Takes a reading as the current one of the master, or of the Redis Cluster master at
+	 * {@code address}, remembering a master seen with replicas.
+	 */
+	private Reading read(@Nullable String address, Reading parsed) {
 		Reading before;
 		Reading now;
 		synchronized (replicatedMasters) {
@@ -157,21 +259,28 @@ public final class ReplicaCount implements IntSupplier {
 				replicatedMasters.add(id);
 			}
 			now = parsed.seenWithReplicas(id != null && replicatedMasters.contains(id));
-			before = reading;
-			reading = now;
+			if (address == null) {
+				before = reading;
+				reading = now;
+			}
+			else {
+				Reading previous = nodeReadings.put(address, now);
+				before = (previous != null) ? previous : Reading.NONE;
+			}
 		}
+		String master = (address != null) ? "Redis Cluster master " + address : "Redis master";
 		if (now.lost() && !before.lost()) {
-			logger.warn("The Redis master (replication id {}) had replicas and has none now: a fail-over may have "
+			logger.warn("The {} (replication id {}) had replicas and has none now: a fail-over may have "
 					+ "promoted one, and this master may be deposed. Until Warden moves to the new master or a "
 					+ "replica attaches again, writes that must survive a fail-over fail with ReplicaSyncException "
-					+ "(safe to retry) instead of being acknowledged unreplicated", now.replicationId());
+					+ "(safe to retry) instead of being acknowledged unreplicated", master, now.replicationId());
 		}
 		else if (before.lost() && !now.lost()) {
-			logger.info("The Redis master (replication id {}) has {} replica(s) now", now.replicationId(),
+			logger.info("The {} (replication id {}) has {} replica(s) now", master, now.replicationId(),
 					now.replicas());
 		}
 		else if (now.replicas() != before.replicas()) {
-			logger.debug("The master has {} replica(s) now (was {})", now.replicas(), before.replicas());
+			logger.debug("The {} has {} replica(s) now (was {})", master, now.replicas(), before.replicas());
 		}
 		return now;
 	}

@@ -5,7 +5,10 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.function.Supplier;
+
+import io.lettuce.core.RedisCommandExecutionException;
 
 /**
  * {@code WAIT} shared by the writes that need it, as a database shares one flush among the commits
@@ -19,6 +22,13 @@ import java.util.function.Supplier;
  * A write whose connection was lost before its {@code WAIT} was answered counts as acknowledged by
  * none ({@link RedisEngine#disconnects()}): Lettuce sends unanswered commands again on the new
  * connection, which may lead to another master.
+ * <p>
+ * On a Redis Cluster each master's connection has a barrier of its own (that of its engine,
+ * {@link RedisEngine#writeReplicated}): a {@code WAIT} counts only the writes sent on its connection,
+ * and that master's replicas. A write the node redirected to another ({@code MOVED}, {@code ASK};
+ * {@link RedisEngine#redirects()}) counts as acknowledged by none, and so does every write whose
+ * {@code WAIT} the node refused as a replica (a fail-over demoted it); both have the cluster's
+ * topology read again, so that the next writes go to the master that serves their slot now.
  */
 public final class ReplicationBarrier {
 
@@ -51,14 +61,17 @@ public final class ReplicationBarrier {
 	public <T> ReplicatedWrite<T> write(Supplier<CompletableFuture<T>> write, int replicas, long timeoutMillis) {
 		long resends = engine.resends();
 		long disconnects = engine.disconnects();
+		long redirects = engine.redirects();
 		CompletableFuture<T> reply = write.get();
 		CompletableFuture<Long> pipelined = await(replicas, timeoutMillis);
 		return new ReplicatedWrite<>(reply, () -> {
 			// A write sent again before its reply (NOSCRIPT, a busy slot) went behind that WAIT: it needs one of its own.
 			CompletableFuture<Long> acknowledged = (engine.resends() == resends) ? pipelined : await(replicas, timeoutMillis);
 			// After a lost connection the WAIT may have been answered by another master (a fail-over), whose
-			// replicas never saw the write: no replica is known to have it.
-			return acknowledged.thenApply(count -> (engine.disconnects() == disconnects) ? count : 0L);
+			// replicas never saw the write: no replica is known to have it. Nor of a write a cluster node
+			// redirected: it ran on another node than the one the WAIT was sent to.
+			return acknowledged.thenApply(
+					count -> (engine.disconnects() == disconnects && engine.redirects() == redirects) ? count : 0L);
 		});
 	}
 
@@ -111,7 +124,16 @@ public final class ReplicationBarrier {
 			// Lettuce refuses commands at once on a closed connection.
 			reply = CompletableFuture.failedFuture(ex);
 		}
-		reply.whenComplete((count, failure) -> {
+		reply.whenComplete((answer, error) -> {
+			Long count = answer;
+			Throwable failure = error;
+			if (failure != null && engine.isClusterNode() && refused(failure)) {
+				// A cluster node that answers WAIT with an error is a replica now (a fail-over demoted it):
+				// none of its replicas is known to have the writes.
+				engine.topologyChanged();
+				count = 0L;
+				failure = null;
+			}
 			for (CompletableFuture<Long> waiter : waiters) {
 				if (failure != null) {
 					waiter.completeExceptionally(failure);
@@ -131,6 +153,15 @@ public final class ReplicationBarrier {
 				send(request, following);
 			}
 		});
+	}
+
+	/** Whether Redis answered with an error (not a lost connection or a timeout). */
+	private static boolean refused(Throwable failure) {
+		Throwable cause = failure;
+		while (cause instanceof CompletionException && cause.getCause() != null) {
+			cause = cause.getCause();
+		}
+		return cause instanceof RedisCommandExecutionException;
 	}
 
 }

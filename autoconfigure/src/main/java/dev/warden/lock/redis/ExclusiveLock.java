@@ -254,15 +254,16 @@ abstract sealed class ExclusiveLock implements DistributedMutex permits RedisDis
 		String ownerId = owner.id();
 		long lease = (leaseMillis == WATCHDOG) ? renewal.leaseMillis() : leaseMillis;
 		ReplicaSync sync = renewal.replicaSync();
-		int required = sync.required();
+		int required = sync.required(layout.name);
 		CompletableFuture<Contender.Try<Long>> reply;
 		if (required == 0) {
 			reply = layout.acquire(engine, ownerId, lease, willWait, withToken);
 		}
 		else {
-			ReplicationBarrier.ReplicatedWrite<Contender.Try<Long>> write = engine.replicationBarrier()
-				.write(() -> layout.acquire(engine, ownerId, lease, willWait, withToken), required,
-						sync.timeout().toMillis());
+			// On a Redis Cluster the script goes to its master's own connection, before the shared WAIT.
+			ReplicationBarrier.ReplicatedWrite<Contender.Try<Long>> write = engine.writeReplicated(layout.name,
+					target -> layout.acquire(target, ownerId, lease, willWait, withToken), required,
+					sync.timeout().toMillis());
 			reply = write.reply()
 				.thenCompose(attempt -> attempt.succeeded()
 						? confirmReplicated(attempt, ownerId, sync, required, write.acknowledged())
@@ -312,11 +313,12 @@ abstract sealed class ExclusiveLock implements DistributedMutex permits RedisDis
 	 */
 	private CompletableFuture<Contender.Try<Long>> confirmReplicated(Contender.Try<Long> attempt, String ownerId,
 			ReplicaSync sync, int required, CompletableFuture<Long> acknowledgement) {
-		return acknowledgement.thenCompose(acknowledged -> sync.accepts(acknowledged, required).thenCompose(accepted -> {
+		String key = layout.name;
+		return acknowledgement.thenCompose(acknowledged -> sync.accepts(key, acknowledged, required).thenCompose(accepted -> {
 			if (accepted) {
 				return CompletableFuture.completedFuture(attempt);
 			}
-			logger.warn("Lock '{}' was acquired but {}; released", name, sync.shortfall(acknowledged, required));
+			logger.warn("Lock '{}' was acquired but {}; released", name, sync.shortfall(key, acknowledged, required));
 			// Not acquired: retry no sooner than another replication wait.
 			return layout.release(engine, ownerId)
 				.handle((released, failure) -> Contender.Try.<Long>failed(sync.timeout().toMillis()));

@@ -64,7 +64,7 @@ final class LockRelease {
 			dropHiddenHolds(holds, layout, ownerId, trimTo, renewal.leaseMillis());
 		}
 		// A hand-over is not followed by a replica check: none when one is asked for.
-		LockWaiters localWaiters = renewal.replicaSync().enabled() ? null
+		LockWaiters localWaiters = renewal.replicaSync().required(layout.name) > 0 ? null
 				: layout.handOverCandidates(engine, handOvers);
 		LockWaiters.Sleeper successor = (localWaiters != null) ? localWaiters.claimSuccessor() : null;
 		if (successor != null) {

@@ -10,7 +10,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * The fail-over check made after each write that must survive a fail-over (a lock acquisition, a
  * schedule): {@code WAIT} until enough replicas acknowledged it, within {@code timeout}; otherwise an
- * acquisition is given back and a schedule fails. Standalone and Sentinel deployments only.
+ * acquisition is given back and a schedule fails. On a Redis Cluster the {@code WAIT} goes to the
+ * master that serves the write's key, and counts that master's replicas
+ * ({@link dev.warden.redis.RedisEngine#writeReplicated}).
  * <p>
  * How many replicas is either a fixed number ({@code 0} turns the check off) or {@link #AUTO}: one
  * when the master has a replica, none when it never had one, following the master's replicas as
@@ -18,7 +20,7 @@ import org.jspecify.annotations.Nullable;
  * that had replicas and has none left (a fail-over promoted its replica, and it takes writes until
  * the Sentinels demote it) is still asked for one, and its writes fail: as Redis's own
  * {@code min-replicas-to-write}, on the client. The master Warden moves to after a fail-over starts
- * afresh.
+ * afresh. On a Redis Cluster all this holds for each master.
  */
 public final class ReplicaSync {
 
@@ -94,7 +96,19 @@ public final class ReplicaSync {
 		return (known != null && known.expectsReplica()) ? 1 : 0;
 	}
 
-	/** Whether writes wait for replicas now. */
+	/**
+	 * How many replicas a write of {@code key} must reach now: like {@link #required()}, counting the
+	 * replicas of the master that serves the key on a Redis Cluster.
+	 */
+	public int required(String key) {
+		if (!isAuto()) {
+			return replicas;
+		}
+		ReplicaCount known = count;
+		return (known != null && known.expectsReplica(key)) ? 1 : 0;
+	}
+
+	/** Whether writes wait for replicas now (on a Redis Cluster, those of any master). */
 	public boolean enabled() {
 		return required() > 0;
 	}
@@ -105,11 +119,12 @@ public final class ReplicaSync {
 	 * again first, so that the next write waits for what the master has now (none on a master never
 	 * seen with replicas, such as the one Warden moved to after a fail-over) and {@link #shortfall}
 	 * can say why.
+	 * @param key a key of the write (on a Redis Cluster, its master's replicas are read again)
 	 * @param acknowledged what {@code WAIT} answered
 	 * @param required the replicas it waited for
 	 * @return completes with whether the write counts
 	 */
-	public CompletableFuture<Boolean> accepts(@Nullable Long acknowledged, int required) {
+	public CompletableFuture<Boolean> accepts(String key, @Nullable Long acknowledged, int required) {
 		if (acknowledged != null && acknowledged >= required) {
 			return CompletableFuture.completedFuture(true);
 		}
@@ -117,21 +132,22 @@ public final class ReplicaSync {
 		if (!isAuto() || known == null) {
 			return CompletableFuture.completedFuture(false);
 		}
-		return known.refresh().handle((replicasNow, failure) -> false);
+		return known.refresh(key).handle((replicasNow, failure) -> false);
 	}
 
 	/**
 	 * Why a write was not acknowledged by enough replicas, for an exception or a log line.
+	 * @param key a key of the write (on a Redis Cluster, it names the master)
 	 * @param acknowledged what {@code WAIT} answered
 	 * @param required the replicas it waited for
 	 * @return the reason, beginning with "not acknowledged", ending without a full stop
 	 */
-	public String shortfall(@Nullable Long acknowledged, int required) {
+	public String shortfall(String key, @Nullable Long acknowledged, int required) {
 		ReplicaCount known = count;
-		if (known != null && known.lostReplicas()) {
+		if (known != null && known.lostReplicas(key)) {
 			return "not acknowledged by a replica: the master had replicas and has none now (" + acknowledged + " of "
 					+ required + " acknowledged); a fail-over may have promoted its replica, and what a deposed "
-					+ "master takes is lost once the Sentinels demote it";
+					+ "master takes is lost once it is demoted";
 		}
 		return "not acknowledged by " + required + " replica(s) within " + timeout.toMillis() + " ms ("
 				+ acknowledged + " did)";

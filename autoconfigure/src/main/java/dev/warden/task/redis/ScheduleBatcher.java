@@ -4,7 +4,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.function.Supplier;
+import java.util.function.Function;
 
 import dev.warden.ReplicaSyncException;
 import dev.warden.lock.redis.ReplicaSync;
@@ -98,19 +98,22 @@ final class ScheduleBatcher {
 			args[5 + 6 * i] = request.replace ? "1" : "0";
 			args[6 + 6 * i] = request.traceContext;
 		}
-		int required = replicaSync.required();
-		Supplier<CompletableFuture<List<Long>>> script = () -> {
+		String key = keys.all[0];
+		int required = replicaSync.required(key);
+		Function<RedisEngine, CompletableFuture<List<Long>>> script = target -> {
 			try {
-				return engine.eval(TaskScripts.SCHEDULE, ScriptOutputType.MULTI, keys.all, args);
+				return target.eval(TaskScripts.SCHEDULE, ScriptOutputType.MULTI, keys.all, args);
 			}
 			catch (RuntimeException ex) {
 				// Lettuce refuses commands at once on a closed connection.
 				return CompletableFuture.failedFuture(ex);
 			}
 		};
-		CompletableFuture<List<Long>> reply = (required == 0) ? script.get()
-				: replicated(engine.replicationBarrier().write(script, required, replicaSync.timeout().toMillis()),
-						batch, required);
+		// With replicas to wait for, the script goes to its master's own connection (on a Redis
+		// Cluster), right before the WAIT shared by the writes in flight on that connection.
+		CompletableFuture<List<Long>> reply = (required == 0) ? script.apply(engine)
+				: replicated(engine.writeReplicated(key, script, required, replicaSync.timeout().toMillis()), batch,
+						key, required);
 		List<Request> sent = batch;
 		CompletableFuture<List<Long>> call = reply;
 		for (Request request : sent) {
@@ -139,14 +142,14 @@ final class ScheduleBatcher {
 	 * when they do not within the timeout, or the master has lost its replicas.
 	 */
 	private CompletableFuture<List<Long>> replicated(ReplicationBarrier.ReplicatedWrite<List<Long>> write,
-			List<Request> batch, int required) {
+			List<Request> batch, String key, int required) {
 		return write.reply()
 			.thenCompose(values -> write.acknowledged()
-				.thenCompose(acknowledged -> replicaSync.accepts(acknowledged, required).thenApply(accepted -> {
+				.thenCompose(acknowledged -> replicaSync.accepts(key, acknowledged, required).thenApply(accepted -> {
 					if (!accepted) {
 						throw new ReplicaSyncException("The schedule of task '" + batch.get(0).taskId
 								+ (batch.size() > 1 ? "' and " + (batch.size() - 1) + " more" : "'") + " was "
-								+ replicaSync.shortfall(acknowledged, required) + ": it may be lost if the master "
+								+ replicaSync.shortfall(key, acknowledged, required) + ": it may be lost if the master "
 								+ "fails over now; scheduling again with the same id is safe");
 					}
 					return values;
