@@ -757,7 +757,8 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 		 * replica when the master has any (read at connect, after each reconnect and every 5 s) or
 		 * had some and lost them (a master deposed by a fail-over), none when it never had one.
 		 * While it waits for a replica, a release does not hand the lock straight
-		 * to a waiter of the same client. Standalone and Sentinel only.
+		 * to a waiter of the same client. On a Redis Cluster, per master: the
+		 * {@code WAIT} goes to the master of the lock's slot.
 		 * @param replicas how many replicas must acknowledge: {@link ReplicaSync#AUTO}, or a number;
 		 * 0 turns it off
 		 * @param timeout how long to wait for them
@@ -916,7 +917,7 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 		 * same id is safe). By default {@link ReplicaSync#AUTO} within 1 s: one replica when the
 		 * master has any or had some and lost them (a master deposed by a fail-over, whose schedules
 		 * then fail until Warden has moved to the new master), none when it never had one.
-		 * Standalone and Sentinel deployments.
+		 * On a Redis Cluster, per master: the {@code WAIT} goes to the master of the queue's slot.
 		 * @param replicas how many replicas must acknowledge: {@link ReplicaSync#AUTO}, or a number;
 		 * 0 turns the check off
 		 * @param timeout how long to wait for them
