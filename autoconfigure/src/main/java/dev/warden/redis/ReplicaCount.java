@@ -54,6 +54,12 @@ public final class ReplicaCount implements IntSupplier {
 	/** On a Redis Cluster: the last reading of each master, by {@code host:port}. */
 	private final Map<String, Reading> nodeReadings = new ConcurrentHashMap<>();
 
+	/**
+	 * On a Redis Cluster: whether a master's last reading expects a replica; while none does, a write
+	 * looks up no master.
+	 */
+	private volatile boolean anyNodeExpectsReplica;
+
 	/** The replication ids of the masters seen with replicas, oldest first. Guarded by itself. */
 	private final Set<String> replicatedMasters = Collections.newSetFromMap(new LinkedHashMap<>() {
 
@@ -136,7 +142,7 @@ public final class ReplicaCount implements IntSupplier {
 	 */
 	public boolean expectsReplica() {
 		if (engine.isCluster()) {
-			return nodeReadings.values().stream().anyMatch(ReplicaCount::expectsReplica);
+			return anyNodeExpectsReplica;
 		}
 		return expectsReplica(reading);
 	}
@@ -146,6 +152,9 @@ public final class ReplicaCount implements IntSupplier {
 	 * {@link #expectsReplica()}, for the master that serves the key on a Redis Cluster.
 	 */
 	public boolean expectsReplica(String key) {
+		if (engine.isCluster() && !anyNodeExpectsReplica) {
+			return false;
+		}
 		return expectsReplica(readingFor(key));
 	}
 
@@ -210,7 +219,11 @@ public final class ReplicaCount implements IntSupplier {
 		catch (RuntimeException ex) {
 			return CompletableFuture.failedFuture(ex);
 		}
-		nodeReadings.keySet().retainAll(masters);
+		if (nodeReadings.keySet().retainAll(masters)) {
+			synchronized (replicatedMasters) {
+				anyNodeExpectsReplica = nodeReadings.values().stream().anyMatch(ReplicaCount::expectsReplica);
+			}
+		}
 		CompletableFuture<?>[] reads = masters.stream()
 			.map(master -> engine.nodeAt(master).thenCompose(node -> refresh(node, master)))
 			.toArray(CompletableFuture[]::new);
@@ -266,6 +279,7 @@ public final class ReplicaCount implements IntSupplier {
 			else {
 				Reading previous = nodeReadings.put(address, now);
 				before = (previous != null) ? previous : Reading.NONE;
+				anyNodeExpectsReplica = nodeReadings.values().stream().anyMatch(ReplicaCount::expectsReplica);
 			}
 		}
 		String master = (address != null) ? "Redis Cluster master " + address : "Redis master";
