@@ -100,7 +100,8 @@ class ClusterFailoverTests {
 	 * {@link ReplicaSyncException}: the master had a replica and has none). The master is paused in turn, the
 	 * replica resumed and promoted, and the former master resumed: it becomes the new master's
 	 * replica and drops what the new master never had. Scheduling again with the same id then
-	 * succeeds, on the new master. Master 1 and its replica (node 4) are used only here.
+	 * succeeds, on the new master. A lock acquired meanwhile is given back (the attempt fails) the
+	 * same way. Master 1 and its replica (node 4) are used only here.
 	 */
 	@Test
 	void withTheDefaultsAScheduleAcknowledgedBeforeATakeoverSurvivesIt() throws Exception {
@@ -110,6 +111,10 @@ class ClusterFailoverTests {
 		Warden warden = clients.open(redis.cluster());
 		DelayedQueue<String> queue = warden.getDelayedQueue(onMaster(1, "takeover-"), String.class);
 		queue.schedule("before", "x", Duration.ofHours(1));
+		DistributedReentrantLock lock = warden.getLock(onMaster(1, "takeover-lock-"));
+		LockOwner owner = warden.newOwner();
+		assertThat(lock.tryLock(owner, 0, TimeUnit.SECONDS)).isTrue();
+		lock.unlock(owner);
 
 		replica.pause();
 		// Closed while the replica is paused, its link takes nothing more: the replication stream of a
@@ -123,6 +128,10 @@ class ClusterFailoverTests {
 		}
 		catch (RuntimeException ex) {
 			refused = ex;
+		}
+		boolean acquired;
+		try {
+			acquired = lock.tryLock(owner, 0, TimeUnit.SECONDS);
 		}
 		finally {
 			master.pause();
@@ -145,6 +154,8 @@ class ClusterFailoverTests {
 				.isTrue();
 		}
 		assertThat(refused).as("the schedule the replica could not have").isInstanceOf(ReplicaSyncException.class);
+		assertThat(acquired).as("an acquisition the replica could not have is given back").isFalse();
+		assertThat(lock.isLocked()).isFalse();
 		assertThat(queue.contains("before")).as("the schedule the replica had").isTrue();
 		Eventually.await("scheduling again with the same id succeeds", Duration.ofSeconds(30), () -> {
 			try {
