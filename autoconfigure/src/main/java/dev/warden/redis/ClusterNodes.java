@@ -119,6 +119,17 @@ final class ClusterNodes {
 			return;
 		}
 		lastRefreshNanos.set(now);
+		try {
+			// Asked for on Lettuce's threads (a reply): started on the engine's own.
+			engine.scheduler().execute(this::readTopology);
+		}
+		catch (RuntimeException ex) {
+			// The engine is closing.
+			refreshing.set(false);
+		}
+	}
+
+	private void readTopology() {
 		CompletableFuture<Void> refreshed;
 		try {
 			refreshed = client.refreshPartitionsAsync().toCompletableFuture();
