@@ -2,8 +2,11 @@ package dev.warden;
 
 import java.io.UncheckedIOException;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.Queue;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
@@ -11,6 +14,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import dev.warden.lock.DistributedReentrantLock;
 import dev.warden.lock.LockOwner;
@@ -23,13 +28,19 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * {@code CLUSTER FAILOVER} on the replica of the master that holds a lock, its waiter's lock and a
  * queue (three masters, each with a replica): callers see no failure, the held lock stays held and
- * still wakes its waiter when released, and every task runs.
+ * still wakes its waiter when released, and every task runs. With the defaults, the replica check
+ * waits on the master of each key, so that a schedule or an acquisition no replica has is not
+ * acknowledged: a take-over fail-over loses none that was, and a write a stale view of the cluster
+ * sent to the wrong master is not acknowledged either. Each test uses masters of its own.
  */
 class ClusterFailoverTests {
+
+	private static final Pattern WAIT_CALLS = Pattern.compile("cmdstat_wait:calls=(\\d+)");
 
 	@RegisterExtension
 	static final RedisClusterExtension redis = new RedisClusterExtension(3, 1);
@@ -168,6 +179,67 @@ class ClusterFailoverTests {
 			}
 		});
 		assertThat(queue.contains("unreplicated")).isTrue();
+	}
+
+	/**
+	 * The replica check on a cluster waits on the master of the key's slot, and only there, and a
+	 * write that master redirects counts as acknowledged by none. A slot migration leaves a client's
+	 * view of the cluster behind (Lettuce reads the topology when it connects): its next schedule
+	 * goes to the former owner, which answers {@code MOVED}; the schedule lands on the new owner
+	 * through the cluster connection but fails with {@link ReplicaSyncException}, since the
+	 * {@code WAIT} on the former owner says nothing of it, and has Warden read the topology again,
+	 * so that scheduling again with the same id succeeds, with a {@code WAIT} on the new owner
+	 * alone. Master 2 and its replica (node 5) are used only here.
+	 */
+	@Test
+	void theReplicaCheckWaitsOnTheMasterOfTheKeyAndARedirectedWriteIsNotAcknowledged() throws Exception {
+		String queueName = onMaster(2, "moved-");
+		int slot = SlotHash.getSlot(queueName);
+		int source = redis.cluster().ownerOf(slot);
+		int target = redis.cluster().ownerOf(0);
+		Warden warden = clients.open(redis.cluster());
+		DelayedQueue<String> queue = warden.getDelayedQueue(queueName, String.class);
+		// The first call of the script loads it (NOSCRIPT, then EVAL): its WAIT is sent again.
+		queue.schedule("warm-up", "x", Duration.ofHours(1));
+
+		Map<Integer, Long> before = waitCallsOfMasters();
+		queue.schedule("on-the-owner", "x", Duration.ofHours(1));
+		assertThat(increased(before, waitCallsOfMasters())).as("the masters sent a WAIT").containsExactly(source);
+
+		redis.cluster().migrateSlot(slot, target, 0);
+		assertThatExceptionOfType(ReplicaSyncException.class).as("a schedule the former owner redirected")
+			.isThrownBy(() -> queue.schedule("moved", "x", Duration.ofHours(1)));
+		Eventually.await("scheduling again with the same id succeeds", Duration.ofSeconds(30), () -> {
+			try {
+				queue.schedule("moved", "x", Duration.ofHours(1));
+				return true;
+			}
+			catch (ReplicaSyncException ex) {
+				return false;
+			}
+		});
+		before = waitCallsOfMasters();
+		queue.schedule("on-the-new-owner", "x", Duration.ofHours(1));
+		assertThat(increased(before, waitCallsOfMasters())).as("the masters sent a WAIT").containsExactly(target);
+		assertThat(queue.contains("moved")).isTrue();
+	}
+
+	/** {@code WAIT} calls so far of each master, by index in the cluster's nodes. */
+	private static Map<Integer, Long> waitCallsOfMasters() {
+		Map<Integer, Long> calls = new TreeMap<>();
+		List<RedisNode> nodes = redis.cluster().nodes();
+		for (int i = 0; i < nodes.size(); i++) {
+			if (info(nodes.get(i)).contains("role:master")) {
+				Matcher wait = WAIT_CALLS.matcher(String.valueOf(nodes.get(i).call("INFO", "commandstats")));
+				calls.put(i, wait.find() ? Long.parseLong(wait.group(1)) : 0L);
+			}
+		}
+		return calls;
+	}
+
+	/** The masters whose count went up. */
+	private static List<Integer> increased(Map<Integer, Long> before, Map<Integer, Long> after) {
+		return after.keySet().stream().filter(i -> after.get(i) > before.getOrDefault(i, 0L)).toList();
 	}
 
 	private static String info(RedisNode node) {

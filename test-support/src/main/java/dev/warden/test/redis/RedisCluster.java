@@ -131,7 +131,8 @@ public final class RedisCluster implements AutoCloseable {
 	 * Moves {@code slot} to another master while clients keep using it, the way a resharding tool
 	 * does: the target imports it, the source migrates it, its keys move one {@code MIGRATE} at a
 	 * time with a pause between them (clients meanwhile get {@code ASK} redirections, and
-	 * {@code TRYAGAIN} for commands whose keys are split), then every node learns the new owner.
+	 * {@code TRYAGAIN} for commands whose keys are split), then every master learns the new owner
+	 * (replicas learn it from their masters).
 	 * @param slot the slot
 	 * @param to the index in {@link #nodes()} of the new owner
 	 * @param pauseMillis the pause after each key moved
@@ -155,7 +156,7 @@ public final class RedisCluster implements AutoCloseable {
 				target.call("CLUSTER", "SETSLOT", slotText, "NODE", targetId);
 				source.call("CLUSTER", "SETSLOT", slotText, "NODE", targetId);
 				for (RedisNode node : nodes) {
-					if (node != source && node != target) {
+					if (node != source && node != target && isMaster(node)) {
 						node.call("CLUSTER", "SETSLOT", slotText, "NODE", targetId);
 					}
 				}
@@ -197,6 +198,10 @@ public final class RedisCluster implements AutoCloseable {
 						+ nodes.get(0).call("CLUSTER", "NODES"));
 			}
 		}
+	}
+
+	private static boolean isMaster(RedisNode node) {
+		return String.valueOf(node.call("INFO", "replication")).contains("role:master");
 	}
 
 	@Override
