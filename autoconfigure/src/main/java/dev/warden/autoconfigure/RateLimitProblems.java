@@ -15,22 +15,42 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
 /**
  * Answers a request whose handler a {@code @RateLimited} method refused with 429 Too Many Requests,
  * {@code Retry-After} (whole seconds, rounded up) and RFC 9457 problem details, in Spring MVC and
- * WebFlux alike. Last among the application's advice: a handler of its own for the exception wins.
- * The detail names no limiter, class or method.
+ * WebFlux alike. The detail names no limiter, class or method.
+ * <p>
+ * First among the application's advice ({@link Ordered#HIGHEST_PRECEDENCE}): Spring asks the advice
+ * beans in their order and takes the first that has any handler for the exception, so at a lower
+ * precedence an application-wide {@code @ExceptionHandler(Exception.class)} would answer the refusal
+ * with its own 500. To answer it another way, declare a bean of this type (a subclass; it replaces
+ * Warden's), or set {@code warden.rate-limit.problem-details.enabled=false} and handle
+ * {@link RateLimitExceededException} in the application's own advice.
  */
 @RestControllerAdvice
-@Order(Ordered.LOWEST_PRECEDENCE)
+@Order(Ordered.HIGHEST_PRECEDENCE)
 public class RateLimitProblems {
 
+	/**
+	 * The answer to a refusal: 429, {@code Retry-After} and problem details.
+	 * @param ex the refusal
+	 * @return the response
+	 */
 	@ExceptionHandler(RateLimitExceededException.class)
-	ResponseEntity<ProblemDetail> tooManyRequests(RateLimitExceededException ex) {
-		long seconds = retryAfterSeconds(ex.getRetryAfter());
+	protected ResponseEntity<ProblemDetail> tooManyRequests(RateLimitExceededException ex) {
+		long seconds = retryAfterSeconds(ex);
 		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.TOO_MANY_REQUESTS,
 				"Too many requests; retry in " + seconds + (seconds == 1 ? " second." : " seconds."));
 		problem.setTitle("Too Many Requests");
 		return ResponseEntity.status(HttpStatus.TOO_MANY_REQUESTS)
 			.header(HttpHeaders.RETRY_AFTER, Long.toString(seconds))
 			.body(problem);
+	}
+
+	/**
+	 * The {@code Retry-After} of a refusal, in whole seconds: its wait rounded up, at least one.
+	 * @param ex the refusal
+	 * @return the seconds
+	 */
+	protected long retryAfterSeconds(RateLimitExceededException ex) {
+		return retryAfterSeconds(ex.getRetryAfter());
 	}
 
 	/** At least one second: {@code Retry-After: 0} would ask for an immediate retry that fails too. */

@@ -17,6 +17,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
@@ -79,6 +80,7 @@ public final class WardenRateLimitAutoConfiguration {
 	static class ProblemDetails {
 
 		@Bean
+		@ConditionalOnMissingBean(RateLimitProblems.class)
 		RateLimitProblems wardenRateLimitProblems() {
 			return new RateLimitProblems();
 		}

@@ -6,6 +6,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 
+import dev.warden.autoconfigure.RateLimitProblems;
 import dev.warden.ratelimit.annotation.RateLimited;
 import dev.warden.test.redis.RedisServerExtension;
 import org.junit.jupiter.api.Test;
@@ -16,16 +17,20 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.bind.annotation.RestControllerAdvice;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A refusal that reaches a Spring MVC handler is a 429 with {@code Retry-After} and problem details
- * that name no class, method or limiter; with the answer switched off, the application's own error
- * handling has it.
+ * that name no class, method or limiter, ahead of an application-wide catch-all handler; an
+ * application's own {@link RateLimitProblems} bean replaces Warden's, and with the answer switched
+ * off, the application's own error handling has it.
  */
 class RateLimitProblemTests {
 
@@ -53,6 +58,34 @@ class RateLimitProblemTests {
 	}
 
 	@Test
+	void anApplicationWideCatchAllHandlerDoesNotTurnItIntoA500() throws Exception {
+		try (ConfigurableApplicationContext app = start(new Class<?>[] { Application.class, CatchAll.class })) {
+			assertThat(get(app, "/reports/acme").statusCode()).isEqualTo(200);
+
+			HttpResponse<String> refused = get(app, "/reports/acme");
+
+			assertThat(refused.statusCode()).isEqualTo(429);
+			assertThat(refused.headers().firstValue("Retry-After").map(Long::parseLong)).hasValueSatisfying(
+					seconds -> assertThat(seconds).isBetween(1L, 60L));
+			assertThat(refused.body()).contains("\"title\":\"Too Many Requests\"").doesNotContain("caught all");
+			assertThat(app.getBean(CatchAll.class).caught).as("the catch-all never saw it").isZero();
+		}
+	}
+
+	@Test
+	void aRateLimitProblemsBeanOfTheApplicationReplacesWardens() throws Exception {
+		try (ConfigurableApplicationContext app = start(new Class<?>[] { Application.class, OwnProblems.class })) {
+			get(app, "/reports/acme");
+
+			HttpResponse<String> refused = get(app, "/reports/acme");
+
+			assertThat(refused.statusCode()).isEqualTo(429);
+			assertThat(refused.headers().firstValue("Retry-After")).hasValue("3600");
+			assertThat(app.getBeansOfType(RateLimitProblems.class)).containsOnlyKeys("ownProblems");
+		}
+	}
+
+	@Test
 	void theAnswerCanBeSwitchedOff() throws Exception {
 		try (ConfigurableApplicationContext app = start("--warden.rate-limit.problem-details.enabled=false")) {
 			get(app, "/reports/acme");
@@ -69,13 +102,17 @@ class RateLimitProblemTests {
 	}
 
 	private static ConfigurableApplicationContext start(String... more) {
+		return start(new Class<?>[] { Application.class }, more);
+	}
+
+	private static ConfigurableApplicationContext start(Class<?>[] sources, String... more) {
 		String[] args = java.util.stream.Stream.concat(java.util.stream.Stream.of("--server.port=0",
 				"--spring.data.redis.host=" + redis.node().host(), "--spring.data.redis.port=" + redis.node().port(),
 				"--spring.datasource.url=jdbc:h2:mem:rate-limit-problems", "--spring.application.name=rate-limit-"
 						+ System.nanoTime()), java.util.stream.Stream.of(more))
 			.toArray(String[]::new);
 		redis.node().call("FLUSHALL");
-		return new SpringApplicationBuilder(Application.class).run(args);
+		return new SpringApplicationBuilder(sources).run(args);
 	}
 
 	@SpringBootConfiguration
@@ -90,6 +127,37 @@ class RateLimitProblemTests {
 		@Bean
 		ReportController reportController(Reports reports) {
 			return new ReportController(reports);
+		}
+
+	}
+
+	/** An application-wide handler of every exception, unordered, as many applications have. */
+	@RestControllerAdvice
+	static class CatchAll {
+
+		volatile int caught;
+
+		@ExceptionHandler(Exception.class)
+		ResponseEntity<String> unexpected(Exception ex) {
+			caught++;
+			return ResponseEntity.internalServerError().body("caught all");
+		}
+
+	}
+
+	/** An application's own answer in place of Warden's. */
+	static class OwnProblems {
+
+		@Bean
+		RateLimitProblems ownProblems() {
+			return new RateLimitProblems() {
+
+				@Override
+				protected long retryAfterSeconds(RateLimitExceededException ex) {
+					return 3600;
+				}
+
+			};
 		}
 
 	}

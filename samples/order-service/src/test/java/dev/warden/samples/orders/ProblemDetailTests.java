@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 import dev.warden.Warden;
 import dev.warden.lock.DistributedReentrantLock;
 import dev.warden.lock.LockOwner;
+import dev.warden.ratelimit.annotation.RateLimited;
 import dev.warden.test.redis.RedisServerExtension;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
@@ -20,11 +21,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RestController;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -49,7 +54,8 @@ class ProblemDetailTests {
 
 	@BeforeAll
 	static void start() {
-		service = new SpringApplicationBuilder(OrderServiceApplication.class).run("--server.port=0",
+		service = new SpringApplicationBuilder(OrderServiceApplication.class, Quotes.class, QuoteController.class).run("--server.port=0",
+				"--problem-detail-tests.quotes=true",
 				"--spring.data.redis.host=" + redis.node().host(), "--spring.data.redis.port=" + redis.node().port(),
 				"--spring.datasource.url=jdbc:h2:mem:problems;DB_CLOSE_DELAY=-1", "--warden.lock.default-wait-time=100ms",
 				"--warden.command-timeout=1s");
@@ -127,6 +133,21 @@ class ProblemDetailTests {
 	}
 
 	@Test
+	void aRefusedRateLimitedCallIsTooManyRequestsWithRetryAfterNotAnInternalError(CapturedOutput output)
+			throws Exception {
+		assertThat(quote("acme").statusCode()).isEqualTo(200);
+
+		HttpResponse<String> refused = quote("acme");
+
+		// OrderProblems answers every Exception; Warden's 429 comes first all the same.
+		JsonNode problem = problem(refused, 429);
+		assertThat(refused.headers().firstValue("Retry-After").map(Long::parseLong)).hasValueSatisfying(
+				seconds -> assertThat(seconds).isBetween(1L, 60L));
+		assertThat(problem.get("title").asString()).isEqualTo("Too Many Requests");
+		assertThat(output).doesNotContain("Answered 500");
+	}
+
+	@Test
 	@Order(Integer.MAX_VALUE)
 	void redisDownIsServiceUnavailableWithRetryAfter() throws Exception {
 		// Last: the service's connections to Redis are gone once it stops.
@@ -137,6 +158,11 @@ class ProblemDetailTests {
 		JsonNode problem = problem(response, 503);
 		assertThat(response.headers().firstValue("Retry-After")).hasValue("5");
 		assertThat(problem.get("title").asString()).isEqualTo("Temporarily unavailable");
+	}
+
+	private static HttpResponse<String> quote(String customer) throws Exception {
+		return http.send(HttpRequest.newBuilder(uri("/quotes/" + customer)).GET().build(),
+				HttpResponse.BodyHandlers.ofString());
 	}
 
 	private static HttpResponse<String> purchase(String body) throws Exception {
@@ -161,6 +187,34 @@ class ProblemDetailTests {
 
 	private static URI uri(String path) {
 		return URI.create("http://127.0.0.1:" + ((WebServerApplicationContext) service).getWebServer().getPort() + path);
+	}
+
+	/** A keyed rate limit, one call a minute per customer. */
+	static class Quotes {
+
+		@RateLimited(name = "quotes", key = "#customer", permits = "1", period = "1m")
+		public String quote(String customer) {
+			return "quote for " + customer;
+		}
+
+	}
+
+	/** The rate-limited endpoint, in this test's service only (the other tests scan this package too). */
+	@RestController
+	@ConditionalOnBooleanProperty("problem-detail-tests.quotes")
+	static class QuoteController {
+
+		private final Quotes quotes;
+
+		QuoteController(Quotes quotes) {
+			this.quotes = quotes;
+		}
+
+		@GetMapping("/quotes/{customer}")
+		String quote(@PathVariable String customer) {
+			return quotes.quote(customer);
+		}
+
 	}
 
 }
