@@ -12,8 +12,10 @@ import java.util.concurrent.TimeUnit;
 
 import dev.warden.lock.DistributedReentrantLock;
 import dev.warden.lock.LockOwner;
+import dev.warden.ratelimit.RateLimit;
 import dev.warden.task.DelayedQueue;
 import dev.warden.test.redis.RedisServerExtension;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -24,9 +26,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 
 /**
- * Lock and queue names taken from user input reach no other key: a glob character, spaces, a
- * newline and ten kilobytes of text are accepted and confined to the keys and channel of their own
- * name (a lock on a similar name is neither taken nor released); braces are refused.
+ * Lock and queue names taken from user input reach no other key: a glob character, spaces, other
+ * scripts and a kilobyte of text are accepted and confined to the keys and channel of their own
+ * name (a lock on a similar name is neither taken nor released); braces are refused, and so are a
+ * control character (a line break would write a line of its own into the log) and a name beyond
+ * {@link WardenNames#MAX_LENGTH} characters, in every kind of name and in task ids.
  */
 class UntrustedNamesTests {
 
@@ -44,7 +48,7 @@ class UntrustedNamesTests {
 	}
 
 	static List<String> names() {
-		return List.of("order*", "order 42", "order\n42", "order:" + "x".repeat(10 * 1024));
+		return List.of("order*", "order 42", "ordér:42 ✓", "order:" + "x".repeat(WardenNames.MAX_LENGTH - 6));
 	}
 
 	@ParameterizedTest
@@ -91,6 +95,41 @@ class UntrustedNamesTests {
 		assertThatIllegalArgumentException().isThrownBy(() -> warden.getLock("order{42}"));
 		assertThatIllegalArgumentException().isThrownBy(() -> warden.getDelayedQueue("order}", String.class));
 		assertThat(keys()).isEmpty();
+	}
+
+	static List<String> unsafeNames() {
+		return List.of("order\n42", "order\r\n42", "order\u0000", "order\u001b[31m", "order\u0085", "order\u2028",
+				"x".repeat(WardenNames.MAX_LENGTH + 1));
+	}
+
+	@ParameterizedTest
+	@MethodSource("unsafeNames")
+	void controlCharactersAndOverlongNamesAreRefusedEverywhereBeforeReachingRedis(String name) {
+		Warden warden = clients.open(redis.node());
+		String problem = name.length() > WardenNames.MAX_LENGTH ? "must have at most 1024 characters"
+				: "must not contain control characters";
+		List<ThrowingCallable> uses = List.of(() -> warden.getLock(name), () -> warden.getFairLock(name),
+				() -> warden.getSimpleLock(name), () -> warden.getReadWriteLock(name), () -> warden.getSemaphore(name),
+				() -> warden.getPermitExpirableSemaphore(name), () -> warden.getCountDownLatch(name),
+				() -> warden.getRateLimiter(name, RateLimit.of(1, Duration.ofSeconds(1))),
+				() -> warden.getDelayedQueue(name, String.class),
+				() -> warden.getDelayedQueue("order", String.class).schedule(name, "x", Duration.ofHours(1)));
+		for (ThrowingCallable use : uses) {
+			assertThatIllegalArgumentException().isThrownBy(use)
+				.withMessageContaining(problem)
+				.satisfies(ex -> assertThat(ex.getMessage()).as("the message is one line, the name shown escaped")
+					.doesNotContain("\n", "\r", "\u0000", "\u001b", "\u0085", "\u2028")
+					.hasSizeLessThan(400));
+		}
+		assertThat(keys()).isEmpty();
+	}
+
+	@Test
+	void theMessageNamesTheCharacterAndWhere() {
+		Warden warden = clients.open(redis.node());
+		assertThatIllegalArgumentException().isThrownBy(() -> warden.getDelayedQueue("payments\nforged", String.class))
+			.withMessage("A queue name must not contain control characters such as a line break, since it is written "
+					+ "to Redis keys and log lines: 'payments\\nforged' has \\n at index 8");
 	}
 
 	private static Set<String> keys() {

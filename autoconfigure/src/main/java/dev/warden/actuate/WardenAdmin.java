@@ -17,6 +17,7 @@ import java.util.function.Supplier;
 
 import dev.warden.RedisMemory;
 import dev.warden.Warden;
+import dev.warden.WardenNames;
 import dev.warden.lock.DistributedMutex;
 import dev.warden.lock.interceptor.LockCalls;
 import dev.warden.ratelimit.interceptor.RateLimitOperation;
@@ -192,6 +193,7 @@ public final class WardenAdmin {
 	 * @return the page
 	 */
 	public QueuePage queue(String queue, int offset, int limit) {
+		requireQueueName(queue);
 		DelayedQueue<Object> tasks = warden.getDelayedQueue(queue);
 		QueueSummary summary = summary(tasks.stats(), warden.consumedQueues().contains(queue));
 		List<PendingTaskView> pending = new ArrayList<>();
@@ -214,6 +216,7 @@ public final class WardenAdmin {
 	 * @return what it found, or empty when this instance does not consume the queue
 	 */
 	public java.util.Optional<dev.warden.task.PayloadCheck> checkPayloads(String queue) {
+		requireQueueName(queue);
 		return warden.checkPayloads(queue);
 	}
 
@@ -228,6 +231,7 @@ public final class WardenAdmin {
 	 */
 	public WriteResult redrive(String queue, @Nullable String taskId, @Nullable String failedFrom,
 			@Nullable String failedTo) {
+		requireQueueName(queue);
 		requireWrites();
 		DelayedQueue<Object> tasks = warden.getDelayedQueue(queue);
 		long count;
@@ -251,6 +255,7 @@ public final class WardenAdmin {
 	 * @return what was done
 	 */
 	public WriteResult purge(String queue, @Nullable String taskId, @Nullable String failedBefore) {
+		requireQueueName(queue);
 		requireWrites();
 		DelayedQueue<Object> tasks = warden.getDelayedQueue(queue);
 		long count = (taskId != null) ? (tasks.deleteDeadLetter(taskId) ? 1 : 0)
@@ -266,10 +271,20 @@ public final class WardenAdmin {
 	 * @return what was done
 	 */
 	public WriteResult cancel(String queue, String taskId) {
+		requireQueueName(queue);
 		requireWrites();
 		long count = warden.getDelayedQueue(queue).cancel(taskId) ? 1 : 0;
 		logger.info("Operator cancelled task '{}' of queue '{}': {}", taskId, queue, (count > 0) ? "done" : "not pending");
 		return new WriteResult("cancel", queue, count);
+	}
+
+	/**
+	 * Refuses a queue name that no queue can have before it reaches a key or a log line (the
+	 * operator's URL is input like any other): a control character, such as an encoded line break
+	 * that would write a line of its own into the audit log, or too many characters.
+	 */
+	private static void requireQueueName(String queue) {
+		WardenNames.requireSafe(queue, "queue name");
 	}
 
 	private void requireWrites() {

@@ -55,23 +55,23 @@ public class WardenEndpoint {
 	 * @param offset how many of each to skip (0 when absent)
 	 * @param limit how many of each at most, up to 1,000 (20 when absent)
 	 * @return the page or the check, or 404 for another section or a queue this instance does not
-	 * consume, or 400 for a bad page
+	 * consume, or 400 for a bad page or a queue name with a control character
 	 */
 	@ReadOperation
 	@SuppressWarnings("deprecation")
 	public WebEndpointResponse<Object> queue(@Selector String section, @Selector String queue,
 			@org.springframework.lang.Nullable @Nullable Integer offset,
 			@org.springframework.lang.Nullable @Nullable Integer limit) {
-		if (PAYLOADS.equals(section)) {
-			return admin.checkPayloads(queue)
-				.map(check -> new WebEndpointResponse<Object>(check))
-				.orElseGet(() -> new WebEndpointResponse<>(new WardenAdmin.Problem("This instance does not consume queue '"
-						+ queue + "'"), WebEndpointResponse.STATUS_NOT_FOUND));
-		}
-		if (!QUEUES.equals(section)) {
+		if (!PAYLOADS.equals(section) && !QUEUES.equals(section)) {
 			return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
 		}
 		try {
+			if (PAYLOADS.equals(section)) {
+				return admin.checkPayloads(queue)
+					.map(check -> new WebEndpointResponse<Object>(check))
+					.orElseGet(() -> new WebEndpointResponse<>(new WardenAdmin.Problem("This instance does not consume "
+							+ "queue '" + queue + "'"), WebEndpointResponse.STATUS_NOT_FOUND));
+			}
 			return new WebEndpointResponse<>(admin.queue(queue, (offset != null) ? offset : 0,
 					(limit != null) ? limit : WardenAdmin.DEFAULT_PAGE));
 		}
@@ -89,7 +89,8 @@ public class WardenEndpoint {
 	 * @param failedFrom a range's start for {@code redrive} (ISO-8601), or {@code null}
 	 * @param failedTo a range's end for {@code redrive} (ISO-8601), or {@code null}
 	 * @param failedBefore the bound of {@code purge} (ISO-8601), or {@code null}
-	 * @return what was done; 403 while write operations are off, 400 for a bad request
+	 * @return what was done; 400 for a bad request (a queue name with a control character among them),
+	 * 403 while write operations are off
 	 */
 	@WriteOperation
 	@SuppressWarnings("deprecation")

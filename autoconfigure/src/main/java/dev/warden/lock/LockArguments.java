@@ -3,6 +3,7 @@ package dev.warden.lock;
 import java.util.concurrent.TimeUnit;
 
 import dev.warden.WardenDefaults;
+import dev.warden.WardenNames;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -19,12 +20,14 @@ public final class LockArguments {
 	 * @param name the name
 	 * @param kind what it names, for the message: {@code lock}, {@code semaphore}
 	 * @return the name
-	 * @throws IllegalArgumentException when it is {@code null} or blank, or holds a brace
+	 * @throws IllegalArgumentException when it is {@code null} or blank, holds a control character,
+	 * is longer than {@link WardenNames#MAX_LENGTH}, or holds a brace
 	 */
 	public static String requireName(@Nullable String name, String kind) {
 		if (name == null || name.isBlank()) {
 			throw new IllegalArgumentException("A " + kind + " name must not be null or blank");
 		}
+		WardenNames.requireSafe(name, kind + " name");
 		if (hasBrace(name)) {
 			throw new IllegalArgumentException("A " + kind + " name must not contain '{' or '}', since Warden puts "
 					+ "the name in the Redis Cluster hash tag of the keys it derives from it: " + name);

@@ -27,10 +27,13 @@ import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
@@ -44,6 +47,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * application on a real Redis, with a second, independent client scheduling to queues this
  * application does not consume.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class WardenActuatorTests {
 
 	private static final ConsumerOptions ONE_ATTEMPT = new ConsumerOptions(1, Duration.ofMillis(50),
@@ -232,6 +236,32 @@ class WardenActuatorTests {
 		assertThat(post(app, "/actuator/warden/queues/orders",
 				"{\"action\":\"redrive\",\"failedFrom\":\"yesterday\"}", 400).get("message").asString())
 			.contains("ISO-8601");
+	}
+
+	@Test
+	void aQueueNameWithAControlCharacterIsA400AndWritesNoLine(CapturedOutput output) throws Exception {
+		DelayedQueue<String> queue = clients.open(redis.node()).getDelayedQueue("payments", String.class);
+		killTask(queue, "a");
+		ConfigurableApplicationContext app = start(redis.node().host(), redis.node().port(),
+				"--warden.actuator.write-operations=true", "--warden.dashboard.enabled=true");
+		// Decoded: payments'<LF>Operator purged 99 dead letter(s) of queue 'payments
+		String forged = "payments'%0aOperator%20purged%2099%20dead%20letter(s)%20of%20queue%20'payments";
+
+		JsonNode refused = post(app, "/actuator/warden/queues/" + forged, "{\"action\":\"purge\"}", 400);
+
+		assertThat(refused.get("message").asString()).contains("must not contain control characters", "\\n")
+			.doesNotContain("\n");
+		for (String read : List.of("/actuator/warden/queues/", "/actuator/warden/payloads/", "/warden/api/queues/")) {
+			assertThat(get(app, read + forged, 400).get("message").asString()).contains("control characters");
+		}
+		assertThat(post(app, "/warden/api/queues/" + forged + "/redrive", "", 400).get("message").asString())
+			.as("the dashboard").contains("control characters");
+		assertThat(post(app, "/actuator/warden/queues/payments", "{\"action\":\"purge\"}", 200).get("count")
+			.asLong()).isEqualTo(1);
+		assertThat(output.getOut().lines().filter(line -> line.contains("Operator purged")))
+			.singleElement(org.assertj.core.api.InstanceOfAssertFactories.STRING)
+			.contains("Operator purged 1 dead letter(s) of queue 'payments'");
+		assertThat(output.getOut()).doesNotContain("Operator purged 99", "Operator re-drove");
 	}
 
 	@Test

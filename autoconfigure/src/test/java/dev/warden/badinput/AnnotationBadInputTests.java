@@ -200,7 +200,7 @@ class AnnotationBadInputTests {
 			.withBean("tasks", Tasks.class)
 			.run(context -> {
 				Tasks tasks = context.getBean(Tasks.class);
-				expect("C05", redis.node(), () -> tasks.close("o-".repeat(600)));
+				expect("C05", redis.node(), () -> tasks.archive("o-1", "r-".repeat(600)));
 				assertThat(tasks.ran()).as("the method ran").isEmpty();
 			});
 	}
@@ -234,6 +234,11 @@ class AnnotationBadInputTests {
 
 		@DelayedTask(queue = "close", delay = "1h", id = "#orderId")
 		public void close(String orderId) {
+			ran.add(orderId);
+		}
+
+		@DelayedTask(queue = "archive", delay = "1h", id = "#orderId")
+		public void archive(String orderId, String receipt) {
 			ran.add(orderId);
 		}
 

@@ -230,6 +230,21 @@ class ApiBadInputTests {
 		expect("P31", node, () -> warden.getDelayedQueue("close").pendingTasks(0, 0));
 	}
 
+	@Test
+	void aControlCharacterInALockName() {
+		expect("P32", node, () -> warden.getLock("order\n42"));
+	}
+
+	@Test
+	void anOverlongQueueName() {
+		expect("P33", node, () -> warden.getDelayedQueue("x".repeat(1025), String.class));
+	}
+
+	@Test
+	void aControlCharacterInATaskId() {
+		expect("P34", node, () -> warden.getDelayedQueue("close", String.class).schedule("t-1\r\n", "o-1", Duration.ZERO));
+	}
+
 	/** A payload type JSON writes but cannot read back: an interface. */
 	public interface Receipt {
 

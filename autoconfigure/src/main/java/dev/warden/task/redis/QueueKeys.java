@@ -1,5 +1,7 @@
 package dev.warden.task.redis;
 
+import dev.warden.WardenNames;
+
 /**
  * The Redis keys of one queue, all in the hash slot of {@code {name}}, in the orders the scripts
  * take them.
@@ -66,8 +68,10 @@ final class QueueKeys {
 
 	QueueKeys(String prefix, String name) {
 		if (name == null || name.isBlank() || name.indexOf('{') >= 0 || name.indexOf('}') >= 0) {
-			throw new IllegalArgumentException("A queue name must not be blank nor contain '{' or '}': " + name);
+			throw new IllegalArgumentException("A queue name must not be blank nor contain '{' or '}': "
+					+ ((name != null) ? WardenNames.shown(name) : null));
 		}
+		WardenNames.requireSafe(name, "queue name");
 		String base = prefix + "{" + name + "}:";
 		this.due = base + "due";
 		this.tasks = base + "tasks";

@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
+import dev.warden.WardenNames;
 import dev.warden.json.JsonBinding;
 import dev.warden.redis.RedisEngine;
 import dev.warden.task.ConsumerOptions;
@@ -357,6 +358,7 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 		if (taskId == null || taskId.isBlank()) {
 			throw new IllegalArgumentException("A task id must not be null or blank");
 		}
+		WardenNames.requireSafe(taskId, "task id");
 	}
 
 }
