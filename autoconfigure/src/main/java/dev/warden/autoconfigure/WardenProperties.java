@@ -71,6 +71,8 @@ public class WardenProperties {
 
 	private final Observations observations = new Observations();
 
+	private final Test test = new Test();
+
 	public boolean isEnabled() {
 		return enabled;
 	}
@@ -149,6 +151,10 @@ public class WardenProperties {
 
 	public Observations getObservations() {
 		return observations;
+	}
+
+	public Test getTest() {
+		return test;
 	}
 
 	/**
@@ -1122,6 +1128,42 @@ public class WardenProperties {
 
 		public void setNodeTimeout(Duration nodeTimeout) {
 			this.nodeTimeout = WardenDefaults.requirePositive("warden.redlock.node-timeout", nodeTimeout);
+		}
+
+	}
+
+	/**
+	 * What warden-test's TaskClock.reset() deletes, and where (read by the warden-test artifact).
+	 */
+	public static class Test {
+
+		/**
+		 * Whether TaskClock.reset() may delete Warden's keys on a Redis that @WardenTest did not
+		 * start (one the test names with spring.data.redis.*), which may be shared with other
+		 * services whose Warden keys would be deleted too. Off, it refuses with an exception.
+		 */
+		private boolean resetSharedRedis = false;
+
+		/**
+		 * More key patterns (Redis globs such as cart:*) that TaskClock.reset() deletes besides
+		 * Warden's own keys: the test's own keys.
+		 */
+		private List<String> resetKeys = new ArrayList<>();
+
+		public boolean isResetSharedRedis() {
+			return resetSharedRedis;
+		}
+
+		public void setResetSharedRedis(boolean resetSharedRedis) {
+			this.resetSharedRedis = resetSharedRedis;
+		}
+
+		public List<String> getResetKeys() {
+			return resetKeys;
+		}
+
+		public void setResetKeys(List<String> resetKeys) {
+			this.resetKeys = resetKeys;
 		}
 
 	}

@@ -54,15 +54,18 @@ public final class TaskClock {
 
 	private final ObjectProvider<RecurringTaskRegistrar> recurring;
 
+	private final ObjectProvider<TestRedisKeys> keys;
+
 	/** How long one call waits for the tasks it runs unless told otherwise. */
 	static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(30);
 
 	TaskClock(ObjectProvider<Warden> warden, TaskRecorder recorder, ObjectProvider<RedisConnectionFactory> connections,
-			ObjectProvider<RecurringTaskRegistrar> recurring) {
+			ObjectProvider<RecurringTaskRegistrar> recurring, ObjectProvider<TestRedisKeys> keys) {
 		this.warden = warden;
 		this.recorder = recorder;
 		this.connections = connections;
 		this.recurring = recurring;
+		this.keys = keys;
 	}
 
 	/** The time as the application's tasks see it. */
@@ -123,22 +126,33 @@ public final class TaskClock {
 	}
 
 	/**
-	 * Starts a test from a clean Redis: removes every key of the application's Redis
-	 * ({@code FLUSHALL}: tasks, dead letters, locks, and the clock's offset, so the clock is Redis's
-	 * own again), forgets what ran, and plans the application's recurring tasks anew, as at startup.
+	 * Starts a test from a clean slate: deletes Warden's keys from the application's Redis — tasks,
+	 * dead letters and recurring plans ({@code warden:task:*}), rate limiters ({@code warden:rate:*}),
+	 * the locks under {@code warden.lock.key-prefix} with their queues and fencing counters, and the
+	 * clock's offset ({@code warden:test:clock-offset}, so the clock is Redis's own again), plus the
+	 * keys matching {@code warden.test.reset-keys} — forgets what ran, and plans the application's
+	 * recurring tasks anew, as at startup. Other keys stay: the keys are found with {@code SCAN} (on
+	 * every master of a Cluster) and removed with {@code UNLINK} in batches, never {@code FLUSHALL}.
+	 * <p>
+	 * A Redis that {@link WardenTest} did not start (a test that sets {@code spring.data.redis.*})
+	 * may be shared with other services, some of them using Warden: there it refuses, unless
+	 * {@code warden.test.reset-shared-redis=true}.
+	 * @throws IllegalStateException on a Redis that {@link WardenTest} did not start, unless allowed
 	 */
 	public void reset() {
-		RecurringTaskRegistrar jobs = recurring.getIfAvailable();
-		boolean replan = jobs != null && jobs.isRunning();
-		if (replan) {
-			jobs.stop();
-		}
 		try (RedisConnection connection = connections.getObject().getConnection()) {
-			connection.serverCommands().flushAll();
-		}
-		recorder.clear();
-		if (replan) {
-			jobs.start();
+			TestRedisKeys keys = this.keys.getObject();
+			keys.requireResettable(connection);
+			RecurringTaskRegistrar jobs = recurring.getIfAvailable();
+			boolean replan = jobs != null && jobs.isRunning();
+			if (replan) {
+				jobs.stop();
+			}
+			keys.delete(connection);
+			recorder.clear();
+			if (replan) {
+				jobs.start();
+			}
 		}
 	}
 

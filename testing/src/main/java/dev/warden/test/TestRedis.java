@@ -54,6 +54,20 @@ public final class TestRedis {
 	}
 
 	/**
+	 * The server's {@code run_id}, which tells it from any other Redis, on any address.
+	 * @return the id
+	 */
+	public String runId() {
+		String info = (String) node.call("INFO", "server");
+		for (String line : info.split("\r?\n")) {
+			if (line.startsWith("run_id:")) {
+				return line.substring("run_id:".length()).trim();
+			}
+		}
+		throw new IllegalStateException(this + " did not tell its run_id");
+	}
+
+	/**
 	 * Runs one command on the server, for assertions on what is stored.
 	 * @param command the command and its arguments
 	 * @return the reply: a {@code String}, a {@code Long}, a {@code List} of them, or {@code null}

@@ -1,10 +1,14 @@
 package dev.warden.test;
 
+import java.util.List;
+
 import dev.warden.Warden;
 import dev.warden.autoconfigure.WardenBuilderCustomizer;
 import dev.warden.task.interceptor.DelayedTaskRegistrar;
 import dev.warden.task.interceptor.RecurringTaskRegistrar;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
@@ -43,9 +47,18 @@ class WardenTestConfiguration {
 	}
 
 	@Bean
+	TestRedisKeys wardenTestRedisKeys(Environment environment, ObjectProvider<TestRedis> testRedis) {
+		Binder binder = Binder.get(environment);
+		return new TestRedisKeys(environment.getProperty("warden.lock.key-prefix", OtherInstance.DEFAULT_KEY_PREFIX),
+				binder.bind(TestRedisKeys.RESET_KEYS, Bindable.listOf(String.class)).orElse(List.of()),
+				binder.bind(TestRedisKeys.RESET_SHARED_REDIS, Boolean.class).orElse(false), testRedis.getIfAvailable());
+	}
+
+	@Bean
 	TaskClock wardenTaskClock(ObjectProvider<Warden> warden, TaskRecorder wardenTaskRecorder,
-			ObjectProvider<RedisConnectionFactory> connections, ObjectProvider<RecurringTaskRegistrar> recurring) {
-		return new TaskClock(warden, wardenTaskRecorder, connections, recurring);
+			ObjectProvider<RedisConnectionFactory> connections, ObjectProvider<RecurringTaskRegistrar> recurring,
+			ObjectProvider<TestRedisKeys> wardenTestRedisKeys) {
+		return new TaskClock(warden, wardenTaskRecorder, connections, recurring, wardenTestRedisKeys);
 	}
 
 }
