@@ -81,11 +81,13 @@ final class StateMachine<O> {
 				List<O> shrunk = shrink(operations, failure);
 				AssertionError shrunkFailure = failure(shrunk);
 				AssertionError reported = (shrunkFailure != null) ? shrunkFailure : failure;
+				String replayed = (shrunkFailure != null) ? "" : " (the shrunk sequence broke it while shrinking, not"
+						+ " on its last run: the promise broken first is reported)";
 				StringBuilder message = new StringBuilder(name).append(": seed ").append(seed).append(" (replay with")
 					.append(" -Dwarden.statemachine.seed=").append(seed)
 					.append(" -Dwarden.statemachine.sequences=1 -Dwarden.statemachine.steps=").append(steps)
 					.append(") broke a promise after ").append(operations.size()).append(" operations, shrunk to ")
-					.append(shrunk.size()).append(":");
+					.append(shrunk.size()).append(replayed).append(":");
 				for (O operation : shrunk) {
 					message.append("\n  ").append(operation);
 				}
@@ -106,8 +108,18 @@ final class StateMachine<O> {
 		}
 	}
 
+	/**
+	 * What a failure says with its numbers (steps, ids, times) left out: a shorter sequence is kept
+	 * only when it breaks the same promise.
+	 */
+	static String signature(AssertionError failure) {
+		String message = String.valueOf(failure.getMessage());
+		return message.replaceAll("^step \\d+ \\(.*?\\): ", "").replaceAll("[0-9]+", "#");
+	}
+
 	/** Removes chunks of ever smaller size while the sequence still fails, within the time allowed. */
 	private List<O> shrink(List<O> operations, AssertionError original) throws Exception {
+		String signature = signature(original);
 		long deadline = System.currentTimeMillis() + shrinkMillis;
 		List<O> current = operations;
 		for (int chunk = Math.max(1, current.size() / 2); chunk >= 1; chunk /= 2) {
@@ -120,7 +132,7 @@ final class StateMachine<O> {
 					}
 					List<O> candidate = new ArrayList<>(current.subList(0, from));
 					candidate.addAll(current.subList(from + chunk, current.size()));
-					if (stillFails(candidate)) {
+					if (stillFails(candidate, signature)) {
 						current = candidate;
 						removed = true;
 						break;
@@ -131,10 +143,11 @@ final class StateMachine<O> {
 		return current;
 	}
 
-	private boolean stillFails(List<O> candidate) {
+	private boolean stillFails(List<O> candidate, String signature) {
 		for (int attempt = 0; attempt < 2; attempt++) {
 			try {
-				if (failure(candidate) != null) {
+				AssertionError failure = failure(candidate);
+				if (failure != null && signature(failure).equals(signature)) {
 					return true;
 				}
 			}
