@@ -49,6 +49,12 @@ public final class WardenAdmin {
 	public static final int DEFAULT_PAGE = 20;
 
 	/**
+	 * How many UTF-8 bytes of each payload a page of a queue shows: a page carries excerpts and each
+	 * payload's size, and {@link #task(String, String)} one task's whole payload.
+	 */
+	public static final int PAYLOAD_EXCERPT_BYTES = 256;
+
+	/**
 	 * How long the queue names found by a scan are reused: a scan walks the whole keyspace, and the
 	 * dashboard asks for the overview every few seconds.
 	 */
@@ -186,7 +192,9 @@ public final class WardenAdmin {
 	}
 
 	/**
-	 * One page of a queue's pending tasks and one of its dead letters, with the queue's counts.
+	 * One page of a queue's pending tasks and one of its dead letters, with the queue's counts. Each
+	 * carries the first {@value #PAYLOAD_EXCERPT_BYTES} bytes of its payload and the payload's size:
+	 * read one task's whole payload with {@link #task(String, String)}.
 	 * @param queue the queue's name
 	 * @param offset how many of each to skip; not negative
 	 * @param limit how many of each at most; from 1 to 1,000
@@ -197,16 +205,29 @@ public final class WardenAdmin {
 		DelayedQueue<Object> tasks = warden.getDelayedQueue(queue);
 		QueueSummary summary = summary(tasks.stats(), warden.consumedQueues().contains(queue));
 		List<PendingTaskView> pending = new ArrayList<>();
-		for (QueuedTask task : tasks.pendingTasks(offset, limit)) {
-			pending.add(new PendingTaskView(task.id(), task.dueAt().toString(), task.attempts(), task.lastError(),
-					task.payload()));
+		for (QueuedTask task : tasks.pendingTasks(offset, limit, PAYLOAD_EXCERPT_BYTES)) {
+			pending.add(PendingTaskView.of(task));
 		}
 		List<DeadLetterView> dead = new ArrayList<>();
-		for (DeadLetter letter : tasks.deadLetters(offset, limit)) {
-			dead.add(new DeadLetterView(letter.id(), letter.failedAt().toString(), letter.attempts(), letter.error(),
-					letter.payload()));
+		for (DeadLetter letter : tasks.deadLetters(offset, limit, PAYLOAD_EXCERPT_BYTES)) {
+			dead.add(DeadLetterView.of(letter));
 		}
 		return new QueuePage(summary, offset, limit, pending, dead);
+	}
+
+	/**
+	 * One task of a queue with its whole payload (up to {@code warden.delayed-task.max-payload-size}):
+	 * the pending task and the dead letter of that id.
+	 * @param queue the queue's name
+	 * @param taskId the task id
+	 * @return the task, or empty when the queue has neither a pending task nor a dead letter of that id
+	 */
+	public java.util.Optional<TaskView> task(String queue, String taskId) {
+		DelayedQueue<Object> tasks = warden.getDelayedQueue(queue);
+		PendingTaskView pending = tasks.pendingTask(taskId).map(PendingTaskView::of).orElse(null);
+		DeadLetterView dead = tasks.deadLetter(taskId).map(DeadLetterView::of).orElse(null);
+		return (pending == null && dead == null) ? java.util.Optional.empty()
+				: java.util.Optional.of(new TaskView(queue, taskId, pending, dead));
 	}
 
 	/**
@@ -420,15 +441,37 @@ public final class WardenAdmin {
 	}
 
 	/**
+	 * One task with its whole payload.
+	 *
+	 * @param queue the queue's name
+	 * @param id the task id
+	 * @param pending the pending task of that id, or {@code null}
+	 * @param deadLetter the dead letter of that id, or {@code null}
+	 */
+	public record TaskView(String queue, String id, @Nullable PendingTaskView pending,
+			@Nullable DeadLetterView deadLetter) {
+	}
+
+	/**
 	 * A pending task.
 	 *
 	 * @param id the task id
 	 * @param dueAt when it is due (ISO-8601)
 	 * @param attempts deliveries made so far
 	 * @param lastError the last delivery's error, or {@code null}
-	 * @param payload the payload as stored
+	 * @param payload the payload as stored: in a page of a queue, its first
+	 * {@value #PAYLOAD_EXCERPT_BYTES} bytes
+	 * @param payloadSize the size of the whole payload, in UTF-8 bytes
+	 * @param payloadComplete whether {@code payload} is the whole payload
 	 */
-	public record PendingTaskView(String id, String dueAt, int attempts, @Nullable String lastError, String payload) {
+	public record PendingTaskView(String id, String dueAt, int attempts, @Nullable String lastError, String payload,
+			long payloadSize, boolean payloadComplete) {
+
+		static PendingTaskView of(QueuedTask task) {
+			return new PendingTaskView(task.id(), task.dueAt().toString(), task.attempts(), task.lastError(),
+					task.payload(), task.payloadSize(), task.payloadComplete());
+		}
+
 	}
 
 	/**
@@ -438,9 +481,19 @@ public final class WardenAdmin {
 	 * @param failedAt when it was given up (ISO-8601)
 	 * @param attempts deliveries made
 	 * @param error the last error
-	 * @param payload the payload as stored
+	 * @param payload the payload as stored, or {@code null}: in a page of a queue, its first
+	 * {@value #PAYLOAD_EXCERPT_BYTES} bytes
+	 * @param payloadSize the size of the whole payload, in UTF-8 bytes
+	 * @param payloadComplete whether {@code payload} is the whole payload
 	 */
-	public record DeadLetterView(String id, String failedAt, int attempts, String error, @Nullable String payload) {
+	public record DeadLetterView(String id, String failedAt, int attempts, String error, @Nullable String payload,
+			long payloadSize, boolean payloadComplete) {
+
+		static DeadLetterView of(DeadLetter letter) {
+			return new DeadLetterView(letter.id(), letter.failedAt().toString(), letter.attempts(), letter.error(),
+					letter.payload(), letter.payloadSize(), letter.payloadComplete());
+		}
+
 	}
 
 	/**

@@ -113,6 +113,27 @@ public class WardenDashboardController {
 	}
 
 	/**
+	 * One task of a queue with its whole payload: the pending task and the dead letter of that id.
+	 * @param queue the queue's name
+	 * @param taskId the task id
+	 * @return the task, or 404 when the queue has no task of that id, or 400 for a bad name
+	 */
+	@GetMapping("/api/queues/{queue}/tasks/{taskId}")
+	@ResponseBody
+	public ResponseEntity<Object> task(@PathVariable("queue") String queue, @PathVariable("taskId") String taskId) {
+		try {
+			return admin.task(queue, taskId)
+				.<ResponseEntity<Object>>map(ResponseEntity::ok)
+				.orElseGet(() -> ResponseEntity.status(HttpStatus.NOT_FOUND)
+					.body(new WardenAdmin.Problem("Queue '" + queue + "' has no pending task nor dead letter '"
+							+ taskId + "'")));
+		}
+		catch (IllegalArgumentException ex) {
+			return ResponseEntity.badRequest().body(new WardenAdmin.Problem(ex.getMessage()));
+		}
+	}
+
+	/**
 	 * Re-drives one dead letter, or all of the queue's, for a request sent as the page sends it.
 	 * @param queue the queue's name
 	 * @param taskId the dead letter, or none for all

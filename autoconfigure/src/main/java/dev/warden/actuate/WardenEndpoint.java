@@ -14,7 +14,10 @@ import org.springframework.boot.actuate.endpoint.web.annotation.WebEndpoint;
  * holds through {@code @DistributedLock}, and every queue in Redis with its pending, in-flight and
  * dead-letter counts and next due time.</li>
  * <li>{@code GET /actuator/warden/queues/{queue}?offset=0&limit=20}: one page of the queue's pending
- * tasks and one of its dead letters, each with id, time, attempts and last error.</li>
+ * tasks and one of its dead letters, each with id, time, attempts, last error, the first 256 bytes of
+ * its payload and the payload's size.</li>
+ * <li>{@code GET /actuator/warden/queues/{queue}/{taskId}}: one task with its whole payload, pending
+ * or dead letter.</li>
  * <li>{@code POST /actuator/warden/queues/{queue}} with a JSON body {@code {"action": …}}, only when
  * {@code warden.actuator.write-operations=true} (403 otherwise): {@code redrive} (one dead letter by
  * {@code taskId}, or those that failed between {@code failedFrom} and {@code failedTo}, all without
@@ -74,6 +77,31 @@ public class WardenEndpoint {
 			}
 			return new WebEndpointResponse<>(admin.queue(queue, (offset != null) ? offset : 0,
 					(limit != null) ? limit : WardenAdmin.DEFAULT_PAGE));
+		}
+		catch (IllegalArgumentException ex) {
+			return new WebEndpointResponse<>(new WardenAdmin.Problem(ex.getMessage()), WebEndpointResponse.STATUS_BAD_REQUEST);
+		}
+	}
+
+	/**
+	 * One task of a queue with its whole payload ({@code queues/<queue>/<taskId>}): the pending task
+	 * and the dead letter of that id.
+	 * @param section {@code queues}
+	 * @param queue the queue's name
+	 * @param taskId the task id
+	 * @return the task, or 404 for another section or when the queue has no task of that id
+	 */
+	@ReadOperation
+	public WebEndpointResponse<Object> task(@Selector String section, @Selector String queue,
+			@Selector String taskId) {
+		if (!QUEUES.equals(section)) {
+			return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
+		}
+		try {
+			return admin.task(queue, taskId)
+				.map(task -> new WebEndpointResponse<Object>(task))
+				.orElseGet(() -> new WebEndpointResponse<>(new WardenAdmin.Problem("Queue '" + queue
+						+ "' has no pending task nor dead letter '" + taskId + "'"), WebEndpointResponse.STATUS_NOT_FOUND));
 		}
 		catch (IllegalArgumentException ex) {
 			return new WebEndpointResponse<>(new WardenAdmin.Problem(ex.getMessage()), WebEndpointResponse.STATUS_BAD_REQUEST);

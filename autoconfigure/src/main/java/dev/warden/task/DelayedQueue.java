@@ -105,6 +105,28 @@ public interface DelayedQueue<T> {
 	 */
 	List<QueuedTask> pendingTasks(int offset, int limit);
 
+	/**
+	 * One page of the pending tasks in due order, as {@link #pendingTasks(int, int)}, with the first
+	 * bytes of each payload only, cut in Redis (whole payloads never cross the wire), and each
+	 * payload's size: what a page shown to an operator needs. Read one task whole with
+	 * {@link #pendingTask(String)}.
+	 * @param offset how many to skip; not negative
+	 * @param limit how many at most; from 1 to 1,000
+	 * @param payloadBytes how many UTF-8 bytes of each payload at most (a character is not cut);
+	 * from 1 to 65,536
+	 * @return the page
+	 */
+	List<QueuedTask> pendingTasks(int offset, int limit, int payloadBytes);
+
+	/**
+	 * One pending task, with its whole payload, or its first
+	 * {@code warden.delayed-task.max-payload-size} bytes when it is larger (see
+	 * {@link QueuedTask#payloadComplete()}). A claimed task is not pending.
+	 * @param taskId the task id
+	 * @return the task, or empty when it is not pending
+	 */
+	Optional<QueuedTask> pendingTask(String taskId);
+
 	/** What the queue holds: pending, in flight and dead, in one consistent read. */
 	QueueStats stats();
 
@@ -121,6 +143,27 @@ public interface DelayedQueue<T> {
 	 * @return the page
 	 */
 	List<DeadLetter> deadLetters(int offset, int limit);
+
+	/**
+	 * One page of the dead letters, as {@link #deadLetters(int, int)}, with the first bytes of each
+	 * payload only, cut in Redis (whole payloads never cross the wire), and each payload's size. Read
+	 * one dead letter whole with {@link #deadLetter(String)}.
+	 * @param offset how many to skip; not negative
+	 * @param limit how many at most; from 1 to 1,000
+	 * @param payloadBytes how many UTF-8 bytes of each payload at most (a character is not cut);
+	 * from 1 to 65,536
+	 * @return the page
+	 */
+	List<DeadLetter> deadLetters(int offset, int limit, int payloadBytes);
+
+	/**
+	 * One dead letter, with its whole payload, or its first
+	 * {@code warden.delayed-task.max-payload-size} bytes when it is larger (see
+	 * {@link DeadLetter#payloadComplete()}).
+	 * @param taskId the task id
+	 * @return the dead letter, or empty when there is none of that id
+	 */
+	Optional<DeadLetter> deadLetter(String taskId);
 
 	/** How many dead letters the queue holds. */
 	long deadLetterCount();

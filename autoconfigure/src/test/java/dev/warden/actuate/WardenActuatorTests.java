@@ -4,6 +4,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -170,6 +171,50 @@ class WardenActuatorTests {
 		assertThat(get(app, "/actuator/warden/queues/orders?limit=5000", 400).get("message").asString())
 			.contains("limit from 1 to 1000");
 		get(app, "/actuator/warden/other/orders", 404);
+	}
+
+	@Test
+	void aPageOfAQueueCarriesPayloadExcerptsAndOneTaskCarriesItsWholePayload() throws Exception {
+		ConfigurableApplicationContext app = start(redis.node().host(), redis.node().port());
+		DelayedQueue<String> queue = clients.open(redis.node()).getDelayedQueue("uploads", String.class);
+		// 256 KB each, of two-byte characters, so that a cut at a byte count may fall within one.
+		String large = "\u00e9".repeat(128 * 1024);
+		for (int i = 0; i < 20; i++) {
+			queue.schedule("upload-" + i, i + large, Duration.ofMinutes(10 + i));
+		}
+		killTask(queue, "rejected", "r" + large);
+
+		HttpResponse<String> response = http.send(HttpRequest.newBuilder(uri(app, "/actuator/warden/queues/uploads?limit=50"))
+			.timeout(Duration.ofSeconds(20))
+			.build(), HttpResponse.BodyHandlers.ofString());
+		assertThat(response.statusCode()).isEqualTo(200);
+		JsonNode page = json.readTree(response.body());
+
+		assertThat(response.body().length()).as("21 payloads of 256 KB, shown by their first bytes")
+			.isLessThan(64 * 1024);
+		assertThat(ids(page.get("pending"))).hasSize(20);
+		List<JsonNode> shown = new ArrayList<>();
+		page.get("pending").forEach(shown::add);
+		shown.add(page.get("deadLetters").get(0));
+		for (JsonNode task : shown) {
+			String excerpt = task.get("payload").asString();
+			assertThat(excerpt.getBytes(StandardCharsets.UTF_8).length).isBetween(200, 256);
+			assertThat(excerpt).doesNotContain("\uFFFD");
+			assertThat(task.get("payloadSize").asLong()).isGreaterThan(256 * 1024);
+			assertThat(task.get("payloadComplete").asBoolean()).isFalse();
+		}
+
+		JsonNode one = get(app, "/actuator/warden/queues/uploads/upload-3", 200).get("pending");
+		String whole = one.get("payload").asString();
+		assertThat(whole).isEqualTo("\"3" + large + "\"");
+		assertThat(one.get("payloadSize").asLong()).isEqualTo(whole.getBytes(StandardCharsets.UTF_8).length);
+		assertThat(one.get("payloadComplete").asBoolean()).isTrue();
+		assertThat(whole).startsWith(page.get("pending").get(3).get("payload").asString());
+		JsonNode dead = get(app, "/actuator/warden/queues/uploads/rejected", 200);
+		assertThat(dead.get("pending").isNull()).isTrue();
+		assertThat(dead.get("deadLetter").get("payload").asString()).isEqualTo("\"r" + large + "\"");
+		assertThat(dead.get("deadLetter").get("error").asString()).contains("out of paper");
+		assertThat(get(app, "/actuator/warden/queues/uploads/none", 404).get("message").asString()).contains("none");
 	}
 
 	/** The shape an earlier version scheduled: the invoice number was text. */
@@ -377,7 +422,11 @@ class WardenActuatorTests {
 	}
 
 	private static void killTask(DelayedQueue<String> queue, String id) throws Exception {
-		queue.schedule(id, "x", Duration.ZERO);
+		killTask(queue, id, "x");
+	}
+
+	private static void killTask(DelayedQueue<String> queue, String id, String payload) throws Exception {
+		queue.schedule(id, payload, Duration.ZERO);
 		try (TaskConsumer consumer = queue.consume(delivery -> {
 			throw new IllegalStateException("out of paper");
 		}, ONE_ATTEMPT)) {

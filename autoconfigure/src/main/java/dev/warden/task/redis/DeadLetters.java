@@ -56,14 +56,24 @@ final class DeadLetters {
 				Instant.ofEpochMilli(((Number) letter.get("failedAt")).longValue()));
 	}
 
-	List<DeadLetter> page(int offset, int limit) {
+	/** A page of dead letters, each payload cut to {@code payloadBytes} (whole with 0). */
+	List<DeadLetter> page(int offset, int limit, int payloadBytes) {
 		List<Object> page = engine.await(engine.eval(TaskScripts.DEAD_PAGE, ScriptOutputType.MULTI, keys.deadLetters,
-				Integer.toString(offset), Integer.toString(limit)), "dead letters of '" + name + "'");
-		List<DeadLetter> letters = new ArrayList<>(page.size());
-		for (int i = 1; i < page.size(); i++) {
-			letters.add(readDeadLetter((String) page.get(i)));
+				Integer.toString(offset), Integer.toString(limit), Integer.toString(payloadBytes)),
+				"dead letters of '" + name + "'");
+		List<DeadLetter> letters = new ArrayList<>(page.size() / 6);
+		for (int i = 1; i + 5 < page.size(); i += 6) {
+			letters.add(deadLetter(page, i));
 		}
 		return letters;
+	}
+
+	/** A dead letter's fields as the scripts return them (addDeadLetter, task-excerpt.lua), from {@code i}. */
+	static DeadLetter deadLetter(List<Object> fields, int i) {
+		long size = (Long) fields.get(i + 5);
+		return new DeadLetter((String) fields.get(i), (size < 0) ? null : (String) fields.get(i + 4),
+				((Long) fields.get(i + 2)).intValue(), (String) fields.get(i + 3),
+				Instant.ofEpochMilli((Long) fields.get(i + 1)), Math.max(size, 0));
 	}
 
 	long count() {

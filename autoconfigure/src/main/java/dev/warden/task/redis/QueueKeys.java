@@ -51,6 +51,9 @@ final class QueueKeys {
 	/** requeue of one dead letter: dead, due, tasks, deadAt. */
 	final String[] deadLetterRequeue;
 
+	/** one task as an operator sees it: due, tasks, meta, dead. */
+	final String[] oneTask;
+
 	/** extend: inflight, meta. */
 	final String[] inflightAndMeta;
 
@@ -91,6 +94,7 @@ final class QueueKeys {
 		this.deadLetters = new String[] { dead, deadAt };
 		this.deadLettersRequeue = new String[] { dead, deadAt, due, tasks };
 		this.deadLetterRequeue = new String[] { dead, due, tasks, deadAt };
+		this.oneTask = new String[] { due, tasks, meta, dead };
 		this.inflightAndMeta = new String[] { inflight, meta };
 		this.dueInflightAndMeta = new String[] { due, inflight, meta };
 		this.metaOnly = new String[] { meta };

@@ -262,7 +262,21 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 	@Override
 	public List<DeadLetter> deadLetters(int offset, int limit) {
 		requirePage("dead letters", offset, limit);
-		return deadLetters.page(offset, limit);
+		return deadLetters.page(offset, limit, 0);
+	}
+
+	@Override
+	public List<DeadLetter> deadLetters(int offset, int limit, int payloadBytes) {
+		requirePage("dead letters", offset, limit);
+		requireExcerpt(payloadBytes);
+		return deadLetters.page(offset, limit, payloadBytes);
+	}
+
+	@Override
+	public Optional<DeadLetter> deadLetter(String taskId) {
+		requireId(taskId);
+		List<Object> fields = oneTask(taskId, "dead");
+		return fields.isEmpty() ? Optional.empty() : Optional.of(DeadLetters.deadLetter(fields, 0));
 	}
 
 	@Override
@@ -330,16 +344,46 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 	@Override
 	public List<QueuedTask> pendingTasks(int offset, int limit) {
 		requirePage("pending tasks", offset, limit);
+		return pendingPage(offset, limit, 0);
+	}
+
+	@Override
+	public List<QueuedTask> pendingTasks(int offset, int limit, int payloadBytes) {
+		requirePage("pending tasks", offset, limit);
+		requireExcerpt(payloadBytes);
+		return pendingPage(offset, limit, payloadBytes);
+	}
+
+	private List<QueuedTask> pendingPage(int offset, int limit, int payloadBytes) {
 		List<Object> page = engine.await(engine.eval(TaskScripts.PENDING_PAGE, ScriptOutputType.MULTI,
-				new String[] { keys.due, keys.tasks, keys.meta }, Integer.toString(offset), Integer.toString(limit)),
-				"pending tasks of '" + name + "'");
-		List<QueuedTask> tasks = new ArrayList<>(page.size() / 5);
-		for (int i = 0; i + 4 < page.size(); i += 5) {
-			String error = (String) page.get(i + 3);
-			tasks.add(new QueuedTask((String) page.get(i), Instant.ofEpochMilli((Long) page.get(i + 1)),
-					((Long) page.get(i + 2)).intValue(), error.isEmpty() ? null : error, (String) page.get(i + 4)));
+				new String[] { keys.due, keys.tasks, keys.meta }, Integer.toString(offset), Integer.toString(limit),
+				Integer.toString(payloadBytes)), "pending tasks of '" + name + "'");
+		List<QueuedTask> tasks = new ArrayList<>(page.size() / 6);
+		for (int i = 0; i + 5 < page.size(); i += 6) {
+			tasks.add(queuedTask(page, i));
 		}
 		return tasks;
+	}
+
+	@Override
+	public Optional<QueuedTask> pendingTask(String taskId) {
+		requireId(taskId);
+		List<Object> fields = oneTask(taskId, "pending");
+		return fields.isEmpty() ? Optional.empty() : Optional.of(queuedTask(fields, 0));
+	}
+
+	/** A task's fields as the scripts return them (addPendingTask, task-excerpt.lua), from {@code i}. */
+	private static QueuedTask queuedTask(List<Object> fields, int i) {
+		String error = (String) fields.get(i + 3);
+		return new QueuedTask((String) fields.get(i), Instant.ofEpochMilli((Long) fields.get(i + 1)),
+				((Long) fields.get(i + 2)).intValue(), error.isEmpty() ? null : error, (String) fields.get(i + 4),
+				(Long) fields.get(i + 5));
+	}
+
+	/** The fields of one pending task or dead letter, the payload cut at the largest a task may have. */
+	private List<Object> oneTask(String taskId, String which) {
+		return engine.await(engine.eval(TaskScripts.ONE, ScriptOutputType.MULTI, keys.oneTask, taskId,
+				Integer.toString(consumers.maxPayloadBytes()), which), "task '" + taskId + "' of '" + name + "'");
 	}
 
 	@Override
@@ -351,6 +395,16 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 		if (offset < 0 || limit < 1 || limit > MAX_DEAD_LETTER_PAGE) {
 			throw new IllegalArgumentException("A page of " + what + " needs an offset of 0 or more and a limit from 1 to "
 					+ MAX_DEAD_LETTER_PAGE + ": offset " + offset + ", limit " + limit);
+		}
+	}
+
+	/** The most bytes of each payload a page may ask for. */
+	static final int MAX_PAYLOAD_EXCERPT = 65_536;
+
+	static void requireExcerpt(int payloadBytes) {
+		if (payloadBytes < 1 || payloadBytes > MAX_PAYLOAD_EXCERPT) {
+			throw new IllegalArgumentException("A page's payloads are cut to from 1 to " + MAX_PAYLOAD_EXCERPT
+					+ " bytes: " + payloadBytes);
 		}
 	}
 

@@ -13,6 +13,9 @@ final class TaskScripts {
 	/** The helpers of the scripts that keep the dead letters and their index by failure time. */
 	private static final String DEAD_HELPERS = "task-dead.lua";
 
+	/** The helpers of the scripts that show tasks to an operator, their payloads cut to their first bytes. */
+	private static final String EXCERPT_HELPERS = "task-excerpt.lua";
+
 	/** The helpers of the scripts that take a task claimed ahead away from its consumer. */
 	private static final String REVOKE_HELPERS = "task-revoke.lua";
 
@@ -40,7 +43,10 @@ final class TaskScripts {
 
 	static final LuaScript LIST = LuaScript.load(TaskScripts.class, "task-list.lua");
 
-	static final LuaScript PENDING_PAGE = LuaScript.load(TaskScripts.class, "task-pending-page.lua");
+	static final LuaScript PENDING_PAGE = LuaScript.load(TaskScripts.class, "task-pending-page.lua",
+			EXCERPT_HELPERS);
+
+	static final LuaScript ONE = LuaScript.load(TaskScripts.class, "task-one.lua", EXCERPT_HELPERS);
 
 	static final LuaScript STATS = LuaScript.load(TaskScripts.class, "task-stats.lua");
 
@@ -54,7 +60,8 @@ final class TaskScripts {
 
 	static final LuaScript START = LuaScript.load(TaskScripts.class, "task-start.lua");
 
-	static final LuaScript DEAD_PAGE = LuaScript.load(TaskScripts.class, "task-dead-page.lua", DEAD_HELPERS);
+	static final LuaScript DEAD_PAGE = LuaScript.load(TaskScripts.class, "task-dead-page.lua", DEAD_HELPERS,
+			EXCERPT_HELPERS);
 
 	static final LuaScript DEAD_PURGE = LuaScript.load(TaskScripts.class, "task-dead-purge.lua", DEAD_HELPERS);
 
