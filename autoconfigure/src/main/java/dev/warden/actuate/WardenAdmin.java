@@ -10,8 +10,8 @@ import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -60,6 +60,12 @@ public final class WardenAdmin {
 	 */
 	static final long NAMES_REUSED_NANOS = TimeUnit.SECONDS.toNanos(30);
 
+	/**
+	 * How long the counts of in-use limiters of a keyed {@code @RateLimited} name are reused: each count
+	 * scans the whole keyspace, and the dashboard asks for the overview every few seconds.
+	 */
+	static final long LIMITER_COUNTS_REUSED_NANOS = TimeUnit.SECONDS.toNanos(10);
+
 	/** How many in-use limiters of one keyed name the overview counts at most. */
 	static final int MAX_LIMITERS_COUNTED = 1_000;
 
@@ -77,11 +83,9 @@ public final class WardenAdmin {
 
 	private volatile Function<String, Map<String, Double>> lateness = queue -> Map.of();
 
-	private final ReentrantLock scanning = new ReentrantLock();
+	private final Reused<SortedSet<String>> queueNames = new Reused<>(NAMES_REUSED_NANOS);
 
-	private volatile @Nullable SortedSet<String> scannedNames;
-
-	private volatile long scannedAtNanos;
+	private final Map<String, Reused<Long>> limitersInUse = new ConcurrentHashMap<>();
 
 	/**
 	 * @param warden the client
@@ -151,7 +155,7 @@ public final class WardenAdmin {
 			boolean keyed = !first.keys().isEmpty();
 			List<String> methods = operations.stream().map(RateLimitOperation::describe).sorted().toList();
 			Long available = keyed ? null : warden.getRateLimiter(name, first.limit()).availablePermits();
-			Long inUse = keyed ? warden.rateLimitersInUse(name + ":", MAX_LIMITERS_COUNTED) : null;
+			Long inUse = keyed ? limitersInUse(name) : null;
 			summaries.add(new RateLimitSummary(name, first.limit().permits(), first.limit().period().toString(),
 					first.limit().burst(), keyed, methods, available, inUse));
 		});
@@ -160,21 +164,16 @@ public final class WardenAdmin {
 
 	/** The queues in Redis, scanned at most once per {@link #NAMES_REUSED_NANOS}. */
 	private SortedSet<String> queueNames() {
-		SortedSet<String> names = scannedNames;
-		if (names != null && System.nanoTime() - scannedAtNanos < NAMES_REUSED_NANOS) {
-			return names;
-		}
-		scanning.lock();
-		try {
-			if (scannedNames == null || System.nanoTime() - scannedAtNanos >= NAMES_REUSED_NANOS) {
-				scannedNames = warden.queueNames(MAX_QUEUES);
-				scannedAtNanos = System.nanoTime();
-			}
-			return scannedNames;
-		}
-		finally {
-			scanning.unlock();
-		}
+		return queueNames.get(() -> warden.queueNames(MAX_QUEUES));
+	}
+
+	/**
+	 * How many limiters of a keyed name are in use, counted at most once per
+	 * {@link #LIMITER_COUNTS_REUSED_NANOS}.
+	 */
+	private long limitersInUse(String name) {
+		return limitersInUse.computeIfAbsent(name, key -> new Reused<>(LIMITER_COUNTS_REUSED_NANOS))
+			.get(() -> warden.rateLimitersInUse(name + ":", MAX_LIMITERS_COUNTED));
 	}
 
 	/** The shortest lease left among the locks, in ms; -1 under the watchdog, -2 when one is gone. */
@@ -389,7 +388,7 @@ public final class WardenAdmin {
 	 * @param methods the annotated methods
 	 * @param available for a limiter without keys, the permits available now; {@code null} with keys
 	 * @param keysInUse for a limiter with keys, how many keys' limiters are in use (not full) now,
-	 * counted up to 1,000; {@code null} without keys
+	 * counted up to 1,000 (a count is reused for 10 s); {@code null} without keys
 	 */
 	public record RateLimitSummary(String name, long permits, String period, long burst, boolean keyed,
 			List<String> methods, @Nullable Long available, @Nullable Long keysInUse) {

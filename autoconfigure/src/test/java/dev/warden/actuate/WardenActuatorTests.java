@@ -147,6 +147,38 @@ class WardenActuatorTests {
 	}
 
 	@Test
+	void overviewsInARowCountTheKeyedRateLimitsInUseOnceNotAScanEach() throws Exception {
+		ConfigurableApplicationContext app = start(redis.node().host(), redis.node().port());
+		app.getBean(Exports.class).export("acme");
+		long started = System.nanoTime();
+		assertThat(get(app, "/actuator/warden", 200).get("rateLimits").get(1).get("keysInUse").asLong()).isEqualTo(1);
+		long scansBefore = scans();
+
+		for (int i = 0; i < 5; i++) {
+			get(app, "/actuator/warden", 200);
+		}
+
+		long scans = scans() - scansBefore;
+		// On a slow machine a period may run out: then one sweep of the limiter (and one of the queue
+		// names) per period gone by, never one per overview.
+		long periods = (System.nanoTime() - started) / WardenAdmin.LIMITER_COUNTS_REUSED_NANOS;
+		assertThat(scans).as("SCAN calls of 5 overviews in %d period(s) of reuse", periods + 1)
+			.isLessThanOrEqualTo(2 * periods);
+	}
+
+	/** SCAN calls Redis has executed. */
+	private static long scans() {
+		String stats = (String) redis.node().call("INFO", "commandstats");
+		for (String line : stats.split("\r?\n")) {
+			if (line.startsWith("cmdstat_scan:")) {
+				String calls = line.substring(line.indexOf("calls=") + 6);
+				return Long.parseLong(calls.substring(0, calls.indexOf(',')));
+			}
+		}
+		return 0;
+	}
+
+	@Test
 	void aQueueIsReadAPageAtATimeWithAttemptsAndErrors() throws Exception {
 		ConfigurableApplicationContext app = start(redis.node().host(), redis.node().port());
 		DelayedQueue<String> queue = clients.open(redis.node()).getDelayedQueue("orders", String.class);

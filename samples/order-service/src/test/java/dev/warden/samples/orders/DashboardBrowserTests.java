@@ -8,6 +8,7 @@ import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -45,7 +46,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The dashboard of a running order service, in the system's headless Chromium: the queue table
  * shows what Redis holds, a queue's dead letters show their errors, and the re-drive button puts a
- * dead letter back in its queue, also under Spring Security with CSRF protection on. Saves a
+ * dead letter back in its queue, also under Spring Security with CSRF protection on, and the page
+ * refreshes one request at a time however slow the answers. Saves a
  * screenshot to {@code target/dashboard.png}.
  */
 class DashboardBrowserTests {
@@ -160,6 +162,46 @@ class DashboardBrowserTests {
 			.containsExactly("receipt-1001");
 		assertThat(receipts.contains("receipt-1002")).as("pending again").isTrue();
 		wait.until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("#pending tr[data-task='receipt-1002']")));
+	}
+
+	/**
+	 * Before the page's own script runs: its timers of a second or more fire after 50 ms, and each
+	 * answer of the overview is held 300 ms, longer than that; counts the overview requests under
+	 * way at once.
+	 */
+	private static final String SLOW_OVERVIEW = """
+			(function () {
+			  var realSetTimeout = window.setTimeout.bind(window);
+			  var realSetInterval = window.setInterval.bind(window);
+			  window.setTimeout = function (f, ms) { return realSetTimeout(f, ms >= 1000 ? 50 : ms); };
+			  window.setInterval = function (f, ms) { return realSetInterval(f, ms >= 1000 ? 50 : ms); };
+			  var realFetch = window.fetch.bind(window);
+			  var overviews = window.overviews = { started: 0, underWay: 0, most: 0 };
+			  window.fetch = function (url, init) {
+			    if (String(url).indexOf('/api/overview') < 0) { return realFetch(url, init); }
+			    overviews.started++;
+			    overviews.underWay++;
+			    overviews.most = Math.max(overviews.most, overviews.underWay);
+			    return realFetch(url, init).then(function (response) {
+			      return new Promise(function (resolve) {
+			        realSetTimeout(function () { overviews.underWay--; resolve(response); }, 300);
+			      });
+			    });
+			  };
+			}());
+			""";
+
+	@Test
+	void aRefreshStartsOnlyOnceThePreviousOneHasEndedHoweverSlowTheAnswers() {
+		startService();
+		browser.executeCdpCommand("Page.addScriptToEvaluateOnNewDocument", Map.of("source", SLOW_OVERVIEW));
+
+		browser.get("http://localhost:" + port() + "/warden");
+
+		new WebDriverWait(browser, WAIT).until(driver -> ((Number) browser
+			.executeScript("return window.overviews.started")).intValue() >= 4);
+		assertThat(((Number) browser.executeScript("return window.overviews.most")).intValue())
+			.as("overview requests under way at once").isEqualTo(1);
 	}
 
 	private void killTasks(DelayedQueue<String> queue, String... ids) throws Exception {
