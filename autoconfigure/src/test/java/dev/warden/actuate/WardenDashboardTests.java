@@ -43,7 +43,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The dashboard's re-drive over HTTP, in a running web application on a real Redis: a page of
  * another origin cannot have it done (a form post in a hidden frame, or at the top level with the
  * operator's credentials), and the page's own request can, without Spring Security and with it,
- * CSRF protection on, under the {@code SecurityFilterChain} the README recommends.
+ * CSRF protection on, under the {@code SecurityFilterChain} the README recommends; and its read of one
+ * task with its whole payload.
  */
 class WardenDashboardTests {
 
@@ -128,6 +129,20 @@ class WardenDashboardTests {
 		assertThat(rest.statusCode()).as(rest.body()).isEqualTo(200);
 		assertThat(rest.body()).contains("\"count\":2");
 		assertThat(payments.deadLetterCount()).isZero();
+	}
+
+	@Test
+	void oneTaskIsReadWholeOnDemand() throws Exception {
+		ConfigurableApplicationContext app = start(Application.class);
+
+		HttpResponse<String> one = request(app, "GET", "/warden/api/queues/payments/tasks/p-2", null, null);
+		HttpResponse<String> none = request(app, "GET", "/warden/api/queues/payments/tasks/p-9", null, null);
+
+		assertThat(one.statusCode()).as(one.body()).isEqualTo(200);
+		assertThat(one.body()).contains("\"pending\":null", "\"id\":\"p-2\"", "card declined",
+				"\"payloadComplete\":true");
+		assertThat(none.statusCode()).as(none.body()).isEqualTo(404);
+		assertThat(none.body()).contains("p-9");
 	}
 
 	@Test
