@@ -245,6 +245,11 @@ class ApiBadInputTests {
 		expect("P34", node, () -> warden.getDelayedQueue("close", String.class).schedule("t-1\r\n", "o-1", Duration.ZERO));
 	}
 
+	@Test
+	void aPageWhosePayloadsAreCutToNothing() {
+		expect("P35", node, () -> warden.getDelayedQueue("close").pendingTasks(0, 50, 0));
+	}
+
 	/** A payload type JSON writes but cannot read back: an interface. */
 	public interface Receipt {
 
