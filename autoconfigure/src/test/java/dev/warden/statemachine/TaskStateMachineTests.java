@@ -18,9 +18,11 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 import dev.warden.Eventually;
+import dev.warden.TestClock;
 import dev.warden.Warden;
 import dev.warden.WardenClients;
 import dev.warden.ratelimit.RateLimit;
+import dev.warden.redis.LuaScript;
 import dev.warden.task.ConsumerOptions;
 import dev.warden.task.DelayedQueue;
 import dev.warden.task.ScheduleOption;
@@ -98,7 +100,7 @@ class TaskStateMachineTests {
 	}
 
 	sealed interface Operation permits Configure, Schedule, Cancel, Reschedule, Complete, Fail, Restart, Pause,
-			Transaction {
+			Transaction, Advance {
 	}
 
 	/** The limits of the sequence's consumers, and how many handlers each client runs at once. */
@@ -130,6 +132,13 @@ class TaskStateMachineTests {
 	}
 
 	/**
+	 * Moves Redis's test clock on: tasks fall due, and the claims of handlers running longer than a
+	 * visibility timeout by that clock lapse and are delivered again.
+	 */
+	record Advance(long millis) implements Operation {
+	}
+
+	/**
 	 * A database transaction on the first client, whose task writes go through the outbox: it
 	 * schedules {@code outer} new tasks, then in a nested block (a savepoint) {@code nested} more and
 	 * a cancel of a task scheduled before; the block fails (its savepoint rolled back) or not, and the
@@ -155,6 +164,7 @@ class TaskStateMachineTests {
 				case 14 -> operations.add(new Restart(random.nextInt(2)));
 				case 15 -> operations.add(new Transaction(random.nextInt(3), random.nextInt(3), id, random.nextBoolean(),
 						random.nextInt(4) > 0));
+				case 16 -> operations.add(new Advance(new long[] { 300, 1_000, 5_000 }[random.nextInt(3)]));
 				default -> operations.add(new Pause(20 + random.nextInt(300)));
 			}
 		}
@@ -189,8 +199,10 @@ class TaskStateMachineTests {
 		TransactionTemplate nested = new TransactionTemplate(manager);
 		nested.setPropagationBehavior(TransactionDefinition.PROPAGATION_NESTED);
 		Warden[] wardens = { clients.open(redis.node(),
-				builder -> builder.taskConcurrency(configure.slots()).taskWriteDeferral(outbox)),
-				clients.open(redis.node(), builder -> builder.taskConcurrency(configure.slots())) };
+				builder -> builder.taskConcurrency(configure.slots()).taskWriteDeferral(outbox).testClock(true)),
+				clients.open(redis.node(), builder -> builder.taskConcurrency(configure.slots()).testClock(true)) };
+		TestClock clock = wardens[0].testClock().orElseThrow();
+		world.clockOf(clock);
 		transactional.set(wardens[0]);
 		List<DelayedQueue<String>> queues = List.of(wardens[0].getDelayedQueue(QUEUE, String.class),
 				wardens[1].getDelayedQueue(QUEUE, String.class));
@@ -241,6 +253,11 @@ class TaskStateMachineTests {
 				else if (operation instanceof Pause pause) {
 					Thread.sleep(pause.millis());
 				}
+				else if (operation instanceof Advance advance) {
+					clock.advance(Duration.ofMillis(advance.millis()));
+					world.advancedNanos = System.nanoTime();
+					clock.wake(QUEUE);
+				}
 				else if (operation instanceof Transaction transaction) {
 					world.transact(transaction, queues.get(0), outer, nested);
 				}
@@ -276,6 +293,9 @@ class TaskStateMachineTests {
 		final long started;
 
 		final long startedNanos = System.nanoTime();
+
+		/** When it started by the test clock, ms: the clock a key's start rate is counted by. */
+		long clockStarted;
 
 		final CompletableFuture<Boolean> outcome = new CompletableFuture<>();
 
@@ -337,13 +357,23 @@ class TaskStateMachineTests {
 
 		volatile boolean letGo;
 
+		private TestClock testClock;
+
+		/** When the test clock last moved on: a claim extension has until its next tick to catch up. */
+		volatile long advancedNanos = System.nanoTime() - NOTICE_NANOS;
+
 		World(Limits limits) {
 			this.limits = limits;
+		}
+
+		void clockOf(TestClock testClock) {
+			this.testClock = testClock;
 		}
 
 		TaskConsumer consume(DelayedQueue<String> queue, ConsumerOptions options, String name) {
 			return queue.consume(delivery -> {
 				Run run = new Run(delivery.id(), delivery.payload(), name, TaskClaim.current(), clock.incrementAndGet());
+				run.clockStarted = testClock.now().toEpochMilli();
 				started(run);
 				boolean fail = false;
 				try {
@@ -420,7 +450,7 @@ class TaskStateMachineTests {
 			}
 			// A redelivery of a lapsed claim counts as a start too; two starts of a key are an interval apart.
 			for (Run other : ofKey) {
-				long apart = Math.abs(run.startedNanos - other.startedNanos) / 1_000_000;
+				long apart = Math.abs(run.clockStarted - other.clockStarted);
 				if (apart + RATE_SLACK_MILLIS < interval) {
 					broken.add("two starts of key " + run.key + " " + apart + " ms apart (" + other + ", " + run
 							+ "); its rate allows one every " + interval + " ms");
@@ -552,6 +582,9 @@ class TaskStateMachineTests {
 		 * lost. (Its extension moves it a full timeout on every third of one.)
 		 */
 		private void checkClaimsKept(String at) {
+			if (System.nanoTime() - advancedNanos < NOTICE_NANOS) {
+				return;
+			}
 			Map<String, Run> newest = new HashMap<>();
 			synchronized (this) {
 				for (Run run : runs) {
@@ -569,7 +602,7 @@ class TaskStateMachineTests {
 			}
 			List<String> args = new ArrayList<>(List.of("EVAL", """
 					local t = redis.call('time')
-					local now = t[1] * 1000 + math.floor(t[2] / 1000)
+					local now = t[1] * 1000 + math.floor(t[2] / 1000) + tonumber(redis.call('get', KEYS[2]) or '0')
 					local late = {}
 					for i = 2, #ARGV do
 					    local id = ARGV[i]
@@ -579,7 +612,8 @@ class TaskStateMachineTests {
 					    end
 					end
 					return late
-					""", "1", "warden:task:{" + QUEUE + "}:inflight", Long.toString(VISIBILITY.toMillis())));
+					""", "2", "warden:task:{" + QUEUE + "}:inflight", LuaScript.CLOCK_OFFSET_KEY,
+					Long.toString(VISIBILITY.toMillis())));
 			args.addAll(newest.keySet());
 			List<?> late = (List<?>) redis.node().call(args.toArray(String[]::new));
 			for (Object id : late) {
