@@ -36,7 +36,9 @@ import reactor.core.publisher.Mono
  *
  * - The locks belong to the call, not to a thread: coroutines interleaved on one thread exclude
  *   each other, and a locked `suspend` call nested in a locked one (in the same coroutine or its
- *   children) re-enters its locks, through the [LockedCoroutine] element of its context.
+ *   children) re-enters the locks that one holds, through the [LockedCoroutine] element of its
+ *   context. Any other lock a nested call takes for an owner of its own: children of one locked call
+ *   exclude each other on it.
  * - The wait suspends; no thread is blocked. Cancelling a waiting coroutine stops the wait and gives
  *   back whatever it acquired (a fair lock's queue place too), locks granted just as it was
  *   cancelled included. Cancelling a holder cancels the body and releases once the body has ended
@@ -80,12 +82,12 @@ class CoroutineLockHandler : LockedReturnTypeHandler {
 	private suspend fun runLocked(call: LockedCall, arguments: Array<Any?>, context: CoroutineContext,
 			dispatcher: CoroutineContext): Any? {
 		val enclosing = context[LockedCoroutine]
-		val locks = if (enclosing != null) call.newLockSet(enclosing.owner) else call.newLockSet()
+		val locks = lockSet(call, enclosing)
 		val tokens = acquire(call, locks)
 			?: return withContext(dispatcher) { whenNotAcquired(call, arguments, context, locks) }
 		// Nothing suspends between the acquisition and this try: a cancellation that comes before the
 		// body has started (while it is being dispatched) releases the locks like any other.
-		val element = LockedCoroutine(locks.owner(), tokens)
+		val element = lockedCoroutine(enclosing, locks.owner(), locks.names(), tokens)
 		val result = try {
 			withContext(dispatcher) { runBody(call, arguments, context, element) }
 		}
@@ -128,7 +130,7 @@ class CoroutineLockHandler : LockedReturnTypeHandler {
 	/** Each collection of [body] acquires the locks first and releases them once it has ended. */
 	private fun lockedFlow(call: LockedCall, body: Flow<Any?>): Flow<Any?> = flow {
 		val enclosing = currentCoroutineContext()[LockedCoroutine]
-		val locks = if (enclosing != null) call.newLockSet(enclosing.owner) else call.newLockSet()
+		val locks = lockSet(call, enclosing)
 		val tokens = acquire(call, locks)
 		if (tokens == null) {
 			when (call.onFailure()) {
@@ -145,12 +147,23 @@ class CoroutineLockHandler : LockedReturnTypeHandler {
 		try {
 			// Upstream runs in a coroutine of its own with the element; emitAll returns once it has ended.
 			val context = currentCoroutineContext()
-			emitAll(body.flowOn(offTheRedisThreads(context) + LockedCoroutine(locks.owner(), tokens)))
+			emitAll(body.flowOn(offTheRedisThreads(context) + lockedCoroutine(enclosing, locks.owner(), locks.names(), tokens)))
 		}
 		catch (failure: Throwable) {
 			releaseAfter(failure, locks)
 		}
 		withContext(NonCancellable) { release(call, locks) }
+	}
+
+	/**
+	 * The call's locks: re-entered with the owner of the enclosing call (in this coroutine or a parent)
+	 * that holds one of them, else for an owner of the call's own, so that sibling coroutines of one
+	 * locked call exclude each other on a lock it does not hold.
+	 */
+	private fun lockSet(call: LockedCall, enclosing: LockedCoroutine?): LockSet {
+		val own = call.newLockSet()
+		val holder = ownerFor(enclosing, own.names()) ?: return own
+		return call.newLockSet(holder)
 	}
 
 	/** Gives the locks back after [failure] (a failed release kept as suppressed) and throws [failure]. */

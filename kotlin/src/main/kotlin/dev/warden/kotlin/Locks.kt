@@ -20,14 +20,25 @@ import kotlinx.coroutines.withContext
  */
 
 /**
- * The owner of the calling coroutine's holds: the one of the `@DistributedLock` call or [withLock]
- * block it runs in, so that locks taken again there are re-entered, else a new owner.
+ * The owner of the calling coroutine's holds: the one of the innermost `@DistributedLock` call or
+ * [withLock] block it runs in, so that locks taken again there are re-entered, else a new owner.
+ * For a lock that call may not hold, [coroutineOwner] with the lock's name is the one to use: with
+ * this one, children of the call would share an owner on it and not exclude each other.
  */
 suspend fun LockFactory.coroutineOwner(): LockOwner = currentCoroutineContext()[LockedCoroutine]?.owner ?: newOwner()
 
 /**
- * Runs [block] holding the reentrant lock [name] for the calling coroutine, and releases it when
- * the block returns or throws (or has ended after being cancelled).
+ * The owner the calling coroutine takes the lock [name] for: the owner of the `@DistributedLock`
+ * call or [withLock] block it runs in (in this coroutine or a parent) that holds [name], so that it
+ * re-enters; else a new owner, so that coroutines (children of one locked call too) exclude each
+ * other on it.
+ */
+suspend fun LockFactory.coroutineOwner(name: String): LockOwner =
+	ownerFor(currentCoroutineContext()[LockedCoroutine], listOf(name)) ?: newOwner()
+
+/**
+ * Runs [block] holding the reentrant lock [name] for the calling coroutine ([coroutineOwner] of
+ * [name]), and releases it when the block returns or throws (or has ended after being cancelled).
  *
  * ```
  * warden.withLock("stock:$sku", wait = 5.seconds) {
@@ -35,14 +46,14 @@ suspend fun LockFactory.coroutineOwner(): LockOwner = currentCoroutineContext()[
  *     stock.write(sku, level - quantity)
  * }
  * ```
- * A lock taken again inside the block (by `withLock` or a `@DistributedLock` suspend function) is
- * re-entered.
+ * A lock taken again inside the block (by `withLock` or a `@DistributedLock` suspend function), in
+ * this coroutine or its children, is re-entered; children taking another lock exclude each other.
  * @param wait how long to wait, suspending; [Duration.INFINITE] waits as long as it takes
  * @param lease a fixed lease, or `null` to have the watchdog renew the lock while the block runs
  * @throws LockAcquisitionException when the lock is not acquired within [wait]
  */
 suspend fun <T> LockFactory.withLock(name: String, wait: Duration = Duration.INFINITE, lease: Duration? = null,
-		block: suspend () -> T): T = getLock(name).withLock(coroutineOwner(), wait, lease, block)
+		block: suspend () -> T): T = getLock(name).withLock(coroutineOwner(name), wait, lease, block)
 
 /**
  * Runs [block] holding this lock for [owner], and releases it when the block returns or throws
@@ -87,7 +98,8 @@ private suspend fun DistributedMutex.acquire(owner: LockOwner, wait: Duration, l
 
 private suspend fun <T> DistributedMutex.holding(owner: LockOwner, token: Long, block: suspend () -> T): T {
 	try {
-		return withContext(LockedCoroutine(owner, mapOf(name to token))) { block() }
+		val enclosing = currentCoroutineContext()[LockedCoroutine]
+		return withContext(lockedCoroutine(enclosing, owner, listOf(name), mapOf(name to token))) { block() }
 	}
 	finally {
 		withContext(NonCancellable) { unlockAsync(owner).await() }
