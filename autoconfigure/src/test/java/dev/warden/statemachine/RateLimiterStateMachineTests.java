@@ -72,7 +72,7 @@ class RateLimiterStateMachineTests {
 	@Test
 	void randomCallsAtSeveralRatesKeepEveryPromise() throws Exception {
 		new StateMachine<>("rate limiter", RateLimiterStateMachineTests::generate, this::run, 60_000)
-			.check(StateMachine.baseSeed(0x7a11e5L), StateMachine.sequences(12), StateMachine.steps(40));
+			.check(StateMachine.baseSeed(0x7a11e5L), StateMachine.sequences(8), StateMachine.steps(40));
 	}
 
 	void run(List<Operation> operations) throws Exception {

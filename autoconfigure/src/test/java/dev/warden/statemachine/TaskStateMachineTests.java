@@ -174,7 +174,7 @@ class TaskStateMachineTests {
 	@Test
 	void randomSchedulesCancelsAndHandlersKeepEveryPromise() throws Exception {
 		new StateMachine<>("delayed queue", TaskStateMachineTests::generate, this::run, 90_000, 1)
-			.check(StateMachine.baseSeed(0x7a5c5L), StateMachine.sequences(6), StateMachine.steps(40));
+			.check(StateMachine.baseSeed(0x7a5c5L), StateMachine.sequences(5), StateMachine.steps(40));
 	}
 
 	static String keyOf(String payload) {
