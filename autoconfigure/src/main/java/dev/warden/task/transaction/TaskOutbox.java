@@ -160,8 +160,15 @@ public final class TaskOutbox implements TaskWriteDeferral, AutoCloseable {
 
 	@Override
 	public boolean defers(String queue) {
-		return TransactionSynchronizationManager.isActualTransactionActive()
-				&& TransactionSynchronizationManager.isSynchronizationActive() && !immediateQueues.contains(queue);
+		if (!TransactionSynchronizationManager.isActualTransactionActive()
+				|| !TransactionSynchronizationManager.isSynchronizationActive() || immediateQueues.contains(queue)) {
+			return false;
+		}
+		// A write from a callback after this transaction's end (an after-commit listener of a
+		// transaction that wrote through the outbox): the transaction is over, so it is made at once
+		// rather than joined to writes that are already made and whose rows go.
+		Writes writes = (Writes) TransactionSynchronizationManager.getResource(this);
+		return writes == null || !writes.ended;
 	}
 
 	@Override
@@ -453,6 +460,9 @@ public final class TaskOutbox implements TaskWriteDeferral, AutoCloseable {
 
 		private final boolean joined;
 
+		/** Whether the transaction has ended: its writes are being made, or dropped. */
+		private volatile boolean ended;
+
 		private final List<TaskWrite> list = new ArrayList<>();
 
 		/** The savepoints taken since this transaction's first write, oldest first. */
@@ -502,6 +512,7 @@ public final class TaskOutbox implements TaskWriteDeferral, AutoCloseable {
 
 		@Override
 		public void afterCommit() {
+			ended = true;
 			if (joined) {
 				commit(this);
 			}
@@ -512,6 +523,7 @@ public final class TaskOutbox implements TaskWriteDeferral, AutoCloseable {
 
 		@Override
 		public void afterCompletion(int status) {
+			ended = true;
 			TransactionSynchronizationManager.unbindResourceIfPossible(TaskOutbox.this);
 			// Held writes added after the commit (by an after-commit callback) are made now; those of
 			// a transaction that rolled back, or whose end is unknown, are dropped.
