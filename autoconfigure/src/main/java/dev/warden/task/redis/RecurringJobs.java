@@ -153,6 +153,16 @@ public final class RecurringJobs {
 			schedule(job, plan.due());
 			return;
 		}
+		if (plan != null && !queue.cancel(job.occurrenceId(plan.due()))
+				&& queue.contains(job.occurrenceId(plan.due()))) {
+			// Its occurrence is under way: the job keeps one run at a time. The plan keeps pointing to
+			// it, with this definition, by which the next one is planned when the run ends.
+			if (swap(job.name(), current, new Plan(plan.due(), definition).value())) {
+				logger.info("Recurring job '{}' is planned anew ({}, was {}) once its run under way ends", job.name(),
+						definition, plan.definition());
+			}
+			return;
+		}
 		OptionalLong first = job.schedule().first(redisMillis());
 		if (first.isEmpty()) {
 			logger.warn("Recurring job '{}' ({}) has no future occurrence; it is not planned", job.name(), definition);
@@ -187,22 +197,17 @@ public final class RecurringJobs {
 		}
 		// An occurrence runs whichever definition planned it: during a rolling deployment an instance
 		// may claim an occurrence that an instance with another schedule planned. The plan goes on by
-		// the occurrence's own definition, which every instance reads, so instances with different
-		// schedules never undo each other's plans; the plan takes a new definition only when an
-		// instance that defines it starts (plan), and so ends with the last one deployed.
-		RecurringSchedule schedule = occurrence.definition().equals(job.schedule().definition()) ? job.schedule()
-				: scheduleOf(occurrence.definition());
-		if (schedule == null) {
+		// its own definition, which every instance reads, so instances with different schedules never
+		// undo each other's plans; the plan takes a new definition only when an instance that defines
+		// it starts (plan), and so ends with the last one deployed.
+		if (plan.due() == occurrence.due() && !plan.definition().equals(job.schedule().definition())
+				&& scheduleOf(plan.definition()) == null) {
 			throw new IllegalStateException("Occurrence " + delivery.id() + " of recurring job '" + job.name()
-					+ "' was planned by a definition this instance cannot read (" + occurrence.definition()
+					+ "' is planned by a definition this instance cannot read (" + plan.definition()
 					+ "); it is left for an instance that can");
 		}
 		long now = redisMillis();
 		long late = now - occurrence.due();
-		// Only the occurrence the plan points to plans the next one: a retry of an earlier one (the
-		// plan moved on while it waited for its backoff), or one whose plan was replaced while it was
-		// under way, runs, and plans nothing.
-		boolean planned = plan.due() == occurrence.due() && plan.definition().equals(occurrence.definition());
 		try {
 			if (delivery.attempt() == 1 && late > misfireThresholdMillis) {
 				if (job.misfire() == Misfire.SKIP) {
@@ -219,10 +224,31 @@ public final class RecurringJobs {
 			// The next occurrence is planned once this run has ended, for every schedule: while it runs,
 			// the plan points to the occurrence under way and no other exists, so a job never runs
 			// twice at once, on any instance, however long a run takes.
-			if (planned) {
-				advance(job, plan, schedule.next(occurrence.due(), now, redisMillis()));
-			}
+			planAfter(job, occurrence, now);
 		}
+	}
+
+	/**
+	 * Plans the occurrence after one whose run ended, when the plan still points to it, by the plan's
+	 * definition now: an instance with a new schedule that started during the run gave it its own.
+	 * A retry of an earlier occurrence (the plan moved on while it waited for its backoff) plans
+	 * nothing.
+	 */
+	private void planAfter(RecurringJob job, Occurrence occurrence, long started) {
+		String current = engine.await(engine.commands().hget(planKey[0], job.name()), "recurring plan of '"
+				+ job.name() + "'");
+		Plan plan = (current != null) ? Plan.parse(current) : null;
+		if (plan == null || plan.due() != occurrence.due()) {
+			return;
+		}
+		RecurringSchedule schedule = plan.definition().equals(job.schedule().definition()) ? job.schedule()
+				: scheduleOf(plan.definition());
+		if (schedule == null) {
+			logger.warn("Recurring job '{}' is planned by a definition this instance cannot read ({}); an instance"
+					+ " that can plans it when it starts", job.name(), plan.definition());
+			return;
+		}
+		advance(job, plan, schedule.next(occurrence.due(), started, redisMillis()));
 	}
 
 	/** Moves the job's plan from the occurrence under way to the next one, once, and schedules that. */
