@@ -47,8 +47,8 @@ import org.slf4j.LoggerFactory;
  * another queue); an instance that defines none takes no part. An occurrence of a job this instance
  * does not define (during a rolling deployment) fails, so that it is retried on another.
  * <p>
- * An occurrence carries the definition that planned it, and runs on whichever instance claims it,
- * which plans the next one by that definition, not its own: instances of two versions with
+ * An occurrence runs on whichever instance claims it, which plans the next one by the definition of
+ * the job's plan (read back from its text), not its own: instances of two versions with
  * different schedules for a job, side by side during a rolling deployment, never undo each other's
  * plans nor drop an occurrence. The plan takes a new definition only when an instance that defines
  * it starts, so it ends with the definition of the last version deployed.
