@@ -230,6 +230,33 @@ class RecurringTaskTests {
 	}
 
 	@Test
+	void aNewScheduleDeployedWhileARunIsUnderWayWaitsForItAndPlansTheNextOne() {
+		// A run held open while an instance with another rate starts: the job still runs once at a
+		// time, and the held run plans the next occurrence by the new rate when it ends.
+		SlowPulseJob.reset();
+		ApplicationContextRunner slow = runner.withUserConfiguration(SlowPulse.class);
+		slow.withPropertyValues("job.rate=200ms").run(old -> {
+			assertThat(old).hasNotFailed();
+			try {
+				Eventually.await("the old version's first run, held", () -> SlowPulseJob.starts.get() >= 1);
+				slow.withPropertyValues("job.rate=300ms").run(current -> {
+					assertThat(current).hasNotFailed();
+					// Up to 3 s for a second run to start while the first is still held.
+					Eventually.holdsWithin(Duration.ofSeconds(3), () -> SlowPulseJob.starts.get() >= 2);
+				});
+			}
+			finally {
+				SlowPulseJob.gate.countDown();
+			}
+		});
+
+		assertThat(SlowPulseJob.mostAtOnce).as("runs of the job under way at once (starts while the first was held: %s)",
+				SlowPulseJob.starts.get() - 1).hasValue(1);
+		assertThat(plan("slow-pulse")).as("planned after the held run, by the new schedule").endsWith(" rate 300ms");
+		assertThat(occurrencePending("slow-pulse@" + plannedDue("slow-pulse"))).isTrue();
+	}
+
+	@Test
 	void restartingWithTheSameScheduleKeepsThePlan() {
 		ApplicationContextRunner hourly = runner.withUserConfiguration(Pulse.class)
 			.withPropertyValues("job.rate=1h", "job.initial-delay=1h");
@@ -449,7 +476,7 @@ class RecurringTaskTests {
 			gate = new CountDownLatch(1);
 		}
 
-		@RecurringTask(name = "slow-pulse", fixedRate = "200ms")
+		@RecurringTask(name = "slow-pulse", fixedRate = "${job.rate:200ms}")
 		public void pulse() throws InterruptedException {
 			mostAtOnce.accumulateAndGet(running.incrementAndGet(), Math::max);
 			starts.incrementAndGet();
