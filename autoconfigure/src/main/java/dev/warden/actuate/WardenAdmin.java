@@ -81,6 +81,8 @@ public final class WardenAdmin {
 
 	private final boolean writeOperations;
 
+	private volatile WriteScope writeScope = WriteScope.CONSUMED_QUEUES;
+
 	private volatile Function<String, Map<String, Double>> lateness = queue -> Map.of();
 
 	private final Reused<SortedSet<String>> queueNames = new Reused<>(NAMES_REUSED_NANOS);
@@ -112,6 +114,20 @@ public final class WardenAdmin {
 	/** Whether write operations are allowed ({@code warden.actuator.write-operations}). */
 	public boolean writeOperations() {
 		return writeOperations;
+	}
+
+	/**
+	 * Which queues the write operations may change ({@code warden.actuator.write-scope}): only those
+	 * this application consumes unless told otherwise.
+	 * @param writeScope the queues writes may change
+	 */
+	public void setWriteScope(WriteScope writeScope) {
+		this.writeScope = writeScope;
+	}
+
+	/** Which queues the write operations may change. */
+	public WriteScope writeScope() {
+		return writeScope;
 	}
 
 	/** The client, the locks held here, and every queue in Redis with its counts. */
@@ -252,7 +268,7 @@ public final class WardenAdmin {
 	public WriteResult redrive(String queue, @Nullable String taskId, @Nullable String failedFrom,
 			@Nullable String failedTo) {
 		requireQueueName(queue);
-		requireWrites();
+		requireWrites(queue);
 		DelayedQueue<Object> tasks = warden.getDelayedQueue(queue);
 		long count;
 		if (taskId != null) {
@@ -276,7 +292,7 @@ public final class WardenAdmin {
 	 */
 	public WriteResult purge(String queue, @Nullable String taskId, @Nullable String failedBefore) {
 		requireQueueName(queue);
-		requireWrites();
+		requireWrites(queue);
 		DelayedQueue<Object> tasks = warden.getDelayedQueue(queue);
 		long count = (taskId != null) ? (tasks.deleteDeadLetter(taskId) ? 1 : 0)
 				: tasks.purgeDeadLetters(instant("failedBefore", failedBefore, Instant.MAX));
@@ -292,7 +308,7 @@ public final class WardenAdmin {
 	 */
 	public WriteResult cancel(String queue, String taskId) {
 		requireQueueName(queue);
-		requireWrites();
+		requireWrites(queue);
 		long count = warden.getDelayedQueue(queue).cancel(taskId) ? 1 : 0;
 		logger.info("Operator cancelled task '{}' of queue '{}': {}", taskId, queue, (count > 0) ? "done" : "not pending");
 		return new WriteResult("cancel", queue, count);
@@ -307,10 +323,19 @@ public final class WardenAdmin {
 		WardenNames.requireSafe(queue, "queue name");
 	}
 
-	private void requireWrites() {
+	private void requireWrites(String queue) {
 		if (!writeOperations) {
 			throw new WriteOperationsDisabledException();
 		}
+		if (!writable(warden.consumedQueues().contains(queue))) {
+			throw new WriteOperationsDisabledException("Queue '" + queue + "' is not consumed by this application, "
+					+ "and write operations change only the queues it consumes: re-drive, purge or cancel from an "
+					+ "application that consumes it, or set warden.actuator.write-scope=all-queues");
+		}
+	}
+
+	private boolean writable(boolean consumedHere) {
+		return writeOperations && (writeScope == WriteScope.ALL_QUEUES || consumedHere);
 	}
 
 	private static Instant instant(String name, @Nullable String text, Instant otherwise) {
@@ -330,7 +355,7 @@ public final class WardenAdmin {
 			.orElse(null);
 		return new QueueSummary(stats.queue(), stats.pending(), stats.inFlight(), stats.deadLetters(),
 				(stats.nextDueAt() != null) ? stats.nextDueAt().toString() : null, consumedHere,
-				lateness.apply(stats.queue()), stats.deferred(), limits);
+				lateness.apply(stats.queue()), stats.deferred(), limits, writable(consumedHere));
 	}
 
 	/**
@@ -351,13 +376,20 @@ public final class WardenAdmin {
 		this.monitor = monitor;
 	}
 
-	/** A write operation was asked for while {@code warden.actuator.write-operations} is false. */
+	/**
+	 * A write operation was asked for while {@code warden.actuator.write-operations} is false, or on a
+	 * queue outside {@code warden.actuator.write-scope}.
+	 */
 	public static final class WriteOperationsDisabledException extends IllegalStateException {
 
 		private static final long serialVersionUID = 1L;
 
 		WriteOperationsDisabledException() {
-			super("Write operations are off: set warden.actuator.write-operations=true to re-drive, purge or cancel");
+			this("Write operations are off: set warden.actuator.write-operations=true to re-drive, purge or cancel");
+		}
+
+		WriteOperationsDisabledException(String message) {
+			super(message);
 		}
 
 	}
@@ -421,9 +453,23 @@ public final class WardenAdmin {
 	 * @param deferred pending tasks that were due and wait for their key to be under the queue's task limits
 	 * @param limits the task limits this instance consumes the queue with, described
 	 * ({@code 2 at once per key}); {@code null} when it has none or does not consume the queue
+	 * @param writable whether the write operations may change the queue here: they are on, and the
+	 * queue is consumed here or {@code warden.actuator.write-scope} is {@code all-queues}
 	 */
 	public record QueueSummary(String name, long pending, long inFlight, long deadLetters, @Nullable String nextDueAt,
-			boolean consumedHere, Map<String, Double> latenessMillis, long deferred, @Nullable String limits) {
+			boolean consumedHere, Map<String, Double> latenessMillis, long deferred, @Nullable String limits,
+			boolean writable) {
+	}
+
+	/** Which queues the write operations may change. */
+	public enum WriteScope {
+
+		/** Only the queues this application consumes: another application's queues are its own to change. */
+		CONSUMED_QUEUES,
+
+		/** Every queue in Redis, as for a separate operations application. */
+		ALL_QUEUES
+
 	}
 
 	/**
@@ -546,10 +592,14 @@ public final class WardenAdmin {
 			return (deadLetters.isEmpty() || deadLetterStatus == null) ? "UP" : deadLetterStatus;
 		}
 
-		/** The details to report: the client id, the reason when down, the round trip, the queues with dead letters. */
+		/**
+		 * The details to report: the reason when down, when it was checked, the round trip, the queues
+		 * consumed here with dead letters and their counts, and Redis's memory figures. Not the client
+		 * id, nor anything else of the endpoint's: health details may be shown to more callers
+		 * ({@code management.endpoint.health.show-details}) than the endpoint.
+		 */
 		public Map<String, Object> details() {
 			Map<String, Object> details = new LinkedHashMap<>();
-			details.put("clientId", clientId);
 			if (reason != null) {
 				details.put("reason", reason);
 			}

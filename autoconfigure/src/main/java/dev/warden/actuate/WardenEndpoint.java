@@ -1,6 +1,9 @@
 package dev.warden.actuate;
 
+import dev.warden.WardenNames;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
@@ -23,23 +26,53 @@ import org.springframework.boot.actuate.endpoint.web.annotation.WebEndpoint;
  * {@code taskId}, or those that failed between {@code failedFrom} and {@code failedTo}, all without
  * them), {@code purge} (one by {@code taskId}, or those that failed before {@code failedBefore}, all
  * without it), {@code cancel} (the pending task {@code taskId}).</li>
+ * <li>{@code GET /actuator/warden/dashboard}: the dashboard, a page that shows the above and, with
+ * write operations on, re-drives dead letters through the endpoint's own write operation.</li>
  * </ul>
  * A web endpoint (its answers carry HTTP statuses): expose it like any other
  * ({@code management.endpoints.web.exposure.include=warden}) and secure it like the others: it shows
- * payloads and can change queues.
+ * payloads and can change queues. It is served where the Actuator is (its base path and, when set,
+ * its port) and follows its exposure, access and {@code EndpointRequest} matchers, the dashboard
+ * with it.
+ * <p>
+ * A write takes a JSON body only, which a page of another origin cannot send without a CORS
+ * preflight (nothing here answers one unless {@code management.endpoints.web.cors} is set); a write
+ * that the browser marks {@code cross-site} or {@code same-site} ({@code Sec-Fetch-Site}), or that
+ * names another origin ({@code Origin}), is refused with 403 whatever else it carries. Only the queues
+ * this application consumes are changed unless {@code warden.actuator.write-scope=all-queues}.
  */
 @WebEndpoint(id = "warden")
 public class WardenEndpoint {
+
+	private static final Logger logger = LoggerFactory.getLogger(WardenEndpoint.class);
 
 	private static final String QUEUES = "queues";
 
 	private static final String PAYLOADS = "payloads";
 
+	private static final String DASHBOARD = "dashboard";
+
 	private final WardenAdmin admin;
+
+	private final DashboardPage dashboard = new DashboardPage();
 
 	/** @param admin what the endpoint shows and does */
 	public WardenEndpoint(WardenAdmin admin) {
 		this.admin = admin;
+	}
+
+	/**
+	 * The dashboard ({@code dashboard}): one HTML page from the jar that reads this endpoint, with
+	 * Spring Security's CSRF token for its writes when the request carries one.
+	 * @param page {@code dashboard}
+	 * @return the page, or 404 for another name
+	 */
+	@ReadOperation(produces = "text/html;charset=UTF-8")
+	public WebEndpointResponse<String> page(@Selector String page) {
+		if (!DASHBOARD.equals(page)) {
+			return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
+		}
+		return new WebEndpointResponse<>(dashboard.render());
 	}
 
 	/** The client, the locks held here, and every queue with its counts. */
@@ -118,7 +151,8 @@ public class WardenEndpoint {
 	 * @param failedTo a range's end for {@code redrive} (ISO-8601), or {@code null}
 	 * @param failedBefore the bound of {@code purge} (ISO-8601), or {@code null}
 	 * @return what was done; 400 for a bad request (a queue name with a control character among them),
-	 * 403 while write operations are off
+	 * 403 while write operations are off, for a queue outside {@code warden.actuator.write-scope}, or for
+	 * a request of a page of another origin
 	 */
 	@WriteOperation
 	@SuppressWarnings("deprecation")
@@ -129,6 +163,12 @@ public class WardenEndpoint {
 			@org.springframework.lang.Nullable @Nullable String failedBefore) {
 		if (!QUEUES.equals(section)) {
 			return new WebEndpointResponse<>(WebEndpointResponse.STATUS_NOT_FOUND);
+		}
+		String crossOrigin = DashboardPage.crossOrigin();
+		if (crossOrigin != null) {
+			logger.warn("Refused a write to queue '{}': {}", WardenNames.shown(queue), crossOrigin);
+			return new WebEndpointResponse<>(new WardenAdmin.Problem("Refused: " + crossOrigin
+					+ ". Writes come from this application's pages or from scripts"), 403);
 		}
 		try {
 			WardenAdmin.WriteResult result = switch (action) {

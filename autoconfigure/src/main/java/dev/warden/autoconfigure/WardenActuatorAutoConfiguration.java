@@ -2,7 +2,6 @@ package dev.warden.autoconfigure;
 
 import dev.warden.Warden;
 import dev.warden.actuate.WardenAdmin;
-import dev.warden.actuate.WardenDashboardController;
 import dev.warden.actuate.WardenEndpoint;
 import dev.warden.actuate.HealthMonitor;
 import dev.warden.actuate.WardenHealthIndicator;
@@ -17,7 +16,6 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -25,10 +23,10 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
- * What an operator sees and does: the {@code warden} Actuator endpoint, the {@code warden} health
- * indicator (on Spring Boot 4; the Boot 3 starter brings its own), and the dashboard page when
- * {@code warden.dashboard.enabled=true}. Each part appears only when the application has what it
- * needs: Actuator for the first two, Spring MVC on a servlet web application for the page.
+ * What an operator sees and does: the {@code warden} Actuator endpoint with its dashboard page, and
+ * the {@code warden} health indicator (on Spring Boot 4; the Boot 3 starter brings its own). Each
+ * part appears only when the application has Actuator, and the endpoint only where the Actuator
+ * exposes it.
  */
 @AutoConfiguration(after = { WardenAutoConfiguration.class, WardenLockAutoConfiguration.class,
 		WardenRateLimitAutoConfiguration.class, WardenMetricsAutoConfiguration.class })
@@ -44,6 +42,7 @@ public final class WardenActuatorAutoConfiguration {
 				? RedisTopology.describe(lettuce) : "Redis";
 		WardenAdmin admin = new WardenAdmin(warden, topology, lockCalls.getIfAvailable(),
 				properties.getActuator().isWriteOperations());
+		admin.setWriteScope(properties.getActuator().getWriteScope());
 		rateLimits.ifAvailable(operations -> admin.setRateLimits(operations::operations));
 		return admin;
 	}
@@ -83,6 +82,9 @@ public final class WardenActuatorAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		WardenEndpoint wardenEndpoint(WardenAdmin admin) {
+			LoggerFactory.getLogger(Warden.class).info("Warden endpoint exposed, its dashboard at <actuator>/warden/dashboard "
+					+ "(write operations {})", admin.writeOperations() ? "on, for " + admin.writeScope().name()
+						.toLowerCase(java.util.Locale.ROOT).replace('_', '-') : "off");
 			return new WardenEndpoint(admin);
 		}
 
@@ -118,22 +120,6 @@ public final class WardenActuatorAutoConfiguration {
 		WardenHealthIndicator wardenHealthIndicator(WardenAdmin admin, WardenProperties properties,
 				HealthMonitor wardenHealthMonitor) {
 			return new WardenHealthIndicator(admin, properties.getHealth().getDeadLetterStatus());
-		}
-
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
-	@ConditionalOnClass(name = "org.springframework.web.servlet.DispatcherServlet")
-	@ConditionalOnBooleanProperty("warden.dashboard.enabled")
-	static class DashboardConfiguration {
-
-		@Bean
-		@ConditionalOnMissingBean
-		WardenDashboardController wardenDashboardController(WardenAdmin admin, WardenProperties properties) {
-			LoggerFactory.getLogger(Warden.class).info("Warden dashboard served at {} (write operations {})",
-					properties.getDashboard().getPath(), admin.writeOperations() ? "on" : "off");
-			return new WardenDashboardController(admin);
 		}
 
 	}

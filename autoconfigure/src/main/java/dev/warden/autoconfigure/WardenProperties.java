@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 
 import dev.warden.WardenDefaults;
+import dev.warden.actuate.WardenAdmin;
 import dev.warden.aop.SelfInvocationCheck;
 import dev.warden.redis.EvictionPolicyCheck;
 import dev.warden.task.ConsumerOptions;
@@ -145,6 +146,12 @@ public class WardenProperties {
 		return health;
 	}
 
+	/**
+	 * The properties of the dashboard of earlier versions, refused with where the dashboard is now.
+	 * @return the refusing properties
+	 * @deprecated the dashboard is a page of the warden endpoint
+	 */
+	@Deprecated(since = "0.1.0")
 	public Dashboard getDashboard() {
 		return dashboard;
 	}
@@ -224,12 +231,27 @@ public class WardenProperties {
 		 */
 		private boolean writeOperations;
 
+		/**
+		 * Which queues the write operations may change: consumed-queues, those this application
+		 * consumes (another application's queues are its own to change), or all-queues, as for an
+		 * application that only operates others.
+		 */
+		private WardenAdmin.WriteScope writeScope = WardenAdmin.WriteScope.CONSUMED_QUEUES;
+
 		public boolean isWriteOperations() {
 			return writeOperations;
 		}
 
 		public void setWriteOperations(boolean writeOperations) {
 			this.writeOperations = writeOperations;
+		}
+
+		public WardenAdmin.WriteScope getWriteScope() {
+			return writeScope;
+		}
+
+		public void setWriteScope(WardenAdmin.WriteScope writeScope) {
+			this.writeScope = writeScope;
 		}
 
 	}
@@ -315,39 +337,25 @@ public class WardenProperties {
 	}
 
 	/**
-	 * Dashboard properties.
+	 * The dashboard's properties of earlier versions: the dashboard is now a page of the warden
+	 * Actuator endpoint, so setting one fails startup saying so.
+	 * @deprecated the dashboard is at {@code <actuator base path>/warden/dashboard}
 	 */
+	@Deprecated(since = "0.1.0")
 	public static class Dashboard {
 
-		/**
-		 * Whether the dashboard page is served (on a servlet web application with Spring MVC).
-		 */
-		private boolean enabled;
+		private static final String MOVED = " no longer applies: the dashboard is a page of the warden Actuator "
+				+ "endpoint, at <actuator base path>/warden/dashboard on the Actuator's port, served where the "
+				+ "endpoint is exposed (management.endpoints.web.exposure.include=warden); remove the property";
 
-		/**
-		 * The path of the dashboard page; its data is served under the same path.
-		 */
-		private String path = "/warden";
-
-		public boolean isEnabled() {
-			return enabled;
-		}
-
+		/** Refused: the dashboard is served with the warden endpoint. */
 		public void setEnabled(boolean enabled) {
-			this.enabled = enabled;
+			throw new IllegalArgumentException("warden.dashboard.enabled" + MOVED);
 		}
 
-		public String getPath() {
-			return path;
-		}
-
+		/** Refused: the dashboard is served under the Actuator's base path. */
 		public void setPath(String path) {
-			if (path == null || !path.startsWith("/") || path.length() < 2 || path.endsWith("/")
-					|| path.contains("{") || path.contains("*")) {
-				throw new IllegalArgumentException("warden.dashboard.path must start with '/', not end with '/', "
-						+ "and hold no pattern characters: " + path);
-			}
-			this.path = path;
+			throw new IllegalArgumentException("warden.dashboard.path" + MOVED);
 		}
 
 	}

@@ -40,11 +40,11 @@ import org.springframework.security.web.SecurityFilterChain;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The dashboard's re-drive over HTTP, in a running web application on a real Redis: a page of
- * another origin cannot have it done (a form post in a hidden frame, or at the top level with the
- * operator's credentials), and the page's own request can, without Spring Security and with it,
- * CSRF protection on, under the {@code SecurityFilterChain} the README recommends; and its read of one
- * task with its whole payload.
+ * The dashboard and the endpoint's writes over HTTP, in a running web application on a real Redis: a
+ * page of another origin cannot have a re-drive done (a form post, or JSON with the operator's
+ * credentials), and the page's own request can, without Spring Security and with it, CSRF protection
+ * on, under the {@code SecurityFilterChain} the README recommends; the page is served where the
+ * Actuator is and only where it exposes the endpoint; one task is read with its whole payload.
  */
 class WardenDashboardTests {
 
@@ -54,6 +54,14 @@ class WardenDashboardTests {
 	private static final String FORM = "application/x-www-form-urlencoded";
 
 	private static final String EVIL = "http://evil.example";
+
+	private static final String JSON = "application/json";
+
+	private static final String ENDPOINT = "/actuator/warden/queues/payments";
+
+	private static final String REDRIVE = "{\"action\":\"redrive\"}";
+
+	private static final String REDRIVE_P1 = "{\"action\":\"redrive\",\"taskId\":\"p-1\"}";
 
 	private static final String OPERATOR = "Basic " + Base64.getEncoder()
 		.encodeToString("ops:secret".getBytes(StandardCharsets.UTF_8));
@@ -91,52 +99,96 @@ class WardenDashboardTests {
 	}
 
 	@Test
-	void aCrossSiteFormPostIsRefusedAndReDrivesNothing() throws Exception {
+	void aWriteFromAPageOfAnotherOriginIsRefusedAndReDrivesNothing() throws Exception {
 		ConfigurableApplicationContext app = start(Application.class);
-		String redrive = "/warden/api/queues/payments/redrive";
 
-		HttpResponse<String> forged = post(app, redrive, FORM, "", "Origin", EVIL, "Sec-Fetch-Site", "cross-site");
-
+		// A form cannot send the JSON the endpoint takes, whatever else the request has.
+		assertThat(post(app, ENDPOINT, FORM, "action=redrive", "Origin", EVIL, "Sec-Fetch-Site", "cross-site")
+			.statusCode()).isEqualTo(415);
+		assertThat(post(app, ENDPOINT, "text/plain", REDRIVE).statusCode()).isEqualTo(415);
+		assertThat(post(app, ENDPOINT, null, REDRIVE).statusCode()).isEqualTo(415);
+		// JSON from another origin, which a browser sends only after a CORS preflight that nothing answers.
+		HttpResponse<String> forged = post(app, ENDPOINT, JSON, REDRIVE, "Origin", EVIL, "Sec-Fetch-Site", "cross-site");
 		assertThat(forged.statusCode()).as(forged.body()).isEqualTo(403);
 		assertThat(forged.body()).contains("cross-site");
-		// From another origin, even with the header, which a browser would only send after a CORS preflight.
-		assertThat(post(app, redrive, null, null, "Origin", EVIL, WardenDashboardController.REQUEST_HEADER, "1")
-			.statusCode()).isEqualTo(403);
-		// A form of the same origin (or of none: no Origin, no Sec-Fetch-Site) cannot add the header.
-		assertThat(post(app, redrive, FORM, "", "Origin", origin(app)).statusCode()).isEqualTo(403);
-		assertThat(post(app, redrive, FORM, "").statusCode()).isEqualTo(403);
-		// A form's body is never taken, whatever else the request has.
-		assertThat(post(app, redrive, "text/plain", "{}", WardenDashboardController.REQUEST_HEADER, "1")
-			.statusCode()).isEqualTo(415);
+		assertThat(post(app, ENDPOINT, JSON, REDRIVE, "Origin", EVIL).statusCode()).isEqualTo(403);
+		assertThat(post(app, ENDPOINT, JSON, REDRIVE, "Sec-Fetch-Site", "same-site").statusCode()).isEqualTo(403);
 		assertThat(payments.deadLetterCount()).as("nothing re-driven").isEqualTo(3);
 	}
 
 	@Test
-	void theDashboardsOwnRequestReDrivesWithoutSpringSecurity() throws Exception {
+	void thePagesOwnRequestAndAScriptReDriveWithoutSpringSecurity() throws Exception {
 		ConfigurableApplicationContext app = start(Application.class);
-		HttpResponse<String> page = request(app, "GET", "/warden", null, null);
+		HttpResponse<String> page = request(app, "GET", "/actuator/warden/dashboard", null, null, "Accept", "text/html");
 		assertThat(page.statusCode()).isEqualTo(200);
-		assertThat(page.body()).contains("X-Warden-Request").doesNotContain("<meta name=\"_csrf");
+		assertThat(page.headers().firstValue("Content-Type")).hasValueSatisfying(type -> assertThat(type).startsWith("text/html"));
+		assertThat(page.body()).contains("<title>Warden</title>").doesNotContain("<meta name=\"_csrf");
+		assertThat(request(app, "GET", "/actuator/warden/elsewhere", null, null, "Accept", "text/html").statusCode())
+			.isEqualTo(404);
 
 		// As the browser sends the page's fetch.
-		HttpResponse<String> one = post(app, "/warden/api/queues/payments/redrive?taskId=p-1", null, null,
-				WardenDashboardController.REQUEST_HEADER, "1", "Origin", origin(app), "Sec-Fetch-Site", "same-origin");
+		HttpResponse<String> one = post(app, ENDPOINT, JSON, "{\"action\":\"redrive\",\"taskId\":\"p-1\"}", "Origin",
+				origin(app), "Sec-Fetch-Site", "same-origin");
 		assertThat(one.statusCode()).as(one.body()).isEqualTo(200);
 		assertThat(one.body()).contains("\"count\":1");
-		// As a script would, with the header and a JSON body.
-		HttpResponse<String> rest = post(app, "/warden/api/queues/payments/redrive", "application/json", "{}",
-				WardenDashboardController.REQUEST_HEADER, "1");
+		// As a script would.
+		HttpResponse<String> rest = post(app, ENDPOINT, JSON, REDRIVE);
 		assertThat(rest.statusCode()).as(rest.body()).isEqualTo(200);
 		assertThat(rest.body()).contains("\"count\":2");
 		assertThat(payments.deadLetterCount()).isZero();
 	}
 
 	@Test
+	void underTheReadmesSecurityFilterChainWithCsrfOnThePageSendsItsToken() throws Exception {
+		ConfigurableApplicationContext app = start(new Class<?>[] { Application.class, Operations.class }, new String[0]);
+
+		// A top-level form post from another origin, with the credentials the browser adds.
+		assertThat(post(app, ENDPOINT, FORM, "action=redrive", "Authorization", OPERATOR, "Origin", EVIL,
+				"Sec-Fetch-Site", "cross-site").statusCode()).isEqualTo(403);
+		assertThat(request(app, "GET", "/actuator/warden/dashboard", null, null).statusCode()).as("anonymous")
+			.isEqualTo(401);
+		assertThat(payments.deadLetterCount()).as("nothing re-driven").isEqualTo(3);
+
+		HttpResponse<String> page = request(app, "GET", "/actuator/warden/dashboard", null, null, "Authorization",
+				OPERATOR, "Accept", "text/html");
+		assertThat(page.statusCode()).isEqualTo(200);
+		String header = meta(page.body(), "_csrf_header");
+		String token = meta(page.body(), "_csrf");
+		// The page's request without the token is refused by Spring Security; with it, done.
+		assertThat(post(app, ENDPOINT, JSON, REDRIVE_P1, "Authorization", OPERATOR, "Origin", origin(app),
+				"Sec-Fetch-Site", "same-origin").statusCode()).isEqualTo(403);
+		HttpResponse<String> one = post(app, ENDPOINT, JSON, REDRIVE_P1, "Authorization", OPERATOR, "Origin",
+				origin(app), "Sec-Fetch-Site", "same-origin", header, token);
+		assertThat(one.statusCode()).as(one.body()).isEqualTo(200);
+		assertThat(one.body()).contains("\"count\":1");
+		assertThat(payments.deadLetterCount()).isEqualTo(2);
+	}
+
+	@Test
+	void theDashboardIsServedWhereTheActuatorIsAndOnlyWhereItExposesTheEndpoint() throws Exception {
+		ConfigurableApplicationContext management = start(Application.class, "--management.server.port=0",
+				"--management.endpoints.web.base-path=/ops");
+		int managementPort = management.getEnvironment().getProperty("local.management.port", Integer.class);
+		assertThat(request(management, "GET", "/ops/warden/dashboard", null, null).statusCode())
+			.as("on the application's port").isEqualTo(404);
+		HttpResponse<String> page = http.send(HttpRequest.newBuilder(
+				URI.create("http://localhost:" + managementPort + "/ops/warden/dashboard")).build(),
+				HttpResponse.BodyHandlers.ofString());
+		assertThat(page.statusCode()).as("on the management port").isEqualTo(200);
+		assertThat(page.body()).contains("<title>Warden</title>");
+
+		ConfigurableApplicationContext unexposed = start(Application.class,
+				"--management.endpoints.web.exposure.exclude=warden");
+		assertThat(request(unexposed, "GET", "/actuator/warden/dashboard", null, null).statusCode()).isEqualTo(404);
+		assertThat(request(unexposed, "GET", "/warden", null, null).statusCode()).isEqualTo(404);
+	}
+
+	@Test
 	void oneTaskIsReadWholeOnDemand() throws Exception {
 		ConfigurableApplicationContext app = start(Application.class);
 
-		HttpResponse<String> one = request(app, "GET", "/warden/api/queues/payments/tasks/p-2", null, null);
-		HttpResponse<String> none = request(app, "GET", "/warden/api/queues/payments/tasks/p-9", null, null);
+		HttpResponse<String> one = request(app, "GET", "/actuator/warden/queues/payments/p-2", null, null);
+		HttpResponse<String> none = request(app, "GET", "/actuator/warden/queues/payments/p-9", null, null);
 
 		assertThat(one.statusCode()).as(one.body()).isEqualTo(200);
 		assertThat(one.body()).contains("\"pending\":null", "\"id\":\"p-2\"", "card declined",
@@ -145,46 +197,17 @@ class WardenDashboardTests {
 		assertThat(none.body()).contains("p-9");
 	}
 
-	@Test
-	void underTheReadmesSecurityFilterChainWithCsrfOnThePageSendsItsToken() throws Exception {
-		ConfigurableApplicationContext app = start(Application.class, Operations.class);
-		String redrive = "/warden/api/queues/payments/redrive";
-
-		// A top-level form post from another origin, with the credentials the browser adds.
-		assertThat(post(app, redrive, FORM, "", "Authorization", OPERATOR, "Origin", EVIL, "Sec-Fetch-Site",
-				"cross-site").statusCode()).isEqualTo(403);
-		assertThat(payments.deadLetterCount()).as("nothing re-driven").isEqualTo(3);
-
-		HttpResponse<String> page = request(app, "GET", "/warden", null, null, "Authorization", OPERATOR);
-		assertThat(page.statusCode()).isEqualTo(200);
-		String header = meta(page.body(), "_csrf_header");
-		String token = meta(page.body(), "_csrf");
-		// The page's request without the token is refused by Spring Security; with it, done.
-		assertThat(post(app, redrive + "?taskId=p-1", null, null, "Authorization", OPERATOR,
-				WardenDashboardController.REQUEST_HEADER, "1", "Origin", origin(app), "Sec-Fetch-Site", "same-origin")
-			.statusCode()).isEqualTo(403);
-		HttpResponse<String> one = post(app, redrive + "?taskId=p-1", null, null, "Authorization", OPERATOR,
-				WardenDashboardController.REQUEST_HEADER, "1", "Origin", origin(app), "Sec-Fetch-Site", "same-origin",
-				header, token);
-		assertThat(one.statusCode()).as(one.body()).isEqualTo(200);
-		assertThat(one.body()).contains("\"count\":1");
-
-		// The endpoint's writes take only JSON, which a form cannot send; scripts post them without a token.
-		String endpoint = "/actuator/warden/queues/payments";
-		assertThat(post(app, endpoint, FORM, "action=redrive", "Authorization", OPERATOR, "Origin", EVIL,
-				"Sec-Fetch-Site", "cross-site").statusCode()).isEqualTo(415);
-		assertThat(payments.deadLetterCount()).isEqualTo(2);
-		HttpResponse<String> rest = post(app, endpoint, "application/json", "{\"action\":\"redrive\"}", "Authorization",
-				OPERATOR);
-		assertThat(rest.statusCode()).as(rest.body()).isEqualTo(200);
-		assertThat(payments.deadLetterCount()).isZero();
+	private ConfigurableApplicationContext start(Class<?> source, String... more) {
+		return start(new Class<?>[] { source }, more);
 	}
 
-	private ConfigurableApplicationContext start(Class<?>... sources) {
-		ConfigurableApplicationContext app = new SpringApplicationBuilder(sources).run("--server.port=0",
+	private ConfigurableApplicationContext start(Class<?>[] sources, String[] more) {
+		List<String> args = new ArrayList<>(List.of("--server.port=0",
 				"--spring.data.redis.host=" + redis.node().host(), "--spring.data.redis.port=" + redis.node().port(),
 				"--management.endpoints.web.exposure.include=warden", "--warden.actuator.write-operations=true",
-				"--warden.dashboard.enabled=true", "--spring.datasource.url=jdbc:h2:mem:dashboard");
+				"--warden.actuator.write-scope=all-queues", "--spring.datasource.url=jdbc:h2:mem:dashboard"));
+		args.addAll(List.of(more));
+		ConfigurableApplicationContext app = new SpringApplicationBuilder(sources).run(args.toArray(String[]::new));
 		applications.add(app);
 		return app;
 	}
@@ -224,18 +247,17 @@ class WardenDashboardTests {
 
 	}
 
-	/** The README's chain: operators only, HTTP Basic, CSRF protection on for the dashboard. */
+	/** The README's chain: operators only, HTTP Basic, CSRF protection on. */
 	@Configuration(proxyBeanMethods = false)
 	@EnableWebSecurity
 	static class Operations {
 
 		@Bean
 		SecurityFilterChain operations(HttpSecurity http) throws Exception {
-			http.securityMatcher("/actuator/**", "/warden/**")
+			// The README's EndpointRequest.toAnyEndpoint(), as a path (Boot's security module is not here).
+			http.securityMatcher("/actuator/**")
 				.authorizeHttpRequests(requests -> requests.anyRequest().hasRole("OPS"))
-				.httpBasic(Customizer.withDefaults())
-				// The endpoint's writes take only JSON, which a page of another origin cannot send.
-				.csrf(csrf -> csrf.ignoringRequestMatchers("/actuator/warden/**"));
+				.httpBasic(Customizer.withDefaults());
 			return http.build();
 		}
 

@@ -66,8 +66,8 @@ class ConfigurationBadInputTests {
 	}
 
 	@Test
-	void aDashboardPathWithoutALeadingSlash() {
-		startupFails("S16", "warden.dashboard.path=warden");
+	void aDashboardPropertyOfAnEarlierVersion() {
+		startupFails("S16", "warden.dashboard.enabled=true");
 	}
 
 	@Test
