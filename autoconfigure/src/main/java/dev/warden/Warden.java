@@ -633,7 +633,7 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 
 		private ReplicaSync taskReplicaSync = ReplicaSync.auto(WardenDefaults.REPLICA_SYNC_TIMEOUT);
 
-		private EvictionPolicyCheck.Mode evictionPolicyCheck = EvictionPolicyCheck.Mode.WARN;
+		private CheckMode evictionPolicyCheck = CheckMode.WARN;
 
 		private Builder(AbstractRedisClient client) {
 			if (!(client instanceof RedisClient) && !(client instanceof RedisClusterClient)) {
@@ -946,7 +946,7 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 		 * @param mode what to do
 		 * @return this builder
 		 */
-		public Builder evictionPolicyCheck(EvictionPolicyCheck.Mode mode) {
+		public Builder evictionPolicyCheck(CheckMode mode) {
 			this.evictionPolicyCheck = Objects.requireNonNull(mode, "mode");
 			return this;
 		}

@@ -13,14 +13,14 @@ import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 
 import dev.warden.RedisMemory;
 import dev.warden.Warden;
 import dev.warden.WardenNames;
 import dev.warden.lock.DistributedMutex;
-import dev.warden.lock.interceptor.LockCalls;
-import dev.warden.ratelimit.interceptor.RateLimitOperation;
+import dev.warden.ratelimit.RateLimit;
 import dev.warden.task.DeadLetter;
 import dev.warden.task.DelayedQueue;
 import dev.warden.task.QueueStats;
@@ -75,9 +75,11 @@ public final class WardenAdmin {
 
 	private final String topology;
 
-	private final @Nullable LockCalls lockCalls;
+	private volatile IntSupplier lockWaiters = () -> 0;
 
-	private volatile Supplier<List<RateLimitOperation>> rateLimits = List::of;
+	private volatile Supplier<List<LockHold>> lockHolds = List::of;
+
+	private volatile Supplier<List<RateLimitedMethod>> rateLimits = List::of;
 
 	private final boolean writeOperations;
 
@@ -92,14 +94,23 @@ public final class WardenAdmin {
 	/**
 	 * @param warden the client
 	 * @param topology where Redis is, for display
-	 * @param lockCalls this instance's annotated lock calls, or {@code null} without the lock aspect
 	 * @param writeOperations whether write operations are allowed
 	 */
-	public WardenAdmin(Warden warden, String topology, @Nullable LockCalls lockCalls, boolean writeOperations) {
+	public WardenAdmin(Warden warden, String topology, boolean writeOperations) {
 		this.warden = warden;
 		this.topology = topology;
-		this.lockCalls = lockCalls;
 		this.writeOperations = writeOperations;
+	}
+
+	/**
+	 * Where this instance's {@code @DistributedLock} calls come from; without them the overview shows
+	 * no held lock and no waiter.
+	 * @param waiters how many calls wait for their locks now
+	 * @param holds the calls that hold their locks now
+	 */
+	public void setLockCalls(IntSupplier waiters, Supplier<List<LockHold>> holds) {
+		this.lockWaiters = waiters;
+		this.lockHolds = holds;
 	}
 
 	/**
@@ -140,36 +151,33 @@ public final class WardenAdmin {
 			queues.add(summary(stats, consumed.contains(stats.queue())));
 		}
 		List<HeldLock> locks = new ArrayList<>();
-		int waiting = 0;
-		if (lockCalls != null) {
-			waiting = lockCalls.waiting();
-			for (LockCalls.Hold hold : lockCalls.holds()) {
-				locks.add(new HeldLock(hold.names(), hold.kind(), hold.method(), hold.since().toString(),
-						leaseLeft(hold.locks())));
-			}
+		int waiting = lockWaiters.getAsInt();
+		for (LockHold hold : lockHolds.get()) {
+			locks.add(new HeldLock(hold.names(), hold.kind(), hold.method(), hold.since().toString(),
+					leaseLeft(hold.locks())));
 		}
 		return new Overview(warden.getClientId(), topology, writeOperations, waiting, locks, queues, rateLimits());
 	}
 
 	/**
 	 * Where the {@code @RateLimited} methods come from.
-	 * @param operations the application's annotated methods, asked for at each overview
+	 * @param methods the application's annotated methods, asked for at each overview
 	 */
-	public void setRateLimits(Supplier<List<RateLimitOperation>> operations) {
-		this.rateLimits = operations;
+	public void setRateLimits(Supplier<List<RateLimitedMethod>> methods) {
+		this.rateLimits = methods;
 	}
 
 	/** One line per {@code @RateLimited} name, with its state in Redis. */
 	private List<RateLimitSummary> rateLimits() {
-		Map<String, List<RateLimitOperation>> byName = new TreeMap<>();
-		for (RateLimitOperation operation : rateLimits.get()) {
-			byName.computeIfAbsent(operation.name(), name -> new ArrayList<>()).add(operation);
+		Map<String, List<RateLimitedMethod>> byName = new TreeMap<>();
+		for (RateLimitedMethod method : rateLimits.get()) {
+			byName.computeIfAbsent(method.name(), name -> new ArrayList<>()).add(method);
 		}
 		List<RateLimitSummary> summaries = new ArrayList<>(byName.size());
 		byName.forEach((name, operations) -> {
-			RateLimitOperation first = operations.get(0);
-			boolean keyed = !first.keys().isEmpty();
-			List<String> methods = operations.stream().map(RateLimitOperation::describe).sorted().toList();
+			RateLimitedMethod first = operations.get(0);
+			boolean keyed = first.keyed();
+			List<String> methods = operations.stream().map(RateLimitedMethod::method).sorted().toList();
 			Long available = keyed ? null : warden.getRateLimiter(name, first.limit()).availablePermits();
 			Long inUse = keyed ? limitersInUse(name) : null;
 			summaries.add(new RateLimitSummary(name, first.limit().permits(), first.limit().period().toString(),
@@ -436,6 +444,29 @@ public final class WardenAdmin {
 	 * @param leaseLeftMillis the shortest lease left; -1 when kept by the watchdog, -2 when a lock is gone
 	 */
 	public record HeldLock(List<String> names, String kind, String method, String heldSince, long leaseLeftMillis) {
+	}
+
+	/**
+	 * A {@code @DistributedLock} call that holds its locks, as {@link #setLockCalls} is told of it.
+	 *
+	 * @param names the lock names
+	 * @param kind the kind of lock
+	 * @param method the annotated method, described
+	 * @param since when they were acquired
+	 * @param locks the locks, whose leases the overview reads
+	 */
+	public record LockHold(List<String> names, String kind, String method, Instant since, List<DistributedMutex> locks) {
+	}
+
+	/**
+	 * A {@code @RateLimited} method, as {@link #setRateLimits} is told of it.
+	 *
+	 * @param name the annotation's name, which the methods sharing a limit share
+	 * @param limit the rate
+	 * @param keyed whether the limit is one per key of the call's arguments
+	 * @param method the method, described
+	 */
+	public record RateLimitedMethod(String name, RateLimit limit, boolean keyed, String method) {
 	}
 
 	/**

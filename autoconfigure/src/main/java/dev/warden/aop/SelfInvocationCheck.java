@@ -11,6 +11,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Predicate;
 
+import dev.warden.CheckMode;
 import dev.warden.InvalidAnnotationException;
 import dev.warden.expression.MethodExpressions;
 import org.jspecify.annotations.Nullable;
@@ -37,20 +38,6 @@ public final class SelfInvocationCheck implements BeanPostProcessor {
 
 	private static final Logger logger = LoggerFactory.getLogger(SelfInvocationCheck.class);
 
-	/** What to do about a self-invocation. */
-	public enum Mode {
-
-		/** Fail startup, naming the caller and the callee. */
-		FAIL,
-
-		/** Log a warning naming them, once per bean class. */
-		WARN,
-
-		/** Do not look. */
-		IGNORE
-
-	}
-
 	/**
 	 * One kind of advised method.
 	 *
@@ -72,7 +59,7 @@ public final class SelfInvocationCheck implements BeanPostProcessor {
 
 	}
 
-	private final Mode mode;
+	private final CheckMode mode;
 
 	private final List<Advice> advice;
 
@@ -82,14 +69,14 @@ public final class SelfInvocationCheck implements BeanPostProcessor {
 	 * @param mode what to do about a self-invocation
 	 * @param advice the kinds of advised methods
 	 */
-	public SelfInvocationCheck(Mode mode, List<Advice> advice) {
+	public SelfInvocationCheck(CheckMode mode, List<Advice> advice) {
 		this.mode = mode;
 		this.advice = List.copyOf(advice);
 	}
 
 	@Override
 	public Object postProcessAfterInitialization(Object bean, String beanName) {
-		if (mode == Mode.IGNORE) {
+		if (mode == CheckMode.IGNORE) {
 			return bean;
 		}
 		Class<?> targetClass = ClassUtils.getUserClass(AopUtils.getTargetClass(bean));
@@ -104,7 +91,7 @@ public final class SelfInvocationCheck implements BeanPostProcessor {
 				+ "sees: " + String.join("; ", problems) + ". Move the called method to another bean, or call it "
 				+ "through the bean's own proxy (inject it, e.g. @Lazy @Autowired " + targetClass.getSimpleName()
 				+ " self, and call self." + "method(...)). Set warden.self-invocation=warn to only log this.";
-		if (mode == Mode.FAIL) {
+		if (mode == CheckMode.FAIL) {
 			throw new InvalidAnnotationException(message);
 		}
 		logger.warn(message);

@@ -40,10 +40,15 @@ public final class WardenActuatorAutoConfiguration {
 			RedisConnectionFactory connectionFactory, ObjectProvider<RateLimitOperationSource> rateLimits) {
 		String topology = (connectionFactory instanceof LettuceConnectionFactory lettuce)
 				? RedisTopology.describe(lettuce) : "Redis";
-		WardenAdmin admin = new WardenAdmin(warden, topology, lockCalls.getIfAvailable(),
-				properties.getActuator().isWriteOperations());
+		WardenAdmin admin = new WardenAdmin(warden, topology, properties.getActuator().isWriteOperations());
 		admin.setWriteScope(properties.getActuator().getWriteScope());
-		rateLimits.ifAvailable(operations -> admin.setRateLimits(operations::operations));
+		lockCalls.ifAvailable(calls -> admin.setLockCalls(calls::waiting, () -> calls.holds().stream()
+			.map(hold -> new WardenAdmin.LockHold(hold.names(), hold.kind(), hold.method(), hold.since(), hold.locks()))
+			.toList()));
+		rateLimits.ifAvailable(operations -> admin.setRateLimits(() -> operations.operations().stream()
+			.map(operation -> new WardenAdmin.RateLimitedMethod(operation.name(), operation.limit(),
+					!operation.keys().isEmpty(), operation.describe()))
+			.toList()));
 		return admin;
 	}
 

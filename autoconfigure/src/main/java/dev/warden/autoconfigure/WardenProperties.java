@@ -6,10 +6,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import dev.warden.CheckMode;
 import dev.warden.WardenDefaults;
 import dev.warden.actuate.WardenAdmin;
-import dev.warden.aop.SelfInvocationCheck;
-import dev.warden.redis.EvictionPolicyCheck;
 import dev.warden.task.ConsumerOptions;
 import dev.warden.task.TaskLimits;
 import org.jspecify.annotations.Nullable;
@@ -44,13 +43,13 @@ public class WardenProperties {
 	 * methods on this, which Spring's proxy never sees (the lock is not taken, the limit not
 	 * applied, the task runs at once): fail startup, warn, or ignore.
 	 */
-	private SelfInvocationCheck.Mode selfInvocation = SelfInvocationCheck.Mode.FAIL;
+	private CheckMode selfInvocation = CheckMode.FAIL;
 
 	/**
 	 * What to do when Redis's maxmemory-policy lets it evict keys, which can take a held lock or a
 	 * pending task: warn (at startup and after each reconnect), fail startup, or ignore.
 	 */
-	private EvictionPolicyCheck.Mode evictionPolicyCheck = EvictionPolicyCheck.Mode.WARN;
+	private CheckMode evictionPolicyCheck = CheckMode.WARN;
 
 	private final Lock lock = new Lock();
 
@@ -98,19 +97,19 @@ public class WardenProperties {
 		this.commandTimeout = WardenDefaults.requirePositive("warden.command-timeout", commandTimeout);
 	}
 
-	public EvictionPolicyCheck.Mode getEvictionPolicyCheck() {
+	public CheckMode getEvictionPolicyCheck() {
 		return evictionPolicyCheck;
 	}
 
-	public void setEvictionPolicyCheck(EvictionPolicyCheck.Mode evictionPolicyCheck) {
+	public void setEvictionPolicyCheck(CheckMode evictionPolicyCheck) {
 		this.evictionPolicyCheck = evictionPolicyCheck;
 	}
 
-	public SelfInvocationCheck.Mode getSelfInvocation() {
+	public CheckMode getSelfInvocation() {
 		return selfInvocation;
 	}
 
-	public void setSelfInvocation(SelfInvocationCheck.Mode selfInvocation) {
+	public void setSelfInvocation(CheckMode selfInvocation) {
 		this.selfInvocation = selfInvocation;
 	}
 

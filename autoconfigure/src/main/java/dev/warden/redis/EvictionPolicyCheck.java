@@ -3,6 +3,7 @@ package dev.warden.redis;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 
+import dev.warden.CheckMode;
 import dev.warden.WardenConfigurationException;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -19,23 +20,9 @@ public final class EvictionPolicyCheck {
 
 	private static final Logger logger = LoggerFactory.getLogger(EvictionPolicyCheck.class);
 
-	/** What to do when Redis evicts. */
-	public enum Mode {
-
-		/** Log a warning, once per policy met. */
-		WARN,
-
-		/** Fail startup (a policy met after a reconnect is logged, as the application already runs). */
-		FAIL,
-
-		/** Do not look. */
-		IGNORE
-
-	}
-
 	private final RedisEngine engine;
 
-	private final Mode mode;
+	private final CheckMode mode;
 
 	/** The policy last reported, so that each is reported once. */
 	private volatile @Nullable String reported;
@@ -44,7 +31,7 @@ public final class EvictionPolicyCheck {
 	 * @param engine the connections to ask on
 	 * @param mode what to do when Redis evicts
 	 */
-	public EvictionPolicyCheck(RedisEngine engine, Mode mode) {
+	public EvictionPolicyCheck(RedisEngine engine, CheckMode mode) {
 		this.engine = engine;
 		this.mode = mode;
 	}
@@ -54,7 +41,7 @@ public final class EvictionPolicyCheck {
 	 * @throws WardenConfigurationException in {@link Mode#FAIL} when Redis evicts
 	 */
 	public void checkNow() {
-		if (mode == Mode.IGNORE) {
+		if (mode == CheckMode.IGNORE) {
 			return;
 		}
 		String policy;
@@ -65,7 +52,7 @@ public final class EvictionPolicyCheck {
 			unchecked(ex);
 			return;
 		}
-		if (evicts(policy) && mode == Mode.FAIL) {
+		if (evicts(policy) && mode == CheckMode.FAIL) {
 			throw new WardenConfigurationException("Redis evicts keys under memory pressure (maxmemory-policy " + policy
 					+ "), which can take Warden's locks and tasks, and warden.eviction-policy-check is fail",
 					"Set maxmemory-policy to noeviction on this Redis, give Warden a Redis of its own, or set "
@@ -76,7 +63,7 @@ public final class EvictionPolicyCheck {
 
 	/** Checks again without waiting, after a reconnect; logs what it finds. */
 	public void checkLater() {
-		if (mode == Mode.IGNORE) {
+		if (mode == CheckMode.IGNORE) {
 			return;
 		}
 		policy().whenComplete((policy, failure) -> {

@@ -2,9 +2,9 @@ package dev.warden.kotlin
 
 import dev.warden.lock.annotation.OnLockFailure
 import dev.warden.lock.interceptor.LockAnnotationValidator
-import dev.warden.lock.interceptor.LockSet
-import dev.warden.lock.interceptor.LockedCall
-import dev.warden.lock.interceptor.LockedReturnTypeHandler
+import dev.warden.lock.spi.LockSet
+import dev.warden.lock.spi.LockedCall
+import dev.warden.lock.spi.LockedReturnTypeHandler
 import java.lang.reflect.InvocationTargetException
 import java.lang.reflect.Method
 import kotlin.coroutines.Continuation

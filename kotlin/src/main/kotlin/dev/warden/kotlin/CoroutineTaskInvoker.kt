@@ -16,7 +16,7 @@ import kotlin.reflect.jvm.kotlinFunction
  * `@DistributedLock`) applies; it resumes on the worker thread after each suspension unless it
  * moves elsewhere itself (`withContext(Dispatchers.IO)`).
  */
-class CoroutineTaskInvoker : SuspendingTaskInvoker {
+internal class CoroutineTaskInvoker : SuspendingTaskInvoker {
 
 	override fun invoke(bean: Any, function: Method, arguments: Array<Any?>) {
 		val callable = function.kotlinFunction

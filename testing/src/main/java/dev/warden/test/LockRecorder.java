@@ -12,7 +12,7 @@ import dev.warden.lock.interceptor.LockOperation;
  * of every {@link WardenTest} context, cleared before each test. See
  * {@link WardenAssertions#assertThatLocks(LockRecorder)}.
  */
-public final class LockRecorder implements LockCalls.Listener {
+public final class LockRecorder {
 
 	/**
 	 * One call of a {@code @DistributedLock} method that acquired its locks.
@@ -49,17 +49,34 @@ public final class LockRecorder implements LockCalls.Listener {
 		this.keyPrefix = keyPrefix;
 	}
 
-	@Override
-	public synchronized void onHeld(LockOperation operation, List<String> names) {
-		held.add(new Held(operation.method(), unprefixed(names), Thread.currentThread().getName(), false));
+	/**
+	 * The lock aspect's listener that feeds this recorder: a bean of the test's context beside it.
+	 */
+	LockCalls.Listener listener() {
+		return new LockCalls.Listener() {
+
+			@Override
+			public void onHeld(LockOperation operation, List<String> names) {
+				recordHeld(operation.method(), names);
+			}
+
+			@Override
+			public void onReleased(LockOperation operation, List<String> names) {
+				recordReleased(operation.method(), names);
+			}
+
+		};
 	}
 
-	@Override
-	public synchronized void onReleased(LockOperation operation, List<String> names) {
+	synchronized void recordHeld(Method method, List<String> names) {
+		held.add(new Held(method, unprefixed(names), Thread.currentThread().getName(), false));
+	}
+
+	synchronized void recordReleased(Method method, List<String> names) {
 		List<String> released = unprefixed(names);
 		for (int i = held.size() - 1; i >= 0; i--) {
 			Held call = held.get(i);
-			if (!call.released() && call.method().equals(operation.method()) && call.names().equals(released)) {
+			if (!call.released() && call.method().equals(method) && call.names().equals(released)) {
 				held.set(i, new Held(call.method(), call.names(), call.thread(), true));
 				return;
 			}

@@ -27,7 +27,7 @@ import org.jspecify.annotations.Nullable;
  * }
  * </pre>
  */
-public final class TaskModes implements DelayedTaskCalls {
+public final class TaskModes {
 
 	/** What a call of a {@code @DelayedTask} method does. */
 	public enum Mode {
@@ -116,8 +116,15 @@ public final class TaskModes implements DelayedTaskCalls {
 		calls.clear();
 	}
 
-	@Override
-	public @Nullable ScheduleResult intercept(DelayedTaskCalls.Call call) throws Exception {
+	/**
+	 * What the delayed-task aspect asks before it schedules a call: a bean of the test's context
+	 * beside this one.
+	 */
+	DelayedTaskCalls interceptor() {
+		return this::intercept;
+	}
+
+	private @Nullable ScheduleResult intercept(DelayedTaskCalls.Call call) throws Exception {
 		Mode now = mode;
 		if (now == Mode.QUEUE) {
 			return null;

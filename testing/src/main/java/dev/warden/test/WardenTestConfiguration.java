@@ -4,6 +4,8 @@ import java.util.List;
 
 import dev.warden.Warden;
 import dev.warden.autoconfigure.WardenBuilderCustomizer;
+import dev.warden.lock.interceptor.LockCalls;
+import dev.warden.task.interceptor.DelayedTaskCalls;
 import dev.warden.task.interceptor.DelayedTaskRegistrar;
 import dev.warden.task.interceptor.RecurringTaskRegistrar;
 import org.springframework.beans.factory.ObjectProvider;
@@ -42,8 +44,18 @@ class WardenTestConfiguration {
 	}
 
 	@Bean
+	LockCalls.Listener wardenLockRecorderListener(LockRecorder wardenLockRecorder) {
+		return wardenLockRecorder.listener();
+	}
+
+	@Bean
 	TaskModes wardenTaskModes() {
 		return new TaskModes();
+	}
+
+	@Bean
+	DelayedTaskCalls wardenTaskModesCalls(TaskModes wardenTaskModes) {
+		return wardenTaskModes.interceptor();
 	}
 
 	@Bean

@@ -4,6 +4,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 import dev.warden.lock.LockAcquisitionException;
+import dev.warden.lock.spi.LockSet;
+import dev.warden.lock.spi.LockedCall;
+import dev.warden.lock.spi.LockedReturnTypeHandler;
 import org.jspecify.annotations.Nullable;
 
 /**

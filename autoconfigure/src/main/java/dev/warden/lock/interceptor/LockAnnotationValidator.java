@@ -9,6 +9,7 @@ import java.util.function.Supplier;
 import dev.warden.InvalidAnnotationException;
 import dev.warden.expression.MethodExpressions;
 import dev.warden.expression.SuspendFunctions;
+import dev.warden.lock.spi.LockedReturnTypeHandler;
 import org.jspecify.annotations.Nullable;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.factory.config.BeanPostProcessor;

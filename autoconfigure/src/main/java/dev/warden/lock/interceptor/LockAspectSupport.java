@@ -15,6 +15,9 @@ import dev.warden.lock.LockOwner;
 import dev.warden.lock.annotation.LockContext;
 import dev.warden.lock.annotation.LockType;
 import dev.warden.lock.annotation.OnLockFailure;
+import dev.warden.lock.spi.LockSet;
+import dev.warden.lock.spi.LockedCall;
+import dev.warden.lock.spi.LockedReturnTypeHandler;
 import org.aopalliance.intercept.MethodInvocation;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -204,7 +207,7 @@ public final class LockAspectSupport {
 		}
 
 		LockSet lockSet(LockOwner owner) {
-			return new LockSet(names, name -> lockOf(operation.type(), name), owner, operation, calls);
+			return new DefaultLockSet(names, name -> lockOf(operation.type(), name), owner, operation, calls);
 		}
 
 		@Override

@@ -26,7 +26,7 @@ public final class LockCalls {
 
 	private final AtomicInteger waiting = new AtomicInteger();
 
-	private final Set<LockSet> holding = ConcurrentHashMap.newKeySet();
+	private final Set<DefaultLockSet> holding = ConcurrentHashMap.newKeySet();
 
 	private final Listener listener;
 
@@ -134,7 +134,7 @@ public final class LockCalls {
 	/** The calls holding their locks now, the longest held first. */
 	public List<Hold> holds() {
 		List<Hold> holds = new ArrayList<>(holding.size());
-		for (LockSet set : holding) {
+		for (DefaultLockSet set : holding) {
 			holds.add(set.hold());
 		}
 		holds.sort(Comparator.comparing(Hold::since));
@@ -158,7 +158,7 @@ public final class LockCalls {
 			.start();
 	}
 
-	void waitEnded(LockSet set, Outcome outcome, long startedNanos) {
+	void waitEnded(DefaultLockSet set, Outcome outcome, long startedNanos) {
 		waiting.decrementAndGet();
 		if (outcome == Outcome.ACQUIRED) {
 			holding.add(set);
@@ -174,7 +174,7 @@ public final class LockCalls {
 		}
 	}
 
-	void released(LockSet set, long heldNanos) {
+	void released(DefaultLockSet set, long heldNanos) {
 		if (!holding.remove(set)) {
 			return;
 		}

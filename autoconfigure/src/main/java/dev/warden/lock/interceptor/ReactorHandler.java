@@ -1,5 +1,8 @@
 package dev.warden.lock.interceptor;
 
+import dev.warden.lock.spi.LockSet;
+import dev.warden.lock.spi.LockedCall;
+import dev.warden.lock.spi.LockedReturnTypeHandler;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;

@@ -1,4 +1,4 @@
-package dev.warden.lock.interceptor;
+package dev.warden.lock.spi;
 
 import java.lang.reflect.Method;
 

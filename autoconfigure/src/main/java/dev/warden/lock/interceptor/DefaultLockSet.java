@@ -19,6 +19,7 @@ import dev.warden.lock.DistributedMutex;
 import dev.warden.lock.LockAcquisitionException;
 import dev.warden.lock.LockOwner;
 import dev.warden.lock.MultiLock;
+import dev.warden.lock.spi.LockSet;
 import io.micrometer.observation.Observation;
 import org.jspecify.annotations.Nullable;
 
@@ -26,7 +27,7 @@ import org.jspecify.annotations.Nullable;
  * The locks one call needs, for one owner: acquired all or nothing, in the sorted order of their
  * names (so two calls that need overlapping sets cannot deadlock), released in reverse order.
  */
-public final class LockSet {
+final class DefaultLockSet implements LockSet {
 
 	private final List<DistributedMutex> locks;
 
@@ -57,7 +58,7 @@ public final class LockSet {
 	private volatile Observation waitObservation = Observation.NOOP;
 
 
-	LockSet(List<String> sortedNames, Function<String, DistributedMutex> lockFactory, LockOwner owner,
+	DefaultLockSet(List<String> sortedNames, Function<String, DistributedMutex> lockFactory, LockOwner owner,
 			LockOperation operation, LockCalls calls) {
 		this.names = sortedNames;
 		this.locks = sortedNames.stream().map(lockFactory).toList();
@@ -107,26 +108,22 @@ public final class LockSet {
 		return acquired ? LockCalls.Outcome.ACQUIRED : LockCalls.Outcome.TIMEOUT;
 	}
 
-	/** The lock names, sorted. */
+	@Override
 	public List<String> names() {
 		return names;
 	}
 
-	/** The owner the locks are acquired for. */
+	@Override
 	public LockOwner owner() {
 		return owner;
 	}
 
-	/** The exception that reports these locks as not acquired within the wait. */
+	@Override
 	public LockAcquisitionException failure() {
 		return new LockAcquisitionException(names, waitMillis);
 	}
 
-	/**
-	 * Acquires every lock within one shared wait, blocking; on failure releases those it took.
-	 * @return whether all were acquired
-	 * @throws InterruptedException when interrupted while waiting
-	 */
+	@Override
 	public boolean acquire() throws InterruptedException {
 		return waitFor(() -> (leaseMillis == LockOperation.WATCHDOG_LEASE)
 				? multiLock.tryLock(owner, waitMillis, TimeUnit.MILLISECONDS)
@@ -134,11 +131,7 @@ public final class LockSet {
 	}
 
 
-	/**
-	 * Like {@link #acquire()}, returning each lock's fencing token.
-	 * @return the lock names and their tokens, or {@code null} when not all were acquired
-	 * @throws InterruptedException when interrupted while waiting
-	 */
+	@Override
 	public @Nullable Map<String, Long> acquireWithTokens() throws InterruptedException {
 		return waitFor(() -> (leaseMillis == LockOperation.WATCHDOG_LEASE)
 				? multiLock.tryLockWithTokens(owner, waitMillis, TimeUnit.MILLISECONDS)
@@ -169,20 +162,12 @@ public final class LockSet {
 	}
 
 
-	/**
-	 * Acquires every lock within one shared wait without blocking a thread.
-	 * @return completes with whether all were acquired (those taken are released otherwise);
-	 * cancelling it stops the acquisition and gives back whatever was or will be acquired
-	 */
+	@Override
 	public CompletableFuture<Boolean> acquireAsync() {
 		return acquireAsync(false, tokens -> Boolean.TRUE, Boolean.FALSE);
 	}
 
-	/**
-	 * Like {@link #acquireAsync()}, completing with each lock's fencing token.
-	 * @return completes with the lock names and their tokens, or {@code null} when not all were
-	 * acquired; cancelling it stops the acquisition and gives back whatever was or will be acquired
-	 */
+	@Override
 	public CompletableFuture<@Nullable Map<String, Long>> acquireWithTokensAsync() {
 		return acquireAsync(true, Map::copyOf, null);
 	}
@@ -248,11 +233,7 @@ public final class LockSet {
 				: lock.tryLockWithTokenAsync(owner, remainingNanos, leaseMillis * 1_000_000L, TimeUnit.NANOSECONDS);
 	}
 
-	/**
-	 * Releases every lock, in reverse order. Every lock is released even when one fails; the
-	 * first failure is thrown afterwards.
-	 * @throws IllegalMonitorStateException when a lock was no longer held (its lease ran out)
-	 */
+	@Override
 	public void release() {
 		calls.released(this, System.nanoTime() - acquiredNanos);
 		long keepMillis = keepMillis();
@@ -271,10 +252,7 @@ public final class LockSet {
 		}
 	}
 
-	/**
-	 * Releases every lock without blocking; fails like {@link #release()}. With a minimum hold that
-	 * has not passed yet, each lock is left to expire when it has.
-	 */
+	@Override
 	public CompletableFuture<Void> releaseAsync() {
 		calls.released(this, System.nanoTime() - acquiredNanos);
 		long keepMillis = keepMillis();
