@@ -1,5 +1,5 @@
 /**
- * Warden: distributed locks and durable delayed tasks on Redis.
+ * Public API: Warden, distributed locks, durable delayed tasks and rate limits on Redis.
  * <p>
  * {@link dev.warden.Warden} is the entry point for plain Java; Spring Boot applications get one
  * as a bean from the starter.

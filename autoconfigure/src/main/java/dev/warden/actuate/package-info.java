@@ -1,5 +1,5 @@
 /**
- * What an operator sees of Warden and does with it: the Actuator endpoint, the health indicator and
+ * Public API: what an operator sees of Warden and does with it: the Actuator endpoint, the health indicator and
  * the dashboard, over one {@link dev.warden.actuate.WardenAdmin}.
  */
 @NullMarked

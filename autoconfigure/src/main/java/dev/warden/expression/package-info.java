@@ -1,5 +1,6 @@
 /**
- * SpEL expressions over method calls, shared by the lock and delayed-task annotations.
+ * Internal: SpEL expressions over method calls, shared by the annotations, not for use by
+ * applications; may change in any release.
  */
 @NullMarked
 package dev.warden.expression;

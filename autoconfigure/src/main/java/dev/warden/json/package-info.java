@@ -1,5 +1,7 @@
 /**
- * How task payloads become JSON: the application's Jackson 3 or Jackson 2 mapper.
+ * SPI: how task payloads become JSON, through a {@link dev.warden.json.JsonBinding} that an
+ * application may implement for another library; Warden's own bindings use the application's
+ * Jackson 3 or Jackson 2 mapper.
  */
 @NullMarked
 package dev.warden.json;

@@ -1,5 +1,5 @@
 /**
- * Distributed locks ({@link dev.warden.lock.DistributedMutex} and its kinds) and synchronizers, the owners
+ * Public API: distributed locks ({@link dev.warden.lock.DistributedMutex} and its kinds) and synchronizers, the owners
  * that hold them, and the listener told when a lease is lost.
  */
 @NullMarked

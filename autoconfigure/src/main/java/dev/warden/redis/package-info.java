@@ -1,6 +1,8 @@
 /**
- * Warden's Redis engine: Lua scripts run with {@code EVALSHA}, the shared command connection and
- * the shared pub/sub connection of one client. Internal; its types may change in any release.
+ * Internal: Warden's Redis engine, not for use by applications; may change in any release.
+ * <p>
+ * Lua scripts run with {@code EVALSHA}, the shared command connection and the shared pub/sub
+ * connection of one client.
  */
 @NullMarked
 package dev.warden.redis;

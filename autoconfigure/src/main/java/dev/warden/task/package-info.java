@@ -1,5 +1,5 @@
 /**
- * Durable delayed tasks: {@link dev.warden.task.DelayedQueue}, scheduled by id, delivered at
+ * Public API: durable delayed tasks: {@link dev.warden.task.DelayedQueue}, scheduled by id, delivered at
  * least once to exactly one consumer when due, retried with backoff, and kept as dead letters when
  * they cannot succeed.
  */

@@ -1,5 +1,5 @@
 /**
- * Testing applications that use Warden: {@link dev.warden.test.WardenTest} gives a Spring Boot test
+ * Public API: testing applications that use Warden: {@link dev.warden.test.WardenTest} gives a Spring Boot test
  * a real Redis without set-up.
  */
 @NullMarked

@@ -1,5 +1,5 @@
 /**
- * {@link dev.warden.lock.annotation.DistributedLock}: run a Spring bean method under a
+ * Public API: {@link dev.warden.lock.annotation.DistributedLock}: run a Spring bean method under a
  * distributed lock.
  */
 @NullMarked

@@ -1,6 +1,8 @@
 /**
- * The Redis implementation of Warden's locks and synchronizers: Lua scripts, the watchdog
- * that renews leases, and the waiters woken by release messages.
+ * Internal: the Redis implementation of Warden's locks and synchronizers, not for use by
+ * applications; may change in any release.
+ * <p>
+ * Lua scripts, the watchdog that renews leases, and the waiters woken by release messages.
  */
 @NullMarked
 package dev.warden.lock.redis;

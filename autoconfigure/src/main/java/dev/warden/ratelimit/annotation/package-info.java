@@ -1,5 +1,5 @@
 /**
- * {@link dev.warden.ratelimit.annotation.RateLimited}: bean methods within a rate limit shared by
+ * Public API: {@link dev.warden.ratelimit.annotation.RateLimited}: bean methods within a rate limit shared by
  * every instance.
  */
 @NullMarked

@@ -1,6 +1,8 @@
 /**
- * The advice behind {@link dev.warden.ratelimit.annotation.RateLimited}: the parsed annotations,
- * their startup checks and the interceptor.
+ * Internal: the advice behind {@link dev.warden.ratelimit.annotation.RateLimited}, not for use by
+ * applications; may change in any release.
+ * <p>
+ * The parsed annotations, their startup checks and the interceptor.
  */
 @NullMarked
 package dev.warden.ratelimit.interceptor;

@@ -1,5 +1,5 @@
 /**
- * {@link dev.warden.task.annotation.DelayedTask}: calling a bean method schedules it to run later,
+ * Public API: {@link dev.warden.task.annotation.DelayedTask}: calling a bean method schedules it to run later,
  * durably, on exactly one instance at a time.
  */
 @NullMarked

@@ -1,5 +1,6 @@
 /**
- * What Warden adds on the Spring Boot 3.5 line only: the health indicator in Boot 3's health API.
+ * Internal: what Warden adds on the Spring Boot 3.5 line only, the health indicator in Boot 3's
+ * health API, not for use by applications; may change in any release.
  */
 @NullMarked
 package dev.warden.actuate.boot3;
