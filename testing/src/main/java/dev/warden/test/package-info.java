@@ -1,6 +1,6 @@
 /**
- * Public API: testing applications that use Warden: {@link dev.warden.test.WardenTest} gives a Spring Boot test
- * a real Redis without set-up.
+ * Public API: testing applications that use Warden: {@link dev.warden.test.WardenTest} gives a
+ * Spring Boot test a real Redis without set-up.
  */
 @NullMarked
 package dev.warden.test;

@@ -1,6 +1,6 @@
 /**
- * Public API: {@link dev.warden.ratelimit.annotation.RateLimited}: bean methods within a rate limit shared by
- * every instance.
+ * Public API: {@link dev.warden.ratelimit.annotation.RateLimited}: bean methods within a rate limit
+ * shared by every instance.
  */
 @NullMarked
 package dev.warden.ratelimit.annotation;

@@ -1,7 +1,7 @@
 /**
- * Internal: the JUnit 5 harness that runs real {@code redis-server} processes on free loopback ports
- * for Warden's own tests and {@code warden-test}, not for use by applications; may change in any
- * release.
+ * Internal: the JUnit 5 harness that runs real {@code redis-server} processes on free loopback
+ * ports for Warden's own tests and {@code warden-test}, not for use by applications; may change in
+ * any release.
  * <p>
  * The binary is the system {@code redis-server} when one is on the {@code PATH} (or named by the
  * {@code WARDEN_REDIS_SERVER} environment variable), otherwise the one shipped inside the
