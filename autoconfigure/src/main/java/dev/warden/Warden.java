@@ -152,6 +152,7 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 				builder.taskMaxPayloadBytes, builder.taskReplicaSync.counting(replicaCount));
 		builder.taskQueueDefaults.forEach(consumers::setQueueDefaults);
 		consumers.setDeadLetterRetention(builder.taskDeadLetterRetention);
+		consumers.setNewerFormatGrace(builder.taskNewerFormatGrace);
 		consumers.setListener(builder.taskListener);
 		consumers.setObservationRegistry(builder.observationRegistry);
 		consumers.setDeferral(builder.taskWriteDeferral);
@@ -619,6 +620,8 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 
 		private @Nullable Duration taskDeadLetterRetention;
 
+		private Duration taskNewerFormatGrace = WardenDefaults.TASK_NEWER_FORMAT_GRACE;
+
 		private ConsumerOptions taskDefaults = ConsumerOptions.DEFAULTS;
 
 		private final Map<String, ConsumerOptions> taskQueueDefaults = new LinkedHashMap<>();
@@ -822,6 +825,21 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 						+ retention);
 			}
 			this.taskDeadLetterRetention = retention;
+			return this;
+		}
+
+		/**
+		 * How long a task written by a later version than this instance reads (a later
+		 * {@code @DelayedTask} version, a newer stored format) may wait in its queue for an instance
+		 * that reads it, left there by instances that cannot (without spending its attempts), before
+		 * it becomes a dead letter with the reason (1 hour by default). During a rolling deploy, the
+		 * newer instances take such tasks long before.
+		 * @param grace how long; positive
+		 * @return this builder
+		 * @see dev.warden.task.NewerTaskFormatException
+		 */
+		public Builder taskNewerFormatGrace(Duration grace) {
+			this.taskNewerFormatGrace = WardenDefaults.requirePositive("the newer-format grace", grace);
 			return this;
 		}
 

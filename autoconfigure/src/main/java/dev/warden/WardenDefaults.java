@@ -58,6 +58,12 @@ public final class WardenDefaults {
 	/** How long before its due time a consumer may claim a task, with the tasks it claims anyway. */
 	public static final Duration TASK_CLAIM_AHEAD = Duration.ofMillis(5);
 
+	/**
+	 * How long a task written by a later version than an instance reads may be left in its queue
+	 * before it becomes a dead letter.
+	 */
+	public static final Duration TASK_NEWER_FORMAT_GRACE = Duration.ofHours(1);
+
 	/** How late a recurring job's occurrence may start before its misfire policy applies. */
 	public static final Duration RECURRING_MISFIRE_THRESHOLD = Duration.ofSeconds(10);
 

@@ -115,6 +115,7 @@ public final class WardenAutoConfiguration {
 			.taskConcurrency(tasks.getConcurrency())
 			.taskVirtualThreads(virtualThreads(tasks, environment))
 			.taskDeadLetterRetention(tasks.getDeadLetterRetention())
+			.taskNewerFormatGrace(tasks.getNewerFormatGrace())
 			.taskDefaults(tasks.toConsumerOptions())
 			.taskSweepInterval(tasks.getSweepInterval())
 			.taskClaimAhead(tasks.getClaimAhead())

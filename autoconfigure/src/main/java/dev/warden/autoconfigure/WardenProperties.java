@@ -671,6 +671,14 @@ public class WardenProperties {
 		private @Nullable Duration deadLetterRetention;
 
 		/**
+		 * How long a task written by a later Warden or task version than this instance reads may
+		 * wait in its queue, left there by this instance without spending its attempts, before it
+		 * becomes a dead letter with the reason. During a rolling deploy, instances of the later
+		 * version take such tasks long before.
+		 */
+		private Duration newerFormatGrace = WardenDefaults.TASK_NEWER_FORMAT_GRACE;
+
+		/**
 		 * Whether task handlers run on virtual threads, one per task (Java 21 and later). Unset, it
 		 * follows spring.threads.virtual.enabled; true under an older Java fails startup.
 		 */
@@ -732,6 +740,15 @@ public class WardenProperties {
 				WardenDefaults.requirePositive("warden.delayed-task.dead-letter-retention", deadLetterRetention);
 			}
 			this.deadLetterRetention = deadLetterRetention;
+		}
+
+		public Duration getNewerFormatGrace() {
+			return newerFormatGrace;
+		}
+
+		public void setNewerFormatGrace(Duration newerFormatGrace) {
+			this.newerFormatGrace = WardenDefaults.requirePositive("warden.delayed-task.newer-format-grace",
+					newerFormatGrace);
 		}
 
 		public @Nullable Boolean getVirtualThreads() {

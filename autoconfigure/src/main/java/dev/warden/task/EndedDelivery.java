@@ -38,7 +38,14 @@ public record EndedDelivery(String queue, String id, int attempt, String payload
 		 * Redis could not be told how the delivery ended: the task stays claimed and is delivered
 		 * again once its visibility timeout is over.
 		 */
-		UNRECORDED
+		UNRECORDED,
+
+		/**
+		 * The task was written by a later version than this instance reads (a later payload version,
+		 * a newer stored format): it was not run here and went back in its queue, its attempt not
+		 * spent, for an instance that reads it ({@link NewerTaskFormatException}).
+		 */
+		LEFT
 
 	}
 

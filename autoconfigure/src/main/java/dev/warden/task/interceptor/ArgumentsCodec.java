@@ -10,6 +10,7 @@ import java.util.function.Supplier;
 
 import dev.warden.expression.MethodExpressions;
 import dev.warden.task.PayloadCodec;
+import dev.warden.task.NewerTaskFormatException;
 import dev.warden.task.UnreadablePayloadException;
 import dev.warden.json.JsonBinding;
 import dev.warden.json.JsonBinding.JsonType;
@@ -20,8 +21,8 @@ import org.springframework.core.KotlinDetector;
  * A method's arguments as a task payload: the JSON of the argument when there is one, a JSON array
  * of them when there are several, read back with the parameters' generic types. From version 2 on
  * the JSON is wrapped with its version, {@code {"@version":2,"arguments":...}}; a payload of an
- * older version is read by that version's upgrade, one of a newer version is refused for this
- * attempt, so that a newer instance can run it.
+ * older version is read by that version's upgrade, one of a newer version is left in the queue for
+ * an instance that reads it ({@link NewerTaskFormatException}).
  */
 final class ArgumentsCodec implements PayloadCodec<Object[]> {
 
@@ -154,10 +155,10 @@ final class ArgumentsCodec implements PayloadCodec<Object[]> {
 			return read(json);
 		}
 		if (stored > version) {
-			// Written by a newer version, already deployed elsewhere: another attempt may reach it.
-			throw new IllegalStateException("The arguments of " + MethodExpressions.describe(method) + " were written by "
-					+ "version " + stored + " of the task, and this instance runs version " + version
-					+ "; a newer instance will run it");
+			// Written by a newer version, deployed elsewhere: left in the queue for an instance that reads it.
+			throw new NewerTaskFormatException("The arguments of " + MethodExpressions.describe(method) + " were written "
+					+ "by version " + stored + " of the task, and this instance runs version " + version
+					+ "; an instance of version " + stored + " or later runs it");
 		}
 		Upgrade upgrade = upgrades.get(stored);
 		if (upgrade == null) {

@@ -125,11 +125,11 @@ final class ClaimCall {
 		long receivedNanos = System.nanoTime();
 		long nowMicros = (Long) reply.get(0);
 		List<ClaimedTask> tasks = new ArrayList<>();
-		for (int i = 3 + finished.size() / 2; i + 5 < reply.size(); i += 6) {
+		for (int i = 3 + finished.size() / 2; i + 6 < reply.size(); i += 7) {
 			long startIn = (Long) reply.get(i + 4);
 			tasks.add(new ClaimedTask((String) reply.get(i), (String) reply.get(i + 1), ((Long) reply.get(i + 2)).intValue(),
 					(String) reply.get(i + 3), Math.max(0, startIn), Math.max(0, -startIn), receivedNanos,
-					(String) reply.get(i + 5), Math.floorDiv(nowMicros + startIn, 1000)));
+					(String) reply.get(i + 5), Math.floorDiv(nowMicros + startIn, 1000), (Long) reply.get(i + 6)));
 		}
 		return new Reply((Long) reply.get(1), tasks);
 	}
@@ -157,9 +157,11 @@ final class ClaimCall {
 	 * @param traceContext the trace context stored with the task, encoded ({@link TaskTracing}); '' for none
 	 * @param dueMillis when it was due, by Redis's clock (epoch ms; for a delivery again after its
 	 * claim lapsed, when that claim lapsed)
+	 * @param needsFormat the stored format of tasks its reader must read (1 for every task this version
+	 * writes): a task of a later format is left for an instance that reads it
 	 */
 	record ClaimedTask(String id, String payload, int attempt, String token, long startInMicros, long lateMicros,
-			long claimedNanos, String traceContext, long dueMillis) {
+			long claimedNanos, String traceContext, long dueMillis, long needsFormat) {
 
 		/** How long past its due time the task starts now, by Redis's clock and the time since its claim. */
 		long latenessNanos() {

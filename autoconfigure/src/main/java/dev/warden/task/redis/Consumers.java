@@ -53,6 +53,8 @@ public final class Consumers implements AutoCloseable {
 
 	private volatile long deadLetterRetentionMillis = -1;
 
+	private volatile long newerFormatGraceMillis = dev.warden.WardenDefaults.TASK_NEWER_FORMAT_GRACE.toMillis();
+
 	private volatile TaskListener listener = TaskListener.NONE;
 
 	private volatile TaskWriteDeferral deferral = TaskWriteDeferral.NONE;
@@ -85,6 +87,20 @@ public final class Consumers implements AutoCloseable {
 
 	int maxPayloadBytes() {
 		return maxPayloadBytes;
+	}
+
+	/** How long a task of a later format waits for a reader before it becomes a dead letter, in ms. */
+	long newerFormatGraceMillis() {
+		return newerFormatGraceMillis;
+	}
+
+	/**
+	 * How long a task written by a later version than this one reads may be left in its queue by
+	 * instances that cannot read it before it becomes a dead letter.
+	 * @param grace how long
+	 */
+	public void setNewerFormatGrace(Duration grace) {
+		this.newerFormatGraceMillis = grace.toMillis();
 	}
 
 	/** How long dead letters are kept, in ms; -1: for good. */

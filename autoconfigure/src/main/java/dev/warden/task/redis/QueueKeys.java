@@ -14,7 +14,10 @@ final class QueueKeys {
 
 	final String inflight;
 
-	/** a:&lt;id&gt; deliveries so far, c:&lt;id&gt; the claim token under way, e:&lt;id&gt; the last error. */
+	/**
+	 * a:&lt;id&gt; deliveries so far, c:&lt;id&gt; the claim token under way, e:&lt;id&gt; the last error, and the
+	 * other fields of task-batch.lua's metaFields.
+	 */
 	final String meta;
 
 	final String dead;
@@ -45,10 +48,10 @@ final class QueueKeys {
 	/** page and purge of dead letters: dead, deadAt. */
 	final String[] deadLetters;
 
-	/** requeue of dead letters by failure time: dead, deadAt, due, tasks. */
+	/** requeue of dead letters by failure time: dead, deadAt, due, tasks, meta. */
 	final String[] deadLettersRequeue;
 
-	/** requeue of one dead letter: dead, due, tasks, deadAt. */
+	/** requeue of one dead letter: dead, due, tasks, deadAt, meta. */
 	final String[] deadLetterRequeue;
 
 	/** one task as an operator sees it: due, tasks, meta, dead. */
@@ -92,8 +95,8 @@ final class QueueKeys {
 		this.all = new String[] { due, tasks, inflight, meta };
 		this.allAndDead = new String[] { due, tasks, inflight, meta, dead, deadAt };
 		this.deadLetters = new String[] { dead, deadAt };
-		this.deadLettersRequeue = new String[] { dead, deadAt, due, tasks };
-		this.deadLetterRequeue = new String[] { dead, due, tasks, deadAt };
+		this.deadLettersRequeue = new String[] { dead, deadAt, due, tasks, meta };
+		this.deadLetterRequeue = new String[] { dead, due, tasks, deadAt, meta };
 		this.oneTask = new String[] { due, tasks, meta, dead };
 		this.inflightAndMeta = new String[] { inflight, meta };
 		this.dueInflightAndMeta = new String[] { due, inflight, meta };

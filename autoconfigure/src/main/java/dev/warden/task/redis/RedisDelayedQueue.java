@@ -318,7 +318,8 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 		}
 		ClaimCall claims = new ClaimCall(engine, keys, options, consumers.consumerId(), consumers.claimAhead());
 		TaskRun<T> run = new TaskRun<>(name, keys, engine, codec, handler, options,
-				consumers.deadLetterRetentionMillis(), consumers.listener(), consumers.tracing());
+				consumers.deadLetterRetentionMillis(), consumers.newerFormatGraceMillis(), consumers.listener(),
+				consumers.tracing());
 		ClaimExtension extension = new ClaimExtension(name, keys, engine, options.visibilityTimeout());
 		// Without limits, tasks deferred by consumers with limits (before a deploy removed them) are made due.
 		Runnable stopReleasing = options.limits().limited() ? () -> {

@@ -160,6 +160,11 @@ final class TaskAdmission<T> {
 		}
 	}
 
+	/** A task expected that will not ask for admission: those after it need not wait for it. */
+	void skip(ClaimedTask task) {
+		leaveTurn(task);
+	}
+
 	private void leaveTurn(ClaimedTask task) {
 		synchronized (unsent) {
 			if (unsent.remove(task)) {

@@ -8,6 +8,7 @@ import dev.warden.task.ConsumerOptions;
 import dev.warden.task.Delivery;
 import dev.warden.task.EndedDelivery;
 import dev.warden.task.EndedDelivery.Outcome;
+import dev.warden.task.NewerTaskFormatException;
 import dev.warden.task.PayloadCodec;
 import dev.warden.task.TaskHandler;
 import dev.warden.task.TaskListener;
@@ -23,7 +24,8 @@ import org.slf4j.LoggerFactory;
  * Runs the handler of one queue's claimed tasks, on a handler thread: reads the payload, calls the
  * handler and, when either fails, records the failure in Redis, where the task is retried after a
  * backoff or becomes a dead letter. A task whose payload cannot be read goes straight to the dead
- * letters, with the reason. Success is the caller's to acknowledge.
+ * letters, with the reason; one written by a later version than this one reads is left in the queue
+ * for an instance that reads it. Success is the caller's to acknowledge.
  *
  * @param <T> the payload type
  */
@@ -39,6 +41,15 @@ final class TaskRun<T> {
 
 	/** {@code task-fail.lua}'s reply: the task is a dead letter now. */
 	private static final long MOVED_TO_DEAD_LETTERS = 2;
+
+	/**
+	 * The stored format of tasks this version reads and writes: a task whose {@code n:<id>} names a
+	 * later one is left for an instance that reads it ({@code task-leave.lua}).
+	 */
+	static final long TASK_FORMAT = 1;
+
+	/** How soon a task left for an instance that reads it is due again, in ms. */
+	private static final long LEFT_RECHECK_MILLIS = 5_000;
 
 	private final String queue;
 
@@ -63,13 +74,23 @@ final class TaskRun<T> {
 
 	private final String[] failKeys;
 
+	private final String newerFormatGrace;
+
+	private final String recheck;
+
+	/** Whether this queue's first task left for a later version was logged at WARN (the others at DEBUG). */
+	private final java.util.concurrent.atomic.AtomicBoolean leftWarned = new java.util.concurrent.atomic.AtomicBoolean();
+
 	/**
 	 * @param deadLetterRetentionMillis dead letters older than this are trimmed; -1 keeps them
+	 * @param newerFormatGraceMillis how long a task of a later version may be left in its queue by
+	 * instances that cannot read it before it becomes a dead letter
 	 * @param listener told how each delivery starts and ends
 	 * @param tracing observes each delivery, in the trace of the code that scheduled the task
 	 */
 	TaskRun(String queue, QueueKeys keys, RedisEngine engine, PayloadCodec<T> codec, TaskHandler<T> handler,
-			ConsumerOptions options, long deadLetterRetentionMillis, TaskListener listener, TaskTracing tracing) {
+			ConsumerOptions options, long deadLetterRetentionMillis, long newerFormatGraceMillis, TaskListener listener,
+			TaskTracing tracing) {
 		this.listener = listener;
 		this.tracing = tracing;
 		this.queue = queue;
@@ -82,6 +103,8 @@ final class TaskRun<T> {
 		boolean limited = options.limits().limited();
 		this.admission = limited ? new TaskAdmission<>(queue, keys, engine, codec, options.limits(), listener) : null;
 		this.failKeys = limited ? keys.allAndDeadLimited : keys.allAndDead;
+		this.newerFormatGrace = Long.toString(newerFormatGraceMillis);
+		this.recheck = Long.toString(Math.min(LEFT_RECHECK_MILLIS, newerFormatGraceMillis));
 	}
 
 	/**
@@ -102,6 +125,15 @@ final class TaskRun<T> {
 	 * is delivered again after its visibility timeout); false as well when the queue's limits deferred it
 	 */
 	boolean run(ClaimCall.ClaimedTask task) {
+		if (task.needsFormat() > TASK_FORMAT) {
+			if (admission != null) {
+				admission.skip(task);
+			}
+			leave(task, new NewerTaskFormatException("Task '" + task.id() + "' of queue '" + queue + "' needs stored "
+					+ "format " + task.needsFormat() + " of Warden's tasks, and this instance reads format " + TASK_FORMAT
+					+ "; an instance of a later Warden runs it"));
+			return false;
+		}
 		Admitted<T> admitted = null;
 		if (admission != null) {
 			admitted = admission.admit(task);
@@ -137,15 +169,25 @@ final class TaskRun<T> {
 					value = admitted.value();
 				}
 			}
+			catch (NewerTaskFormatException ex) {
+				observation.error(ex);
+				leave(task, ex);
+				return false;
+			}
 			catch (UnreadablePayloadException ex) {
 				return failed(task, ex, started, observation, deadLetter(task, ex));
 			}
 			catch (RuntimeException ex) {
-				// Readable elsewhere (a payload of a newer version, say): a failed attempt, delivered again.
+				// Readable elsewhere, perhaps: a failed attempt, delivered again.
 				return failed(task, ex, started, observation, failedAttempt(task, ex));
 			}
 			try {
 				handler.handle(new Delivery<>(queue, id, value, task.attempt()));
+			}
+			catch (NewerTaskFormatException ex) {
+				observation.error(ex);
+				leave(task, ex);
+				return false;
 			}
 			catch (UnreadablePayloadException ex) {
 				return failed(task, ex, started, observation, deadLetter(task, ex));
@@ -194,6 +236,49 @@ final class TaskRun<T> {
 			return Outcome.RETRIED;
 		}
 		return Outcome.SUPERSEDED;
+	}
+
+	/**
+	 * Leaves a task written by a later version for an instance that reads it: back in the queue, due
+	 * again after a recheck, its attempt not spent; a dead letter with the reason once it has been left
+	 * for longer than the grace. The first such task of the queue is logged at WARN, with what to
+	 * deploy; the others at DEBUG.
+	 */
+	private void leave(ClaimCall.ClaimedTask task, NewerTaskFormatException reason) {
+		long outcome;
+		try {
+			Long reply = engine.await(engine.eval(TaskScripts.LEAVE, ScriptOutputType.INTEGER, failKeys, task.id(),
+					task.token(), recheck, newerFormatGrace, reason.getMessage(), keys.channel, deadLetterRetention),
+					"leaving task '" + task.id() + "'");
+			outcome = (reply != null) ? reply : 0;
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not leave task '{}' of queue '{}' for a later version; it will be delivered again after "
+					+ "its visibility timeout", task.id(), queue, ex);
+			listener.onEnded(new EndedDelivery(queue, task.id(), task.attempt(), task.payload(), Outcome.UNRECORDED, ex));
+			return;
+		}
+		if (outcome == MOVED_TO_DEAD_LETTERS) {
+			logger.error("Task '{}' of queue '{}' moved to the dead letters: instances that cannot read it left it for "
+					+ "longer than the newer-format grace ({} ms): {}. Re-drive it from an instance that reads it",
+					task.id(), queue, newerFormatGrace, reason.getMessage());
+			listener.onEnded(new EndedDelivery(queue, task.id(), task.attempt(), task.payload(), Outcome.DEAD_LETTER,
+					reason));
+			return;
+		}
+		if (outcome == RESCHEDULED) {
+			if (leftWarned.compareAndSet(false, true)) {
+				logger.warn("Queue '{}' holds tasks written by a later version than this instance reads, left for an "
+						+ "instance that reads them (rechecked every {} ms, dead letters after {} ms unread); deploy the "
+						+ "later version, or roll the writers back. First: {}", queue, recheck, newerFormatGrace,
+						reason.getMessage());
+			}
+			else {
+				logger.debug("Left task '{}' of queue '{}' for a later version: {}", task.id(), queue, reason.getMessage());
+			}
+		}
+		listener.onEnded(new EndedDelivery(queue, task.id(), task.attempt(), task.payload(),
+				(outcome == RESCHEDULED) ? Outcome.LEFT : Outcome.SUPERSEDED, reason));
 	}
 
 	/** A payload that cannot be read goes to the dead letters at once: no attempt can read it. */

@@ -39,7 +39,11 @@ final class TaskScripts {
 
 	static final LuaScript DUE = LuaScript.load(TaskScripts.class, "task-due.lua", CLOCK, REVOKE_HELPERS);
 
-	static final LuaScript REQUEUE_DEAD = LuaScript.load(TaskScripts.class, "task-requeue-dead.lua", CLOCK);
+	static final LuaScript REQUEUE_DEAD = LuaScript.load(TaskScripts.class, "task-requeue-dead.lua", CLOCK,
+			DEAD_HELPERS);
+
+	static final LuaScript LEAVE = LuaScript.load(TaskScripts.class, "task-leave.lua", CLOCK, BATCH_HELPERS,
+			DEAD_HELPERS, LIMIT_HELPERS);
 
 	static final LuaScript LIST = LuaScript.load(TaskScripts.class, "task-list.lua");
 

@@ -23,7 +23,11 @@ local function hmget(key, fields)
     return values
 end
 
--- The fields of tasks in the meta hash: all the state a task has there.
+-- The fields of tasks in the meta hash: all the state a task has there, including the fields this
+-- version only reads or keeps (stored format 1): l:<id> when an instance that could not read the task
+-- first left it, n:<id> the stored format a reader needs (absent: 1), x:<id> the state a later
+-- version keeps for the task. A later version adds a task's state only in n:<id> and x:<id>, so that
+-- every version drops all of it.
 local function metaFields(ids)
     local fields = {}
     for _, id in ipairs(ids) do
@@ -33,6 +37,18 @@ local function metaFields(ids)
         fields[#fields + 1] = 'd:' .. id
         fields[#fields + 1] = 'h:' .. id
         fields[#fields + 1] = 'k:' .. id
+        fields[#fields + 1] = 'l:' .. id
+        fields[#fields + 1] = 'n:' .. id
+        fields[#fields + 1] = 'x:' .. id
     end
     return fields
+end
+
+-- A dead letter's record, as JSON: the task's id, payload, attempts, error and failure time, with
+-- the stored format it needs (needs) and a later version's state of it (ext) when it has them, which
+-- a re-drive puts back (task-requeue-dead.lua, task-dead-requeue.lua).
+local function deadLetterRecord(metaKey, id, payload, attempts, error, failedAt)
+    local kept = redis.call('hmget', metaKey, 'n:' .. id, 'x:' .. id)
+    return cjson.encode({id = id, payload = payload, attempts = attempts, error = error, failedAt = failedAt,
+        needs = kept[1] or nil, ext = kept[2] or nil})
 end

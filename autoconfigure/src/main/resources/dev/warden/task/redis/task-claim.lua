@@ -13,7 +13,8 @@
 -- KEYS[2]  tasks hash
 -- KEYS[3]  in-flight zset
 -- KEYS[4]  meta hash (a:<id> attempts, c:<id> claim token, e:<id> last error, d:<id> due time of a
---          task claimed before it was due, h:<id> the trace context of the code that scheduled it)
+--          task claimed before it was due, h:<id> the trace context of the code that scheduled it,
+--          n:<id> the stored format its reader needs; see metaFields)
 -- KEYS[5]  dead letters: hash, task id -> JSON {id, payload, attempts, error, failedAt}
 -- KEYS[6]  dead letters by failure time: zset, task id -> failedAt (ms)
 -- ARGV[1]  how many tasks to claim at most
@@ -39,13 +40,14 @@
 -- Reads Redis's clock with redisClock (redis-clock.lua, a prelude).
 --
 -- Returns  {now, wake, n, outcome1, ..., outcomeN, id1, payload1, attempt1, token1, start1, context1,
---          id2, ...}:
+--          needs1, id2, ...}:
 --          now is Redis's clock (epoch µs); wake is how many µs until the next unclaimed task is due
 --          or the next deadline passes (-1: nothing pending); each outcome is 1 when that delivery
 --          was completed, 0 when its claim no longer matched (cancelled, replaced, redelivered;
 --          nothing changed); start is how many µs until the task is due, negative when it is late
 --          (for a delivery that timed out, counted from its deadline); context is the trace context
---          stored with the task, '' for none.
+--          stored with the task, '' for none; needs is the stored format the task needs its reader to
+--          read (n:<id>, 1 when absent): a reader of a lower format leaves it (task-leave.lua).
 local micros, now, time = redisClock()
 local limit = tonumber(ARGV[1])
 local visibility = tonumber(ARGV[2])
@@ -110,8 +112,9 @@ local function claimFrom(source, upTo)
     local payloads = redis.call('hmget', KEYS[2], unpack(ids))
     local metaRead = {}
     for i, id in ipairs(ids) do
-        metaRead[2 * i - 1] = 'a:' .. id
-        metaRead[2 * i] = 'h:' .. id
+        metaRead[3 * i - 2] = 'a:' .. id
+        metaRead[3 * i - 1] = 'h:' .. id
+        metaRead[3 * i] = 'n:' .. id
     end
     local read = hmget(KEYS[4], metaRead)
     local meta = {}
@@ -122,12 +125,11 @@ local function claimFrom(source, upTo)
     for i, id in ipairs(ids) do
         local payload = payloads[i]
         if payload then
-            local attempt = (tonumber(read[2 * i - 1]) or 0) + 1
+            local attempt = (tonumber(read[3 * i - 2]) or 0) + 1
             if attempt > maxDeliveries then
                 local error = redis.call('hget', KEYS[4], 'e:' .. id) or 'no acknowledgement'
-                redis.call('hset', KEYS[5], id, cjson.encode({id = id, payload = payload,
-                    attempts = attempt - 1, error = 'gave up after ' .. (attempt - 1)
-                        .. ' deliveries; last: ' .. error, failedAt = now}))
+                redis.call('hset', KEYS[5], id, deadLetterRecord(KEYS[4], id, payload, attempt - 1,
+                    'gave up after ' .. (attempt - 1) .. ' deliveries; last: ' .. error, now))
                 dead[#dead + 1] = id
             else
                 meta[#meta + 1] = 'a:' .. id
@@ -151,7 +153,8 @@ local function claimFrom(source, upTo)
                 out[#out + 1] = attempt
                 out[#out + 1] = token
                 out[#out + 1] = scores[i] * 1000 - micros
-                out[#out + 1] = read[2 * i] or ''
+                out[#out + 1] = read[3 * i - 1] or ''
+                out[#out + 1] = tonumber(read[3 * i]) or 1
                 claimed = claimed + 1
             end
         end

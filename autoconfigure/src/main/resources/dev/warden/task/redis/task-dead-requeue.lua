@@ -5,6 +5,7 @@
 -- KEYS[2]  dead letters by failure time: zset
 -- KEYS[3]  due zset
 -- KEYS[4]  tasks hash
+-- KEYS[5]  meta hash: what each record kept of the task's meta fields comes back (restoreKept)
 -- ARGV[1]  from (epoch ms, inclusive)
 -- ARGV[2]  to (epoch ms, exclusive)
 -- ARGV[3]  how many at most
@@ -20,7 +21,9 @@ local requeued = 0
 for _, id in ipairs(ids) do
     local record = redis.call('hget', KEYS[1], id)
     if record and redis.call('hexists', KEYS[4], id) == 0 then
-        redis.call('hset', KEYS[4], id, cjson.decode(record).payload)
+        local letter = cjson.decode(record)
+        redis.call('hset', KEYS[4], id, letter.payload)
+        restoreKept(KEYS[5], id, letter)
         redis.call('zadd', KEYS[3], now, id)
         redis.call('hdel', KEYS[1], id)
         redis.call('zrem', KEYS[2], id)

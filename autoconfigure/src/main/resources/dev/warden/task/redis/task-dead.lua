@@ -3,6 +3,18 @@
 -- task-dead-requeue.lua). Redis 6.2 has no script libraries, so this file is put in front of each of
 -- them when they are loaded (LuaScript's preludes); it touches no key by itself.
 
+-- Puts back in the meta hash what a dead letter's record kept of the task's meta fields: the stored
+-- format its reader needs (needs, n:<id>) and a later version's state of it (ext, x:<id>), so that a
+-- re-drive leaves the task as a later version wrote it (task-batch.lua's deadLetterRecord).
+local function restoreKept(meta, id, letter)
+    if type(letter.needs) == 'string' or type(letter.needs) == 'number' then
+        redis.call('hset', meta, 'n:' .. id, letter.needs)
+    end
+    if type(letter.ext) == 'string' then
+        redis.call('hset', meta, 'x:' .. id, letter.ext)
+    end
+end
+
 -- Removes up to limit dead letters that failed before the given time (epoch ms, exclusive): their
 -- records and their index entries. Returns how many went.
 local function trimDeadLetters(dead, deadAt, before, limit)

@@ -40,8 +40,8 @@ end
 local attempts = tonumber(meta[2] or '0')
 local backoff = tonumber(ARGV[3])
 if backoff < 0 or attempts >= tonumber(ARGV[5]) then
-    redis.call('hset', KEYS[5], id, cjson.encode({id = id, payload = redis.call('hget', KEYS[2], id),
-        attempts = attempts, error = ARGV[4], failedAt = now}))
+    redis.call('hset', KEYS[5], id, deadLetterRecord(KEYS[4], id, redis.call('hget', KEYS[2], id), attempts,
+        ARGV[4], now))
     redis.call('zadd', KEYS[6], now, id)
     if tonumber(ARGV[7]) >= 0 then
         trimDeadLetters(KEYS[5], KEYS[6], now - tonumber(ARGV[7]), 100)

@@ -20,7 +20,10 @@ import dev.warden.test.redis.RedisServerExtension;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
@@ -34,6 +37,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@link TaskUpgrade} carry what would not. Each case schedules through the old build's bean, due in
  * an hour, stops it, starts the new build and makes the task due.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class TaskEvolutionTests {
 
 	@RegisterExtension
@@ -175,21 +179,50 @@ class TaskEvolutionTests {
 	}
 
 	@Test
-	void aNewerVersionIsLeftForANewerInstance() throws Exception {
+	void aNewerVersionIsLeftForANewerInstanceWithoutSpendingAttempts(CapturedOutput output) throws Exception {
 		// A rollback, or an old instance still running: it must not kill the newer build's tasks.
 		runner.withUserConfiguration(ParameterAdded.Build.class)
 			.run(context -> context.getBean(ParameterAdded.class).remind(new MovedBefore.Order("o-1", 2), "urgent"));
 		runner.withUserConfiguration(ParameterBeforeRetrying.Build.class).run(context -> {
 			DelayedQueue<Object> tasks = context.getBean(Warden.class).getDelayedQueue("param-added");
 			tasks.reschedule("t", Duration.ZERO);
-			Eventually.await("an attempt", Duration.ofSeconds(30), () -> {
+			Eventually.await("left once", Duration.ofSeconds(30), () -> {
 				List<QueuedTask> pending = tasks.pendingTasks(0, 1);
-				return !pending.isEmpty() && pending.get(0).attempts() == 1;
+				return !pending.isEmpty() && pending.get(0).lastError() != null;
 			});
 			QueuedTask task = tasks.pendingTasks(0, 1).get(0);
-			assertThat(task.lastError()).contains("version 2").contains("a newer instance will run it");
+			assertThat(task.lastError()).contains("version 2").contains("an instance of version 2 or later runs it");
+			assertThat(task.attempts()).as("no attempt spent").isZero();
+			assertThat(task.dueAt()).as("rechecked soon").isBefore(java.time.Instant.now().plusSeconds(30));
 			assertThat(tasks.deadLetterCount()).isZero();
 			assertThat(received).isEmpty();
+		});
+		assertThat(output.getOut().lines().filter(line -> line.contains("holds tasks written by a later version")))
+			.as("one WARN for the queue").hasSize(1);
+	}
+
+	@Test
+	void aNewerVersionLeftPastTheGraceIsADeadLetterThatANewerInstanceReDrives() throws Exception {
+		runner.withUserConfiguration(ParameterAdded.Build.class)
+			.run(context -> context.getBean(ParameterAdded.class).remind(new MovedBefore.Order("o-2", 2), "urgent"));
+		runner.withUserConfiguration(ParameterBeforeRetrying.Build.class)
+			.withPropertyValues("warden.delayed-task.newer-format-grace=300ms")
+			.run(context -> {
+				DelayedQueue<Object> tasks = context.getBean(Warden.class).getDelayedQueue("param-added");
+				tasks.reschedule("t", Duration.ZERO);
+				Eventually.await("a dead letter", Duration.ofSeconds(30), () -> tasks.deadLetterCount() == 1);
+				DeadLetter letter = tasks.deadLetters(0, 1).get(0);
+				assertThat(letter.error()).contains("left by instances that cannot read it")
+					.contains("an instance of version 2 or later runs it");
+				assertThat(letter.attempts()).as("no attempt spent").isZero();
+				assertThat(received).isEmpty();
+			});
+		runner.withUserConfiguration(ParameterAdded.Build.class).run(context -> {
+			DelayedQueue<Object> tasks = context.getBean(Warden.class).getDelayedQueue("param-added");
+			assertThat(tasks.requeueDeadLetter("t")).isTrue();
+			Object[] arguments = received.poll(30, TimeUnit.SECONDS);
+			assertThat(arguments).as("run by the newer build").isNotNull();
+			assertThat(arguments[1]).isEqualTo("urgent");
 		});
 	}
 

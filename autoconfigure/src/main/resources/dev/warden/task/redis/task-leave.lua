@@ -1,0 +1,64 @@
+-- Leaves a claimed task for an instance that can read it: the task needs a stored format this
+-- instance does not read (n:<id>), or its payload is of a later version than this instance's
+-- handler knows. It goes back in the queue, due again after a recheck delay, without spending an
+-- attempt; the first time it is left is kept (l:<id>), and once it has been left for longer than the
+-- grace it becomes a dead letter with the reason, which an instance that reads it re-drives. Only
+-- if the delivery is still the current one. Runs after task-batch.lua (metaFields,
+-- deadLetterRecord).
+--
+-- KEYS[1]  due zset
+-- KEYS[2]  tasks hash
+-- KEYS[3]  in-flight zset
+-- KEYS[4]  meta hash (a:<id> deliveries, c:<id> claim token, e:<id> last error, l:<id> when it was
+--          first left, by Redis's clock in ms)
+-- KEYS[5]  dead letters hash
+-- KEYS[6]  dead letters by failure time: zset
+-- ARGV[1]  task id
+-- ARGV[2]  the delivery's claim token
+-- ARGV[3]  ms until it is due again
+-- ARGV[4]  the grace in ms: left for longer, it becomes a dead letter
+-- ARGV[5]  why it is left, as text
+-- ARGV[6]  the queue's wake-up channel
+-- ARGV[7]  dead-letter retention in ms; -1 keeps them
+-- With task limits, three more keys: KEYS[7] slots, KEYS[8] parked, KEYS[9] wakes zsets: a slot the
+-- task held is freed (task-limits.lua, a prelude).
+-- Reads Redis's clock with redisClock (redis-clock.lua, a prelude); trims with trimDeadLetters
+-- (task-dead.lua, a prelude).
+--
+-- Returns  1 left in the queue; 2 moved to the dead letters; 0 the claim no longer matches.
+local id = ARGV[1]
+local meta = redis.call('hmget', KEYS[4], 'c:' .. id, 'a:' .. id, 'l:' .. id)
+if meta[1] ~= ARGV[2] then
+    return 0
+end
+local micros, now = redisClock()
+redis.call('zrem', KEYS[3], id)
+if #KEYS > 6 then
+    local key = redis.call('hget', KEYS[4], 'k:' .. id)
+    if key and releaseSlots(KEYS[7], KEYS[1], KEYS[8], KEYS[9], {id}, {key}, now) > 0 then
+        redis.call('publish', ARGV[6], '0')
+    end
+end
+-- The claim counted a delivery; this one does not count.
+local attempts = math.max(0, (tonumber(meta[2]) or 1) - 1)
+local since = tonumber(meta[3]) or now
+if now - since >= tonumber(ARGV[4]) then
+    redis.call('hset', KEYS[5], id, deadLetterRecord(KEYS[4], id, redis.call('hget', KEYS[2], id), attempts,
+        'left by instances that cannot read it for ' .. (now - since) .. ' ms: ' .. ARGV[5], now))
+    redis.call('zadd', KEYS[6], now, id)
+    if tonumber(ARGV[7]) >= 0 then
+        trimDeadLetters(KEYS[5], KEYS[6], now - tonumber(ARGV[7]), 100)
+    end
+    redis.call('hdel', KEYS[2], id)
+    redis.call('hdel', KEYS[4], unpack(metaFields({id})))
+    return 2
+end
+redis.call('hdel', KEYS[4], 'c:' .. id, 'd:' .. id, 'k:' .. id)
+redis.call('hset', KEYS[4], 'a:' .. id, attempts, 'e:' .. id, ARGV[5], 'l:' .. id, since)
+local due = math.ceil(micros / 1000) + tonumber(ARGV[3])
+local head = redis.call('zrange', KEYS[1], 0, 0, 'WITHSCORES')
+redis.call('zadd', KEYS[1], due, id)
+if head[2] == nil or due < tonumber(head[2]) then
+    redis.call('publish', ARGV[6], string.format('%d', math.max(0, due * 1000 - micros)))
+end
+return 1
