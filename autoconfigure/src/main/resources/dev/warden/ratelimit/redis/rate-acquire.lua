@@ -3,7 +3,8 @@
 -- with its permits, that time is at most burst intervals ahead of now. A request that accepts a wait
 -- is granted when its permits come within it, and reserves them at once.
 --
--- KEYS[1]  the limiter's state, a string '<tat µs> <interval µs>'; expires once the limiter is full,
+-- KEYS[1]  the limiter's state, a string '<tat µs> <interval µs>' (stored format 1; a later format may
+--          append tokens, ignored here and dropped by this version's next write); expires once the limiter is full,
 --          at the rate it was last used (a call at another rate stores the permits in use re-expressed,
 --          granted or not, so that they live as long as that rate holds them)
 -- ARGV[1]  permits asked (1 to burst)
@@ -24,9 +25,10 @@ local tat = now
 local rateChanged = false
 local state = redis.call('get', KEYS[1])
 if state then
-    local space = string.find(state, ' ', 1, true)
-    local storedTat = tonumber(string.sub(state, 1, space - 1))
-    local storedInterval = tonumber(string.sub(state, space + 1))
+    -- Stored format 1 is the first two tokens; a later format may append more, which this one ignores.
+    local first, second = string.match(state, '^(%S+) (%S+)')
+    local storedTat = tonumber(first) or now
+    local storedInterval = tonumber(second) or interval
     if storedTat > now then
         -- The permits in use, at the interval this call asks for (the rate may have changed).
         tat = now + (storedTat - now) * interval / storedInterval
