@@ -11,8 +11,9 @@ import dev.warden.task.redis.RedisDelayedQueue;
  * Redis's clock as a test moves it, for a client built with {@link Warden.Builder#testClock(boolean)}:
  * every time that client's tasks read from Redis (due times, backoffs, visibility deadlines,
  * recurring occurrences, fair-lock and permit deadlines) is Redis's {@code TIME} plus an offset kept
- * in Redis, at {@value LuaScript#CLOCK_OFFSET_KEY}, so that every test-clock client of that Redis
- * sees the same time. Moving it forward makes tasks due at once. Lock leases, which Redis expires
+ * in Redis, at {@value LuaScript#CLOCK_OFFSET_KEY} ({@code <namespace>:test:clock-offset} in
+ * another namespace than {@code warden}), so that every test-clock client of that Redis and
+ * namespace sees the same time. Moving it forward makes tasks due at once. Lock leases, which Redis expires
  * itself, keep Redis's own time.
  * <p>
  * {@code warden-test}'s {@code TaskClock} builds on this to run what falls due, in due order, and
@@ -42,14 +43,15 @@ public final class TestClock {
 			throw new IllegalArgumentException("The clock moves forward only: " + by);
 		}
 		if (!by.isZero()) {
-			engine.await(engine.commands().incrby(LuaScript.CLOCK_OFFSET_KEY, by.toMillis()), "test clock advance");
+			engine.await(engine.commands().incrby(engine.namespace().clockOffsetKey(), by.toMillis()),
+					"test clock advance");
 		}
 		return now();
 	}
 
 	/** Sets the clock back to Redis's own time. */
 	public void reset() {
-		engine.await(engine.commands().del(LuaScript.CLOCK_OFFSET_KEY), "test clock reset");
+		engine.await(engine.commands().del(engine.namespace().clockOffsetKey()), "test clock reset");
 	}
 
 	/**
@@ -58,7 +60,8 @@ public final class TestClock {
 	 * @param queue the queue's name
 	 */
 	public void wake(String queue) {
-		engine.await(engine.commands().publish(RedisDelayedQueue.wakeChannel(queue), "0"), "wake-up of '" + queue + "'");
+		engine.await(engine.commands().publish(RedisDelayedQueue.wakeChannel(engine, queue), "0"),
+				"wake-up of '" + queue + "'");
 	}
 
 }

@@ -23,6 +23,7 @@ import dev.warden.lock.DistributedReadWriteLock;
 import dev.warden.lock.DistributedRedLock;
 import dev.warden.lock.DistributedSemaphore;
 import dev.warden.lock.DistributedSimpleLock;
+import dev.warden.lock.LockArguments;
 import dev.warden.lock.LockFactory;
 import dev.warden.lock.LockListener;
 import dev.warden.lock.LockOwner;
@@ -40,6 +41,7 @@ import dev.warden.ratelimit.DistributedRateLimiter;
 import dev.warden.ratelimit.RateLimit;
 import dev.warden.ratelimit.redis.RedisRateLimiter;
 import dev.warden.redis.EvictionPolicyCheck;
+import dev.warden.redis.KeyNamespace;
 import dev.warden.redis.ReplicaCount;
 import dev.warden.redis.RedisEngine;
 import dev.warden.task.ConsumerOptions;
@@ -117,6 +119,12 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 
 	private final Consumers consumers;
 
+	/** What {@link Builder#lockNamePrefix(String)} set: put in front of every name given for a lock. */
+	private final String lockNamePrefix;
+
+	/** The lock factory of {@code @DistributedLock}: names as given, without {@link #lockNamePrefix}. */
+	private final LockFactory unprefixedLocks = new UnprefixedLocks();
+
 	/** Payloads as stored: the writes that {@link #applyTaskWrites} makes carry them encoded. */
 	private static final PayloadCodec<String> STORED = new PayloadCodec<>() {
 
@@ -143,6 +151,7 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 		WardenClasses.preload(json);
 		this.fairLockWaiterTimeout = builder.fairLockWaiterTimeout;
 		this.lockListener = builder.lockListener;
+		this.lockNamePrefix = builder.lockNamePrefix;
 		this.redLockNodes = connectRedLockNodes(builder);
 		this.consumers = new Consumers(
 				new TaskWorkers(builder.taskConcurrency, "warden-task-" + shortId(clientId) + "-",
@@ -194,13 +203,89 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 	}
 
 	/**
-	 * Returns the reentrant lock of that name. The name is the lock's Redis key.
+	 * Returns the reentrant lock of that name. The name is the lock's Redis key, after the
+	 * {@linkplain Builder#lockNamePrefix(String) lock name prefix} (none by default).
 	 * @param name the lock name; must not be blank
 	 * @return a lightweight view of the lock
 	 */
 	@Override
 	public DistributedReentrantLock getLock(String name) {
-		return new RedisDistributedLock(name, engine, leaseRenewal, this::currentThreadOwner);
+		return new RedisDistributedLock(prefixed(name, "lock"), engine, leaseRenewal, this::currentThreadOwner);
+	}
+
+	/**
+	 * The {@linkplain Builder#lockNamePrefix(String) lock name prefix} in front of {@code name}.
+	 * @param name the name given
+	 * @param kind what is named, for the message
+	 * @return the Redis key
+	 */
+	private String prefixed(String name, String kind) {
+		return lockNamePrefix.isEmpty() ? name : lockNamePrefix + LockArguments.requireName(name, kind);
+	}
+
+	/**
+	 * What {@link Builder#lockNamePrefix(String)} set, put in front of every name given for a lock;
+	 * empty by default.
+	 */
+	public String getLockNamePrefix() {
+		return lockNamePrefix;
+	}
+
+	/** Where the keys and channels this client names itself (tasks, rate limiters, fencing counters) are. */
+	public KeyNamespace getNamespace() {
+		return engine.namespace();
+	}
+
+	/**
+	 * This client's locks named by their Redis keys exactly as given, without the
+	 * {@linkplain Builder#lockNamePrefix(String) lock name prefix}: the factory of
+	 * {@code @DistributedLock}, whose names carry {@code warden.lock.key-prefix} instead. The same
+	 * as this client when it has no lock name prefix.
+	 * @return the lock factory
+	 */
+	public LockFactory unprefixedLocks() {
+		return lockNamePrefix.isEmpty() ? this : unprefixedLocks;
+	}
+
+	/** The locks of {@link #unprefixedLocks()}. */
+	private final class UnprefixedLocks implements LockFactory {
+
+		@Override
+		public DistributedReentrantLock getLock(String name) {
+			return new RedisDistributedLock(name, engine, leaseRenewal, Warden.this::currentThreadOwner);
+		}
+
+		@Override
+		public DistributedReentrantLock getFairLock(String name) {
+			return RedisDistributedLock.fair(name, fairLockWaiterTimeout.toMillis(), engine, leaseRenewal,
+					Warden.this::currentThreadOwner);
+		}
+
+		@Override
+		public DistributedSimpleLock getSimpleLock(String name) {
+			return new RedisSimpleLock(name, engine, leaseRenewal, Warden.this::currentThreadOwner);
+		}
+
+		@Override
+		public DistributedReadWriteLock getReadWriteLock(String name) {
+			return new RedisReadWriteLock(name, engine, leaseRenewal, Warden.this::currentThreadOwner);
+		}
+
+		@Override
+		public LockOwner currentThreadOwner() {
+			return Warden.this.currentThreadOwner();
+		}
+
+		@Override
+		public LockOwner newOwner() {
+			return Warden.this.newOwner();
+		}
+
+		@Override
+		public String toString() {
+			return "Warden client " + clientId + ", lock names unprefixed";
+		}
+
 	}
 
 	/**
@@ -212,17 +297,21 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 	 */
 	public DistributedRedLock getRedLock(String name) {
 		List<DistributedReentrantLock> locks = new ArrayList<>(redLockNodes.size());
+		String key = prefixed(name, "lock");
 		for (Warden node : redLockNodes) {
-			locks.add(node.getLock(name));
+			locks.add(node.getLock(key));
 		}
-		return new RedLock(name, locks, this::currentThreadOwner);
+		return new RedLock(key, locks, this::currentThreadOwner);
 	}
 
 	private static List<Warden> connectRedLockNodes(Builder builder) {
 		List<Warden> nodes = new ArrayList<>();
 		try {
 			for (AbstractRedisClient client : builder.redLockClients) {
-				nodes.add(Warden.builder(client).commandTimeout(builder.redLockNodeTimeout).build());
+				nodes.add(Warden.builder(client)
+					.commandTimeout(builder.redLockNodeTimeout)
+					.namespace(builder.namespace.name())
+					.build());
 			}
 		}
 		catch (RuntimeException ex) {
@@ -243,46 +332,49 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 
 	/**
 	 * Returns the fair lock of that name: waiters acquire it in the order they asked, across
-	 * clients. The name is its Redis key; the layout is Redisson's fair lock.
+	 * clients. The name is its Redis key (after the lock name prefix, if any); the layout is
+	 * Redisson's fair lock.
 	 * @param name the lock name; must not be blank
 	 * @return a lightweight view of the lock
 	 */
 	@Override
 	public DistributedReentrantLock getFairLock(String name) {
-		return RedisDistributedLock.fair(name, fairLockWaiterTimeout.toMillis(), engine, leaseRenewal,
-				this::currentThreadOwner);
+		return RedisDistributedLock.fair(prefixed(name, "lock"), fairLockWaiterTimeout.toMillis(), engine,
+				leaseRenewal, this::currentThreadOwner);
 	}
 
 	/**
 	 * Returns the simple lock of that name: the plain mutex of one Redis string holding the owner's
 	 * id, acquired with one script call and released with a compare-and-delete. It is not
 	 * reentrant: an owner that holds it and asks again fails with {@link IllegalStateException}.
-	 * The name is its Redis key.
+	 * The name is its Redis key (after the lock name prefix, if any).
 	 * @param name the lock name; must not be blank
 	 * @return a lightweight view of the lock
 	 */
 	@Override
 	public DistributedSimpleLock getSimpleLock(String name) {
-		return new RedisSimpleLock(name, engine, leaseRenewal, this::currentThreadOwner);
+		return new RedisSimpleLock(prefixed(name, "lock"), engine, leaseRenewal, this::currentThreadOwner);
 	}
 
 	/**
-	 * Returns the read-write lock of that name. The name is its Redis key.
+	 * Returns the read-write lock of that name. The name is its Redis key (after the lock name
+	 * prefix, if any).
 	 * @param name the lock name; must not be blank
 	 * @return a lightweight view of the lock
 	 */
 	@Override
 	public DistributedReadWriteLock getReadWriteLock(String name) {
-		return new RedisReadWriteLock(name, engine, leaseRenewal, this::currentThreadOwner);
+		return new RedisReadWriteLock(prefixed(name, "lock"), engine, leaseRenewal, this::currentThreadOwner);
 	}
 
 	/**
-	 * Returns the semaphore of that name. The name is its Redis key.
+	 * Returns the semaphore of that name. The name is its Redis key (after the lock name prefix, if
+	 * any).
 	 * @param name the semaphore's name; must not be blank
 	 * @return a lightweight view of the semaphore
 	 */
 	public DistributedSemaphore getSemaphore(String name) {
-		return new RedisSemaphore(name, engine);
+		return new RedisSemaphore(prefixed(name, "semaphore"), engine);
 	}
 
 	/**
@@ -291,16 +383,17 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 	 * @return a lightweight view of the semaphore
 	 */
 	public DistributedPermitExpirableSemaphore getPermitExpirableSemaphore(String name) {
-		return new RedisPermitExpirableSemaphore(name, engine);
+		return new RedisPermitExpirableSemaphore(prefixed(name, "semaphore"), engine);
 	}
 
 	/**
-	 * Returns the count-down latch of that name. The name is its Redis key.
+	 * Returns the count-down latch of that name. The name is its Redis key (after the lock name
+	 * prefix, if any).
 	 * @param name the latch's name; must not be blank
 	 * @return a lightweight view of the latch
 	 */
 	public DistributedCountDownLatch getCountDownLatch(String name) {
-		return new RedisCountDownLatch(name, engine);
+		return new RedisCountDownLatch(prefixed(name, "latch"), engine);
 	}
 
 	/**
@@ -638,6 +731,10 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 
 		private CheckMode evictionPolicyCheck = CheckMode.WARN;
 
+		private KeyNamespace namespace = KeyNamespace.WARDEN;
+
+		private String lockNamePrefix = "";
+
 		private Builder(AbstractRedisClient client) {
 			if (!(client instanceof RedisClient) && !(client instanceof RedisClusterClient)) {
 				throw new IllegalArgumentException("Expected a Lettuce RedisClient or RedisClusterClient, got " + client);
@@ -970,6 +1067,39 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 		}
 
 		/**
+		 * The namespace of every key and channel the client names itself, {@value KeyNamespace#DEFAULT}
+		 * by default: queues, their channels and recurring plans ({@code <namespace>:task:…}), rate
+		 * limiters ({@code <namespace>:rate:…}), the locks' fencing counters
+		 * ({@code <namespace>_fencing:…}) and the test clock ({@code <namespace>:test:clock-offset}).
+		 * Applications that share one Redis can take different namespaces and be kept apart by Redis
+		 * ACLs; each lists and counts only the queues of its own. Lock names are not in it: see
+		 * {@link #lockNamePrefix(String)}.
+		 * @param namespace the namespace: not empty, at most {@value KeyNamespace#MAX_LENGTH}
+		 * characters, without braces, {@code * ? [ ] \}, whitespace or control characters
+		 * @return this builder
+		 * @throws IllegalArgumentException when the namespace is not valid
+		 */
+		public Builder namespace(String namespace) {
+			this.namespace = KeyNamespace.of(namespace);
+			return this;
+		}
+
+		/**
+		 * A prefix put in front of every name given to the client for a lock, semaphore or latch
+		 * ({@link Warden#getLock(String)}, {@link Warden#getSemaphore(String)} and the others): the
+		 * name {@code N} is then the key {@code prefix + N}, and the keys and channels derived from it
+		 * follow (see {@link DistributedReentrantLock}). Empty by default: names are the keys as given,
+		 * as Redisson names them. {@code @DistributedLock} locks use {@link Warden#unprefixedLocks()},
+		 * with their own key prefix.
+		 * @param lockNamePrefix the prefix; empty for none
+		 * @return this builder
+		 */
+		public Builder lockNamePrefix(String lockNamePrefix) {
+			this.lockNamePrefix = Objects.requireNonNull(lockNamePrefix, "lockNamePrefix");
+			return this;
+		}
+
+		/**
 		 * For tests: lets a test move this client's clock forward ({@link Warden#testClock()}), so that
 		 * a task due in 30 minutes, or tomorrow's occurrence of a recurring task, runs now. Every
 		 * script that reads Redis's clock then reads one key more; standalone Redis (or Sentinel)
@@ -991,7 +1121,7 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 		 */
 		public Warden build() {
 			String threadName = "warden-" + shortId(clientId);
-			RedisEngine engine = RedisEngine.connect(client, threadName, commandTimeout);
+			RedisEngine engine = RedisEngine.connect(client, threadName, commandTimeout, namespace);
 			Warden warden;
 			try {
 				if (testClock) {

@@ -110,6 +110,8 @@ public final class WardenAutoConfiguration {
 		WardenProperties.DelayedTask tasks = properties.getDelayedTask();
 		Warden.Builder builder = Warden.builder(client)
 			.commandTimeout(properties.getCommandTimeout())
+			.namespace(properties.getNamespace())
+			.lockNamePrefix(properties.getLock().getNamePrefix())
 			.evictionPolicyCheck(properties.getEvictionPolicyCheck())
 			.watchdogTimeout(properties.getLock().getWatchdogTimeout())
 			.taskConcurrency(tasks.getConcurrency())

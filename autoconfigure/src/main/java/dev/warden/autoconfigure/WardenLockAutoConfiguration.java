@@ -46,9 +46,9 @@ public final class WardenLockAutoConfiguration {
 	@Bean
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	static LockOperationSource wardenLockOperationSource(Environment environment, BeanFactory beanFactory) {
-		WardenProperties.Lock lock = properties(environment).getLock();
-		return new LockOperationSource(new MethodExpressions(beanFactory), lock.getKeyPrefix(),
-				lock.getDefaultWaitTime().toMillis());
+		WardenProperties properties = properties(environment);
+		return new LockOperationSource(new MethodExpressions(beanFactory), properties.lockKeyPrefix(),
+				properties.getLock().getDefaultWaitTime().toMillis());
 	}
 
 	@Bean
@@ -71,7 +71,8 @@ public final class WardenLockAutoConfiguration {
 	LockAspectSupport lockAspectSupport(Warden warden, LockOperationSource wardenLockOperationSource,
 			ObjectProvider<LockedReturnTypeHandler> handlers, Environment environment, LockCalls wardenLockCalls) {
 		List<LockedReturnTypeHandler> ordered = handlers.orderedStream().toList();
-		return new LockAspectSupport(warden, warden.getLockListener(), wardenLockOperationSource, ordered,
+		// The annotations' names carry warden.lock.key-prefix, never warden.lock.name-prefix.
+		return new LockAspectSupport(warden.unprefixedLocks(), warden.getLockListener(), wardenLockOperationSource, ordered,
 				properties(environment).getLock().isFailOnLostLease(), wardenLockCalls);
 	}
 

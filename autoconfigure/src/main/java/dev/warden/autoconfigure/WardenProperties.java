@@ -9,6 +9,7 @@ import java.util.Map;
 import dev.warden.CheckMode;
 import dev.warden.WardenDefaults;
 import dev.warden.actuate.WardenAdmin;
+import dev.warden.redis.KeyNamespace;
 import dev.warden.task.ConsumerOptions;
 import dev.warden.task.TaskLimits;
 import org.jspecify.annotations.Nullable;
@@ -50,6 +51,17 @@ public class WardenProperties {
 	 * pending task: warn (at startup and after each reconnect), fail startup, or ignore.
 	 */
 	private CheckMode evictionPolicyCheck = CheckMode.WARN;
+
+	/**
+	 * Namespace of every key and channel Warden names itself: queues and recurring plans
+	 * (<namespace>:task:...), rate limiters (<namespace>:rate:...), fencing counters
+	 * (<namespace>_fencing:...), the test clock (<namespace>:test:clock-offset) and, unless
+	 * warden.lock.key-prefix is set, the @DistributedLock keys (<namespace>:lock:...). Applications
+	 * sharing one Redis take different namespaces to be kept apart by Redis ACLs; each lists only
+	 * its own queues. At most 64 characters, without braces, * ? [ ] \, whitespace or control
+	 * characters.
+	 */
+	private String namespace = "warden";
 
 	private final Lock lock = new Lock();
 
@@ -95,6 +107,24 @@ public class WardenProperties {
 
 	public void setCommandTimeout(Duration commandTimeout) {
 		this.commandTimeout = WardenDefaults.requirePositive("warden.command-timeout", commandTimeout);
+	}
+
+	public String getNamespace() {
+		return namespace;
+	}
+
+	public void setNamespace(String namespace) {
+		this.namespace = KeyNamespace.check("warden.namespace", namespace);
+	}
+
+	/**
+	 * The prefix of the {@code @DistributedLock} locks' keys: {@code warden.lock.key-prefix} when
+	 * set, else {@code <namespace>:lock:}.
+	 * @return the prefix
+	 */
+	public String lockKeyPrefix() {
+		String prefix = lock.getKeyPrefix();
+		return (prefix != null) ? prefix : KeyNamespace.of(namespace).lockKeyPrefix();
 	}
 
 	public CheckMode getEvictionPolicyCheck() {
@@ -481,9 +511,18 @@ public class WardenProperties {
 		private Duration watchdogTimeout = WardenDefaults.WATCHDOG_TIMEOUT;
 
 		/**
-		 * Prefix of the Redis key of every @DistributedLock lock.
+		 * Prefix of the Redis key of every @DistributedLock lock. Defaults to
+		 * <namespace>:lock: (warden:lock: with the default warden.namespace).
 		 */
-		private String keyPrefix = "warden:lock:";
+		private @Nullable String keyPrefix;
+
+		/**
+		 * Prefix put in front of every name given to the Warden client for a lock, semaphore or
+		 * latch (warden.getLock(name) and the others), so that an application's programmatic locks
+		 * are under keys of its own. Empty by default: the names are the Redis keys as given, as
+		 * Redisson names them. @DistributedLock locks use key-prefix instead.
+		 */
+		private String namePrefix = "";
 
 		/**
 		 * How long @DistributedLock methods wait for their lock when the annotation does not say.
@@ -527,12 +566,24 @@ public class WardenProperties {
 			this.watchdogTimeout = WardenDefaults.requireWatchdogTimeout("warden.lock.watchdog-timeout", watchdogTimeout);
 		}
 
-		public String getKeyPrefix() {
+		/**
+		 * The key prefix when set; {@link WardenProperties#lockKeyPrefix()} is the one in effect.
+		 * @return the prefix, or {@code null} for {@code <namespace>:lock:}
+		 */
+		public @Nullable String getKeyPrefix() {
 			return keyPrefix;
 		}
 
-		public void setKeyPrefix(String keyPrefix) {
+		public void setKeyPrefix(@Nullable String keyPrefix) {
 			this.keyPrefix = keyPrefix;
+		}
+
+		public String getNamePrefix() {
+			return namePrefix;
+		}
+
+		public void setNamePrefix(@Nullable String namePrefix) {
+			this.namePrefix = (namePrefix != null) ? namePrefix : "";
 		}
 
 		public Duration getDefaultWaitTime() {

@@ -33,10 +33,11 @@ final class WardenStartupReport implements SmartLifecycle {
 	public void start() {
 		running = true;
 		WardenProperties.DelayedTask tasks = properties.getDelayedTask();
-		logger.info("Warden client {} on {}: consuming queues {}; command timeout {}, watchdog {}, lock key prefix "
-				+ "'{}', task concurrency {}, visibility timeout {}, max attempts {}, claim-ahead {}, shutdown grace {}",
-				warden.getClientId(), topology, warden.consumedQueues(), properties.getCommandTimeout(),
-				properties.getLock().getWatchdogTimeout(), properties.getLock().getKeyPrefix(), tasks.getConcurrency(),
+		logger.info("Warden client {} on {}: consuming queues {}; command timeout {}, watchdog {}, namespace '{}', "
+				+ "lock key prefix '{}', task concurrency {}, visibility timeout {}, max attempts {}, claim-ahead {}, "
+				+ "shutdown grace {}", warden.getClientId(), topology, warden.consumedQueues(),
+				properties.getCommandTimeout(), properties.getLock().getWatchdogTimeout(), warden.getNamespace(),
+				properties.lockKeyPrefix(), tasks.getConcurrency(),
 				tasks.getVisibilityTimeout(), tasks.getMaxAttempts(), tasks.getClaimAhead(), tasks.getShutdownGrace());
 	}
 

@@ -8,6 +8,8 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
 import java.util.HexFormat;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
@@ -28,8 +30,14 @@ public final class LuaScript {
 	/** The stand-in for {@link #CLOCK} in the scripts of a client whose clock a test moves. */
 	static final String SHIFTED_CLOCK = "/dev/warden/redis/redis-clock-shifted.lua";
 
-	/** The key holding the test clock's offset, in milliseconds (see {@link #SHIFTED_CLOCK}). */
+	/**
+	 * The key holding the test clock's offset, in milliseconds (see {@link #SHIFTED_CLOCK}), in the
+	 * default namespace: the default of {@link KeyNamespace#clockOffsetKey()}, which a client uses.
+	 */
 	public static final String CLOCK_OFFSET_KEY = "warden:test:clock-offset";
+
+	/** The offset key as {@link #SHIFTED_CLOCK} names it, replaced by a client's own. */
+	private static final String CLOCK_OFFSET_LITERAL = "'" + CLOCK_OFFSET_KEY + "'";
 
 	private final String name;
 
@@ -41,6 +49,9 @@ public final class LuaScript {
 	private final @Nullable Supplier<LuaScript> shiftedVariant;
 
 	private volatile @Nullable LuaScript shifted;
+
+	/** The shifted variants for other offset keys than {@link #CLOCK_OFFSET_KEY}, made on first use. */
+	private final Map<String, LuaScript> shiftedElsewhere = new ConcurrentHashMap<>();
 
 	private LuaScript(String name, String source, @Nullable Supplier<LuaScript> shiftedVariant) {
 		this.name = name;
@@ -84,8 +95,25 @@ public final class LuaScript {
 	 * clock. Made once, on first use: a client without a test clock never makes it.
 	 */
 	public LuaScript shifted() {
+		return shifted(CLOCK_OFFSET_KEY);
+	}
+
+	/**
+	 * This script as a client whose clock a test moves runs it, the offset held at
+	 * {@code offsetKey} (its namespace's {@linkplain KeyNamespace#clockOffsetKey() key}); the script
+	 * itself when it reads no clock. Made once per key, on first use.
+	 * @param offsetKey the key of the test clock's offset
+	 * @return the script with the shifted clock
+	 */
+	public LuaScript shifted(String offsetKey) {
 		if (shiftedVariant == null) {
 			return this;
+		}
+		if (!CLOCK_OFFSET_KEY.equals(offsetKey)) {
+			return shiftedElsewhere.computeIfAbsent(offsetKey, key -> {
+				LuaScript standard = shifted(CLOCK_OFFSET_KEY);
+				return new LuaScript(standard.name, standard.source.replace(CLOCK_OFFSET_LITERAL, luaString(key)), null);
+			});
 		}
 		LuaScript variant = shifted;
 		if (variant == null) {
@@ -93,6 +121,11 @@ public final class LuaScript {
 			shifted = variant;
 		}
 		return variant;
+	}
+
+	/** {@code text} as a Lua string literal. */
+	private static String luaString(String text) {
+		return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'";
 	}
 
 	private static String read(Class<?> anchor, String fileName) {

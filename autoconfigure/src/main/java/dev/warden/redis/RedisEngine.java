@@ -66,6 +66,9 @@ public final class RedisEngine implements AutoCloseable {
 
 	private final ReplicationBarrier replicationBarrier = new ReplicationBarrier(this);
 
+	/** Where the keys and channels Warden names itself are. */
+	private final KeyNamespace namespace;
+
 	/** Whether scripts read the test clock's offset too ({@link #shiftClock()}). */
 	private volatile boolean clockShifted;
 
@@ -96,8 +99,9 @@ public final class RedisEngine implements AutoCloseable {
 	private RedisEngine(StatefulConnection<String, String> commandConnection,
 			RedisClusterAsyncCommands<String, String> commands,
 			StatefulRedisPubSubConnection<String, String> pubSubConnection, String threadName,
-			Duration commandTimeout, @Nullable MasterFollower follower) {
+			Duration commandTimeout, @Nullable MasterFollower follower, KeyNamespace namespace) {
 		this.follower = follower;
+		this.namespace = namespace;
 		this.commandConnection = commandConnection;
 		this.commands = commands;
 		this.pubSubConnection = pubSubConnection;
@@ -124,6 +128,7 @@ public final class RedisEngine implements AutoCloseable {
 		this.commandTimeout = cluster.commandTimeout;
 		this.cluster = cluster;
 		this.nodeAddress = address;
+		this.namespace = cluster.namespace;
 		countDisconnects();
 	}
 
@@ -150,6 +155,24 @@ public final class RedisEngine implements AutoCloseable {
 	 * @throws RedisUnavailableException when Redis cannot be reached, or does not answer in time
 	 */
 	public static RedisEngine connect(AbstractRedisClient client, String threadName, Duration commandTimeout) {
+		return connect(client, threadName, commandTimeout, KeyNamespace.WARDEN);
+	}
+
+	/**
+	 * Opens the command and pub/sub connections on the application's client, as
+	 * {@link #connect(AbstractRedisClient, String, Duration)} does, for an engine whose keys are in
+	 * {@code namespace}.
+	 * @param client a {@link RedisClient} (standalone, Sentinel) or a {@link RedisClusterClient};
+	 * it stays the application's to shut down
+	 * @param threadName the name of the engine's scheduler thread
+	 * @param commandTimeout how long a call waits for Redis before giving up
+	 * @param namespace where the keys and channels Warden names itself are
+	 * @return the engine
+	 * @throws RedisAuthenticationException when Redis refuses the client's credentials
+	 * @throws RedisUnavailableException when Redis cannot be reached, or does not answer in time
+	 */
+	public static RedisEngine connect(AbstractRedisClient client, String threadName, Duration commandTimeout,
+			KeyNamespace namespace) {
 		if (!(client instanceof RedisClient) && !(client instanceof RedisClusterClient)) {
 			throw new IllegalArgumentException("Unsupported Lettuce client: " + client.getClass().getName());
 		}
@@ -158,7 +181,7 @@ public final class RedisEngine implements AutoCloseable {
 		CompletableFuture<RedisEngine> connecting = new CompletableFuture<>();
 		Thread opener = new Thread(() -> {
 			try {
-				connecting.complete(open(client, threadName, commandTimeout));
+				connecting.complete(open(client, threadName, commandTimeout, namespace));
 			}
 			catch (RuntimeException | Error ex) {
 				connecting.completeExceptionally(ex);
@@ -192,9 +215,10 @@ public final class RedisEngine implements AutoCloseable {
 		}
 	}
 
-	private static RedisEngine open(AbstractRedisClient client, String threadName, Duration commandTimeout) {
+	private static RedisEngine open(AbstractRedisClient client, String threadName, Duration commandTimeout,
+			KeyNamespace namespace) {
 		try {
-			return openOnce(client, threadName, commandTimeout);
+			return openOnce(client, threadName, commandTimeout, namespace);
 		}
 		catch (RedisUnavailableException ex) {
 			// A connection closed during the handshake can hide why: Redis may have refused the
@@ -202,7 +226,7 @@ public final class RedisEngine implements AutoCloseable {
 			// prematurely", or "RedisHandshakeHandler not registered" when the close wins the race
 			// with the handshake's own failure). One more attempt says why, or fails the same way.
 			if (closedDuringHandshake(ex)) {
-				return openOnce(client, threadName, commandTimeout);
+				return openOnce(client, threadName, commandTimeout, namespace);
 			}
 			throw ex;
 		}
@@ -219,14 +243,15 @@ public final class RedisEngine implements AutoCloseable {
 		return false;
 	}
 
-	private static RedisEngine openOnce(AbstractRedisClient client, String threadName, Duration commandTimeout) {
+	private static RedisEngine openOnce(AbstractRedisClient client, String threadName, Duration commandTimeout,
+			KeyNamespace namespace) {
 		StatefulConnection<String, String> commandConnection = null;
 		try {
 			if (client instanceof RedisClusterClient cluster) {
 				StatefulRedisClusterConnection<String, String> connection = cluster.connect(StringCodec.UTF8);
 				commandConnection = connection;
 				RedisEngine engine = new RedisEngine(connection, connection.async(),
-						cluster.connectPubSub(StringCodec.UTF8), threadName, commandTimeout, null);
+						cluster.connectPubSub(StringCodec.UTF8), threadName, commandTimeout, null, namespace);
 				engine.clusterFlushes = ClusterFlushCoalescing.start(connection, engine.scheduler);
 				engine.clusterNodes = new ClusterNodes(engine, cluster, connection);
 				return engine;
@@ -237,7 +262,8 @@ public final class RedisEngine implements AutoCloseable {
 			MasterFollower follower = new MasterFollower((RedisClient) client, connection, pubSub);
 			follower.start();
 			FlushCoalescing.follow(connection);
-			return new RedisEngine(connection, connection.async(), pubSub, threadName, commandTimeout, follower);
+			return new RedisEngine(connection, connection.async(), pubSub, threadName, commandTimeout, follower,
+					namespace);
 		}
 		catch (RedisException ex) {
 			if (commandConnection != null) {
@@ -493,10 +519,16 @@ public final class RedisEngine implements AutoCloseable {
 		return nodes;
 	}
 
+	/** Where the keys and channels Warden names itself are: {@code warden:task:…} and so on by default. */
+	public KeyNamespace namespace() {
+		return namespace;
+	}
+
 	/**
 	 * Moves this client's clock by the test clock's offset from now on: every script that reads
-	 * Redis's clock, and {@link #clockMillis()}, add the offset held at
-	 * {@link LuaScript#CLOCK_OFFSET_KEY}. For tests only: each such script reads one key more.
+	 * Redis's clock, and {@link #clockMillis()}, add the offset held at the namespace's
+	 * {@linkplain KeyNamespace#clockOffsetKey() clock offset key}. For tests only: each such script
+	 * reads one key more.
 	 * @throws IllegalStateException on a Redis Cluster, where that key is in another slot than the
 	 * scripts' own
 	 */
@@ -524,7 +556,7 @@ public final class RedisEngine implements AutoCloseable {
 		if (!clockShifted) {
 			return time;
 		}
-		CompletableFuture<String> offset = commands.get(LuaScript.CLOCK_OFFSET_KEY).toCompletableFuture();
+		CompletableFuture<String> offset = commands.get(namespace.clockOffsetKey()).toCompletableFuture();
 		return time.thenCombine(offset, (millis, shift) -> millis + ((shift != null) ? Long.parseLong(shift) : 0));
 	}
 
@@ -598,7 +630,7 @@ public final class RedisEngine implements AutoCloseable {
 	 * @return the reply
 	 */
 	public <T> CompletableFuture<T> eval(LuaScript called, ScriptOutputType type, String[] keys, String... args) {
-		LuaScript script = clockShifted ? called.shifted() : called;
+		LuaScript script = clockShifted ? called.shifted(namespace.clockOffsetKey()) : called;
 		CompletableFuture<T> bySha = commands.<T>evalsha(script.sha1(), type, keys, args).toCompletableFuture();
 		CommandReply<T> reply = new CommandReply<>(bySha);
 		bySha.whenComplete((value, failure) -> {

@@ -1,7 +1,9 @@
 -- Redis's clock moved forward by a test: the stand-in for redis-clock.lua in the scripts of a client
 -- built with Warden.Builder#testClock. The offset, in milliseconds, is the integer at the key
--- warden:test:clock-offset (none: 0), which a test raises to make tasks due without waiting. The key
--- is not among the script's KEYS, so this works on a standalone Redis only, as the builder checks.
+-- warden:test:clock-offset (none: 0), which a test raises to make tasks due without waiting; a client
+-- in another namespace than 'warden' runs this script with its own <namespace>:test:clock-offset in
+-- that literal's place (LuaScript#shifted). The key is not among the script's KEYS, so this works on
+-- a standalone Redis only, as the builder checks.
 
 -- The time now, read with TIME and moved by the offset: microseconds and milliseconds (rounded
 -- down) since the epoch, and the moved time as TIME answers it (seconds, microseconds), for a value

@@ -53,7 +53,11 @@ suspend fun LockFactory.coroutineOwner(name: String): LockOwner =
  * @throws LockAcquisitionException when the lock is not acquired within [wait]
  */
 suspend fun <T> LockFactory.withLock(name: String, wait: Duration = Duration.INFINITE, lease: Duration? = null,
-		block: suspend () -> T): T = getLock(name).withLock(coroutineOwner(name), wait, lease, block)
+		block: suspend () -> T): T {
+	// The lock's own name, the key a lock name prefix put in front of name, is what held locks are known by.
+	val lock = getLock(name)
+	return lock.withLock(coroutineOwner(lock.name), wait, lease, block)
+}
 
 /**
  * Runs [block] holding this lock for [owner], and releases it when the block returns or throws

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import dev.warden.Warden;
+import dev.warden.autoconfigure.WardenProperties;
 import dev.warden.lock.DistributedReentrantLock;
 import dev.warden.lock.LockOwner;
 import io.lettuce.core.RedisClient;
@@ -31,9 +32,6 @@ import org.springframework.core.env.Environment;
  */
 public final class OtherInstance implements AutoCloseable {
 
-	/** {@code warden.lock.key-prefix} when the application leaves it unset. */
-	static final String DEFAULT_KEY_PREFIX = "warden:lock:";
-
 	private final RedisClient client;
 
 	private final Warden warden;
@@ -42,32 +40,38 @@ public final class OtherInstance implements AutoCloseable {
 
 	private final List<Hold> holds = new ArrayList<>();
 
-	private OtherInstance(RedisClient client, String keyPrefix) {
+	private OtherInstance(RedisClient client, WardenProperties properties) {
 		this.client = client;
-		this.keyPrefix = keyPrefix;
-		// Its tasks see the time the test clock moves to, as the application's do.
-		this.warden = Warden.builder(client).testClock(true).build();
+		this.keyPrefix = properties.lockKeyPrefix();
+		// Its tasks see the time the test clock moves to, as the application's do, in its namespace.
+		this.warden = Warden.builder(client)
+			.testClock(true)
+			.namespace(properties.getNamespace())
+			.lockNamePrefix(properties.getLock().getNamePrefix())
+			.build();
 	}
 
 	/**
 	 * @param context a test's application context
 	 * @return another instance of that application: on its Redis ({@code spring.data.redis.host} and
-	 * {@code port}), with its {@code warden.lock.key-prefix}
+	 * {@code port}), with its {@code warden.namespace}, {@code warden.lock.key-prefix} and
+	 * {@code warden.lock.name-prefix}
 	 */
 	public static OtherInstance of(ApplicationContext context) {
 		Environment environment = context.getEnvironment();
 		String host = environment.getProperty("spring.data.redis.host", "localhost");
 		int port = environment.getProperty("spring.data.redis.port", Integer.class, 6379);
 		return new OtherInstance(RedisClient.create(RedisURI.create(host, port)),
-				environment.getProperty("warden.lock.key-prefix", DEFAULT_KEY_PREFIX));
+				WardenTestConfiguration.properties(environment));
 	}
 
 	/**
 	 * @param redis the tests' Redis
-	 * @return another instance on it, with the default {@code warden.lock.key-prefix}
+	 * @return another instance on it, with the default {@code warden.*} settings
 	 */
 	public static OtherInstance on(TestRedis redis) {
-		return new OtherInstance(RedisClient.create(RedisURI.create(redis.host(), redis.port())), DEFAULT_KEY_PREFIX);
+		return new OtherInstance(RedisClient.create(RedisURI.create(redis.host(), redis.port())),
+				new WardenProperties());
 	}
 
 	/**
@@ -76,7 +80,7 @@ public final class OtherInstance implements AutoCloseable {
 	 * @return the hold
 	 */
 	public Hold holdAnnotated(String nameAndKey) {
-		return hold(keyPrefix + nameAndKey);
+		return hold(warden.unprefixedLocks().getLock(keyPrefix + nameAndKey));
 	}
 
 	/**
@@ -87,7 +91,11 @@ public final class OtherInstance implements AutoCloseable {
 	 * @throws IllegalStateException when the lock is not free within 10 s
 	 */
 	public Hold hold(String lockName) {
-		DistributedReentrantLock lock = warden.getLock(lockName);
+		return hold(warden.getLock(lockName));
+	}
+
+	private Hold hold(DistributedReentrantLock lock) {
+		String lockName = lock.getName();
 		LockOwner owner = warden.newOwner();
 		boolean acquired;
 		try {

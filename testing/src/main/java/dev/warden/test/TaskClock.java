@@ -126,10 +126,12 @@ public final class TaskClock {
 	}
 
 	/**
-	 * Starts a test from a clean slate: deletes Warden's keys from the application's Redis — tasks,
-	 * dead letters and recurring plans ({@code warden:task:*}), rate limiters ({@code warden:rate:*}),
-	 * the locks under {@code warden.lock.key-prefix} with their queues and fencing counters, and the
-	 * clock's offset ({@code warden:test:clock-offset}, so the clock is Redis's own again), plus the
+	 * Starts a test from a clean slate: deletes Warden's keys in the application's
+	 * {@code warden.namespace} ({@code warden} by default) from its Redis — tasks, dead letters and
+	 * recurring plans ({@code warden:task:*}), rate limiters ({@code warden:rate:*}), the locks under
+	 * {@code warden.lock.key-prefix} with their queues and fencing counters, and the clock's offset
+	 * ({@code warden:test:clock-offset}, so the clock is Redis's own again); another application's
+	 * namespace is not touched — plus the
 	 * keys matching {@code warden.test.reset-keys} — forgets what ran, and plans the application's
 	 * recurring tasks anew, as at startup. Other keys stay: the keys are found with {@code SCAN} (on
 	 * every master of a Cluster) and removed with {@code UNLINK} in batches, never {@code FLUSHALL}.

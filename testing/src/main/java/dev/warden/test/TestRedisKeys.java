@@ -8,10 +8,8 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 
-import dev.warden.ratelimit.redis.RedisRateLimiter;
+import dev.warden.redis.KeyNamespace;
 import dev.warden.redis.KeyScan;
-import dev.warden.redis.LuaScript;
-import dev.warden.task.redis.RedisDelayedQueue;
 import org.jspecify.annotations.Nullable;
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 import org.springframework.data.redis.connection.RedisClusterConnection;
@@ -43,17 +41,20 @@ final class TestRedisKeys {
 	private final @Nullable TestRedis testRedis;
 
 	/**
-	 * @param lockKeyPrefix {@code warden.lock.key-prefix}: the annotated locks' keys start with it;
-	 * blank, no lock key is deleted
+	 * @param namespace {@code warden.namespace}: the tasks, rate limiters and clock offset deleted are
+	 * in it, and no other application's
+	 * @param lockKeyPrefix {@code warden.lock.key-prefix} in effect: the annotated locks' keys start
+	 * with it; blank, no lock key is deleted
 	 * @param more the test's own key patterns
 	 * @param sharedAllowed whether a Redis {@link WardenTest} did not start may be reset
 	 * @param testRedis the Redis {@link WardenTest} started for this context, if it did
 	 */
-	TestRedisKeys(String lockKeyPrefix, List<String> more, boolean sharedAllowed, @Nullable TestRedis testRedis) {
+	TestRedisKeys(KeyNamespace namespace, String lockKeyPrefix, List<String> more, boolean sharedAllowed,
+			@Nullable TestRedis testRedis) {
 		Set<String> patterns = new LinkedHashSet<>();
-		patterns.add(KeyScan.escape(RedisDelayedQueue.KEY_PREFIX) + "*");
-		patterns.add(KeyScan.escape(RedisRateLimiter.KEY_PREFIX) + "*");
-		patterns.add(KeyScan.escape(LuaScript.CLOCK_OFFSET_KEY));
+		patterns.add(KeyScan.escape(namespace.taskPrefix()) + "*");
+		patterns.add(KeyScan.escape(namespace.ratePrefix()) + "*");
+		patterns.add(KeyScan.escape(namespace.clockOffsetKey()));
 		if (!lockKeyPrefix.isBlank()) {
 			// The lock itself, the keys it derives from its name in its hash tag, the fair locks' queues
 			// and timeouts, and the fencing counters.
@@ -62,7 +63,7 @@ final class TestRedisKeys {
 			patterns.add("{" + prefix + "*");
 			patterns.add("redisson_lock_queue:{" + prefix + "*");
 			patterns.add("redisson_lock_timeout:{" + prefix + "*");
-			patterns.add("warden_fencing:{" + prefix + "*");
+			patterns.add(KeyScan.escape(namespace.fencingPrefix()) + "{" + prefix + "*");
 		}
 		for (String pattern : more) {
 			if (!pattern.isBlank()) {

@@ -4,7 +4,9 @@ import java.util.List;
 
 import dev.warden.Warden;
 import dev.warden.autoconfigure.WardenBuilderCustomizer;
+import dev.warden.autoconfigure.WardenProperties;
 import dev.warden.lock.interceptor.LockCalls;
+import dev.warden.redis.KeyNamespace;
 import dev.warden.task.interceptor.DelayedTaskCalls;
 import dev.warden.task.interceptor.DelayedTaskRegistrar;
 import dev.warden.task.interceptor.RecurringTaskRegistrar;
@@ -40,7 +42,7 @@ class WardenTestConfiguration {
 
 	@Bean
 	LockRecorder wardenLockRecorder(Environment environment) {
-		return new LockRecorder(environment.getProperty("warden.lock.key-prefix", OtherInstance.DEFAULT_KEY_PREFIX));
+		return new LockRecorder(properties(environment).lockKeyPrefix());
 	}
 
 	@Bean
@@ -61,9 +63,15 @@ class WardenTestConfiguration {
 	@Bean
 	TestRedisKeys wardenTestRedisKeys(Environment environment, ObjectProvider<TestRedis> testRedis) {
 		Binder binder = Binder.get(environment);
-		return new TestRedisKeys(environment.getProperty("warden.lock.key-prefix", OtherInstance.DEFAULT_KEY_PREFIX),
+		WardenProperties properties = properties(environment);
+		return new TestRedisKeys(KeyNamespace.of(properties.getNamespace()), properties.lockKeyPrefix(),
 				binder.bind(TestRedisKeys.RESET_KEYS, Bindable.listOf(String.class)).orElse(List.of()),
 				binder.bind(TestRedisKeys.RESET_SHARED_REDIS, Boolean.class).orElse(false), testRedis.getIfAvailable());
+	}
+
+	/** The application's {@code warden.*} settings. */
+	static WardenProperties properties(Environment environment) {
+		return Binder.get(environment).bindOrCreate("warden", WardenProperties.class);
 	}
 
 	@Bean

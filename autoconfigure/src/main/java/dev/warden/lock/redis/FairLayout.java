@@ -3,6 +3,7 @@ package dev.warden.lock.redis;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
+import dev.warden.redis.KeyNamespace;
 import dev.warden.redis.RedisEngine;
 import io.lettuce.core.ScriptOutputType;
 import org.jspecify.annotations.Nullable;
@@ -29,13 +30,13 @@ final class FairLayout extends LockLayout.HandingOver {
 	/** How long a waiter keeps its place once its turn could have come, in ms, as the scripts take it. */
 	private final String waiterTimeoutArg;
 
-	FairLayout(String name, long waiterTimeoutMillis) {
-		super(name, RedisDistributedLock.CHANNEL_PREFIX + ":{" + name + "}");
+	FairLayout(String name, long waiterTimeoutMillis, KeyNamespace namespace) {
+		super(name, RedisDistributedLock.CHANNEL_PREFIX + ":{" + name + "}", namespace);
 		String queue = QUEUE_PREFIX + ":{" + name + "}";
 		String timeouts = TIMEOUT_PREFIX + ":{" + name + "}";
 		this.queueKeys = new String[] { queue, timeouts };
 		this.allKeys = new String[] { name, queue, timeouts };
-		this.scriptKeys = new String[] { name, queue, timeouts, fencingKey(name) };
+		this.scriptKeys = new String[] { name, queue, timeouts, acquireKeys[1] };
 		this.waiterTimeoutArg = Long.toString(waiterTimeoutMillis);
 	}
 

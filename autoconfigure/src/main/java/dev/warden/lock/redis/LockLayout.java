@@ -4,6 +4,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
 import dev.warden.lock.LockArguments;
+import dev.warden.redis.KeyNamespace;
 import dev.warden.redis.RedisEngine;
 import io.lettuce.core.ScriptOutputType;
 import org.jspecify.annotations.Nullable;
@@ -28,16 +29,16 @@ abstract class LockLayout {
 	/** The lock and its fencing counter, for the acquire scripts. */
 	final String[] acquireKeys;
 
-	LockLayout(String name, String channel) {
+	/**
+	 * @param name the lock's name and Redis key
+	 * @param channel its release channel
+	 * @param namespace the client's namespace, whose fencing counters the lock's tokens come from
+	 */
+	LockLayout(String name, String channel, KeyNamespace namespace) {
 		this.name = LockArguments.requireName(name, "lock");
 		this.channel = channel;
 		this.keys = new String[] { name };
-		this.acquireKeys = new String[] { name, fencingKey(name) };
-	}
-
-	/** The key of the counter a lock's fencing tokens come from, in the lock's hash slot. */
-	static String fencingKey(String name) {
-		return FencingCounters.keyOf(name);
+		this.acquireKeys = new String[] { name, namespace.fencingKey(name) };
 	}
 
 	/** A release script's reply: the releasing owner held nothing. */
@@ -226,8 +227,8 @@ abstract class LockLayout {
 	 */
 	abstract static class HandingOver extends LockLayout {
 
-		HandingOver(String name, String channel) {
-			super(name, channel);
+		HandingOver(String name, String channel, KeyNamespace namespace) {
+			super(name, channel, namespace);
 		}
 
 		@Override

@@ -2,6 +2,7 @@ package dev.warden.lock.redis;
 
 import java.util.concurrent.CompletableFuture;
 
+import dev.warden.redis.KeyNamespace;
 import dev.warden.redis.RedisEngine;
 import io.lettuce.core.ScriptOutputType;
 import org.jspecify.annotations.Nullable;
@@ -9,8 +10,8 @@ import org.jspecify.annotations.Nullable;
 /** The read side of Redisson's {@code RReadWriteLock}. */
 final class ReadLayout extends ReadWriteSide {
 
-	ReadLayout(String name) {
-		super(name, "read");
+	ReadLayout(String name, KeyNamespace namespace) {
+		super(name, "read", namespace);
 	}
 
 	private String[] keys(String ownerId) {

@@ -2,6 +2,7 @@ package dev.warden.lock.redis;
 
 import java.util.concurrent.CompletableFuture;
 
+import dev.warden.redis.KeyNamespace;
 import dev.warden.redis.RedisEngine;
 import io.lettuce.core.ScriptOutputType;
 import org.jspecify.annotations.Nullable;
@@ -17,9 +18,10 @@ abstract class ReadWriteSide extends LockLayout {
 	/**
 	 * @param name the lock's name and Redis key
 	 * @param mode {@code read} or {@code write}, as the hash's {@code mode} field says
+	 * @param namespace the client's namespace
 	 */
-	ReadWriteSide(String name, String mode) {
-		super(name, RedisReadWriteLock.CHANNEL_PREFIX + ":{" + name + "}");
+	ReadWriteSide(String name, String mode, KeyNamespace namespace) {
+		super(name, RedisReadWriteLock.CHANNEL_PREFIX + ":{" + name + "}", namespace);
 		this.mode = mode;
 	}
 

@@ -27,7 +27,7 @@ public final class RedisDistributedLock extends ExclusiveLock implements Distrib
 	 */
 	public RedisDistributedLock(String name, RedisEngine engine, LeaseRenewal renewal,
 			Supplier<LockOwner> currentThreadOwner) {
-		this(new ReentrantLayout(name), engine, renewal, currentThreadOwner);
+		this(new ReentrantLayout(name, engine.namespace()), engine, renewal, currentThreadOwner);
 	}
 
 	/**
@@ -42,7 +42,7 @@ public final class RedisDistributedLock extends ExclusiveLock implements Distrib
 	 */
 	public static RedisDistributedLock fair(String name, long waiterTimeoutMillis, RedisEngine engine,
 			LeaseRenewal renewal, Supplier<LockOwner> currentThreadOwner) {
-		return new RedisDistributedLock(new FairLayout(name, waiterTimeoutMillis), engine, renewal,
+		return new RedisDistributedLock(new FairLayout(name, waiterTimeoutMillis, engine.namespace()), engine, renewal,
 				currentThreadOwner);
 	}
 

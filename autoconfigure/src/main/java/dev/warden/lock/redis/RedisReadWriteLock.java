@@ -33,8 +33,10 @@ public final class RedisReadWriteLock implements DistributedReadWriteLock {
 	public RedisReadWriteLock(String name, RedisEngine engine, LeaseRenewal renewal,
 			Supplier<LockOwner> currentThreadOwner) {
 		this.name = name;
-		this.readLock = new RedisDistributedLock(new ReadLayout(name), engine, renewal, currentThreadOwner);
-		this.writeLock = new RedisDistributedLock(new WriteLayout(name), engine, renewal, currentThreadOwner);
+		this.readLock = new RedisDistributedLock(new ReadLayout(name, engine.namespace()), engine, renewal,
+				currentThreadOwner);
+		this.writeLock = new RedisDistributedLock(new WriteLayout(name, engine.namespace()), engine, renewal,
+				currentThreadOwner);
 	}
 
 	@Override

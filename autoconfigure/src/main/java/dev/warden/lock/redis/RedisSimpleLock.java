@@ -24,7 +24,7 @@ public final class RedisSimpleLock extends ExclusiveLock implements DistributedS
 	 */
 	public RedisSimpleLock(String name, RedisEngine engine, LeaseRenewal renewal,
 			Supplier<LockOwner> currentThreadOwner) {
-		super(new SimpleLayout(name, renewal.holds()), engine, renewal, currentThreadOwner);
+		super(new SimpleLayout(name, renewal.holds(), engine.namespace()), engine, renewal, currentThreadOwner);
 	}
 
 }

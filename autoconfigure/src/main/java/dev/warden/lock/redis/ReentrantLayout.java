@@ -2,6 +2,7 @@ package dev.warden.lock.redis;
 
 import java.util.concurrent.CompletableFuture;
 
+import dev.warden.redis.KeyNamespace;
 import dev.warden.redis.RedisEngine;
 import io.lettuce.core.ScriptOutputType;
 import org.jspecify.annotations.Nullable;
@@ -9,8 +10,8 @@ import org.jspecify.annotations.Nullable;
 /** Redisson's {@code RLock}: a hash of owner ids to hold counts, released with message 0. */
 final class ReentrantLayout extends LockLayout.HandingOver {
 
-	ReentrantLayout(String name) {
-		super(name, RedisDistributedLock.CHANNEL_PREFIX + ":{" + name + "}");
+	ReentrantLayout(String name, KeyNamespace namespace) {
+		super(name, RedisDistributedLock.CHANNEL_PREFIX + ":{" + name + "}", namespace);
 	}
 
 	@Override

@@ -2,6 +2,7 @@ package dev.warden.lock.redis;
 
 import java.util.concurrent.CompletableFuture;
 
+import dev.warden.redis.KeyNamespace;
 import dev.warden.redis.RedisEngine;
 import io.lettuce.core.ScriptOutputType;
 import org.jspecify.annotations.Nullable;
@@ -16,8 +17,8 @@ final class SimpleLayout extends LockLayout {
 
 	private final KnownHolds holds;
 
-	SimpleLayout(String name, KnownHolds holds) {
-		super(name, RedisDistributedLock.CHANNEL_PREFIX + ":{" + name + "}");
+	SimpleLayout(String name, KnownHolds holds, KeyNamespace namespace) {
+		super(name, RedisDistributedLock.CHANNEL_PREFIX + ":{" + name + "}", namespace);
 		this.holds = holds;
 	}
 

@@ -2,6 +2,7 @@ package dev.warden.lock.redis;
 
 import java.util.concurrent.CompletableFuture;
 
+import dev.warden.redis.KeyNamespace;
 import dev.warden.redis.RedisEngine;
 import io.lettuce.core.ScriptOutputType;
 import org.jspecify.annotations.Nullable;
@@ -9,8 +10,8 @@ import org.jspecify.annotations.Nullable;
 /** The write side of Redisson's {@code RReadWriteLock}: its release wakes every waiter. */
 final class WriteLayout extends ReadWriteSide {
 
-	WriteLayout(String name) {
-		super(name, "write");
+	WriteLayout(String name, KeyNamespace namespace) {
+		super(name, "write", namespace);
 	}
 
 	@Override

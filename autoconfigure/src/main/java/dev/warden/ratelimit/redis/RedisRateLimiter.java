@@ -15,12 +15,15 @@ import dev.warden.redis.RedisEngine;
 import io.lettuce.core.ScriptOutputType;
 
 /**
- * {@link DistributedRateLimiter} on Redis: one key per limiter, {@code warden:rate:{<name>}}, and one
- * script call per decision ({@code rate-acquire.lua}).
+ * {@link DistributedRateLimiter} on Redis: one key per limiter, {@code <namespace>:rate:{<name>}}
+ * ({@code warden:rate:{<name>}} by default), and one script call per decision ({@code rate-acquire.lua}).
  */
 public final class RedisRateLimiter implements DistributedRateLimiter {
 
-	/** The prefix of every limiter's key; the name is its hash tag. */
+	/**
+	 * The prefix of every limiter's key in the default namespace; the name is its hash tag. A
+	 * client's own is its namespace's {@link dev.warden.redis.KeyNamespace#ratePrefix() rate prefix}.
+	 */
 	public static final String KEY_PREFIX = "warden:rate:";
 
 	static final LuaScript ACQUIRE = LuaScript.load(RedisRateLimiter.class, "rate-acquire.lua", LuaScript.CLOCK);
@@ -54,7 +57,7 @@ public final class RedisRateLimiter implements DistributedRateLimiter {
 		}
 		this.limit = limit;
 		this.engine = engine;
-		this.keys = new String[] { KEY_PREFIX + "{" + name + "}" };
+		this.keys = new String[] { engine.namespace().ratePrefix() + "{" + name + "}" };
 		this.interval = Double.toString(limit.intervalMicros());
 		this.burst = Long.toString(limit.burst());
 		this.action = "rate limiter '" + name + "'";
@@ -148,7 +151,8 @@ public final class RedisRateLimiter implements DistributedRateLimiter {
 
 	/**
 	 * How many limiters whose name starts with {@code prefix} are in use now (not full), counted
-	 * with {@code SCAN} (on every master of a cluster): their keys expire once full.
+	 * with {@code SCAN} (on every master of a cluster) in the engine's namespace: their keys expire
+	 * once full.
 	 * @param engine the client's engine
 	 * @param prefix the start of the names, such as {@code "exports:"}
 	 * @param max the most to count
@@ -156,8 +160,8 @@ public final class RedisRateLimiter implements DistributedRateLimiter {
 	 */
 	public static long countInUse(RedisEngine engine, String prefix, int max) {
 		long[] count = new long[1];
-		KeyScan.scan(engine, KEY_PREFIX + "{" + KeyScan.escape(prefix) + "*}", "scan for rate limiters",
-				key -> ++count[0] < max);
+		String pattern = KeyScan.escape(engine.namespace().ratePrefix()) + "{" + KeyScan.escape(prefix) + "*}";
+		KeyScan.scan(engine, pattern, "scan for rate limiters", key -> ++count[0] < max);
 		return Math.min(count[0], max);
 	}
 

@@ -13,10 +13,12 @@ import dev.warden.redis.RedisEngine;
 import dev.warden.task.QueueStats;
 import io.lettuce.core.ScriptOutputType;
 
-/** What Redis holds across queues, whichever clients use them: their names, and their counts. */
+/**
+ * What Redis holds across queues, whichever clients use them: their names, and their counts. Only
+ * the queues of the engine's {@linkplain RedisEngine#namespace() namespace} are seen: an application
+ * in another namespace on the same Redis is never listed nor counted.
+ */
 public final class QueueCatalog {
-
-	private static final String KEY_PREFIX = RedisDelayedQueue.KEY_PREFIX;
 
 	private QueueCatalog() {
 	}
@@ -31,7 +33,7 @@ public final class QueueCatalog {
 	public static List<QueueStats> stats(RedisEngine engine, Collection<String> names) {
 		List<CompletableFuture<List<Long>>> replies = new ArrayList<>(names.size());
 		for (String queue : names) {
-			QueueKeys queueKeys = new QueueKeys(KEY_PREFIX, queue);
+			QueueKeys queueKeys = new QueueKeys(engine.namespace().taskPrefix(), queue);
 			replies.add(engine.eval(TaskScripts.STATS, ScriptOutputType.MULTI,
 					new String[] { queueKeys.due, queueKeys.inflight, queueKeys.dead, queueKeys.wakes }));
 		}
@@ -48,17 +50,19 @@ public final class QueueCatalog {
 
 	/**
 	 * The names of the queues that have keys in Redis, whichever clients use them, found with
-	 * {@code SCAN} (on every master of a cluster) over the queues' key pattern.
+	 * {@code SCAN} (on every master of a cluster) over the queues' key pattern in the engine's
+	 * namespace ({@code <namespace>:task:{*}:*}).
 	 * @param engine the client's engine
 	 * @param max how many names to return at most
 	 * @return the names, sorted
 	 */
 	public static SortedSet<String> queueNames(RedisEngine engine, int max) {
 		SortedSet<String> names = new TreeSet<>();
-		KeyScan.scan(engine, KEY_PREFIX + "{*}:*", "scan for queues", key -> {
-			int close = key.indexOf("}:", KEY_PREFIX.length());
-			if (close > KEY_PREFIX.length() + 1) {
-				names.add(key.substring(KEY_PREFIX.length() + 1, close));
+		String prefix = engine.namespace().taskPrefix();
+		KeyScan.scan(engine, KeyScan.escape(prefix) + "{*}:*", "scan for queues", key -> {
+			int close = key.indexOf("}:", prefix.length());
+			if (key.startsWith(prefix) && close > prefix.length() + 1) {
+				names.add(key.substring(prefix.length() + 1, close));
 			}
 			return names.size() < max;
 		});

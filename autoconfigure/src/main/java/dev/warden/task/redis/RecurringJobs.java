@@ -90,7 +90,7 @@ public final class RecurringJobs {
 		}
 		this.queue = queue;
 		this.engine = engine;
-		this.planKey = new String[] { RedisDelayedQueue.KEY_PREFIX + "{" + queue.getName() + "}:recurring" };
+		this.planKey = new String[] { engine.namespace().taskPrefix() + "{" + queue.getName() + "}:recurring" };
 		for (RecurringJob job : jobs) {
 			if (this.jobs.putIfAbsent(job.name(), job) != null) {
 				throw new IllegalArgumentException("Two recurring jobs are named '" + job.name() + "' on queue '"

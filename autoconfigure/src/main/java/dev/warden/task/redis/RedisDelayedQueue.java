@@ -33,17 +33,21 @@ import org.jspecify.annotations.Nullable;
  */
 public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 
-	/** The prefix of every queue's keys. */
+	/**
+	 * The prefix of every queue's keys in the default namespace; a client's own is its namespace's
+	 * {@link dev.warden.redis.KeyNamespace#taskPrefix() task prefix}.
+	 */
 	public static final String KEY_PREFIX = "warden:task:";
 
 	/**
 	 * The channel a queue's consumers listen on: a message is the microseconds until a task is due,
 	 * and makes them claim by then.
+	 * @param engine the client's engine, whose namespace the queue is in
 	 * @param name the queue's name
 	 * @return the channel
 	 */
-	public static String wakeChannel(String name) {
-		return new QueueKeys(KEY_PREFIX, name).channel;
+	public static String wakeChannel(RedisEngine engine, String name) {
+		return new QueueKeys(engine.namespace().taskPrefix(), name).channel;
 	}
 
 	/** The largest page of dead letters or pending tasks one call reads. */
@@ -70,7 +74,7 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 	 */
 	public RedisDelayedQueue(String name, RedisEngine engine, PayloadCodec<T> codec, JsonBinding json,
 			Consumers consumers) {
-		this.keys = new QueueKeys(KEY_PREFIX, name);
+		this.keys = new QueueKeys(engine.namespace().taskPrefix(), name);
 		this.name = name;
 		this.engine = engine;
 		this.codec = codec;

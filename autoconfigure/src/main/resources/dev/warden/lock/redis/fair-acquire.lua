@@ -3,7 +3,7 @@
 -- KEYS[1]  the lock hash (owner id -> hold count)
 -- KEYS[2]  the waiters' queue: a list of owner ids, redisson_lock_queue:{name}
 -- KEYS[3]  the waiters' deadlines: a zset owner id -> epoch ms, redisson_lock_timeout:{name}
--- KEYS[4]  the fencing counter of the lock's hash slot, warden_fencing:{<tag>}
+-- KEYS[4]  the fencing counter of the lock's hash slot, <namespace>_fencing:{<tag>} (warden_fencing:{<tag>} by default)
 -- ARGV[1]  lease in milliseconds
 -- ARGV[2]  owner id
 -- ARGV[3]  how long a waiter keeps its place once its turn could have come, in ms
