@@ -1088,7 +1088,7 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 		 * A prefix put in front of every name given to the client for a lock, semaphore or latch
 		 * ({@link Warden#getLock(String)}, {@link Warden#getSemaphore(String)} and the others): the
 		 * name {@code N} is then the key {@code prefix + N}, and the keys and channels derived from it
-		 * follow (see {@link DistributedReentrantLock}). Empty by default: names are the keys as given,
+		 * follow (see {@link LockFactory}). Empty by default: names are the keys as given,
 		 * as Redisson names them. {@code @DistributedLock} locks use {@link Warden#unprefixedLocks()},
 		 * with their own key prefix.
 		 * @param lockNamePrefix the prefix; empty for none
