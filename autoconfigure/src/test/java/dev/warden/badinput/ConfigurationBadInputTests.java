@@ -97,6 +97,11 @@ class ConfigurationBadInputTests {
 	}
 
 	@Test
+	void aNamespaceWithASpace() {
+		startupFails("S21", "warden.namespace=my app");
+	}
+
+	@Test
 	void noAttempts() {
 		startupFails("S05", "warden.delayed-task.max-attempts=0");
 	}
