@@ -1,6 +1,7 @@
 package dev.warden.redis;
 
 import io.lettuce.core.cluster.SlotHash;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The namespace of every key and channel Warden names itself, so that two applications sharing
@@ -39,7 +40,7 @@ public final class KeyNamespace {
 	private final String clockOffsetKey;
 
 	/** The fencing counter of each hash slot, made on first use. */
-	private volatile String[] fencingKeys;
+	private volatile String @Nullable [] fencingKeys;
 
 	private KeyNamespace(String name) {
 		this.name = name;
@@ -68,7 +69,7 @@ public final class KeyNamespace {
 	 * @return the namespace
 	 * @throws IllegalArgumentException saying what is wrong, naming {@code property}
 	 */
-	public static String check(String property, String name) {
+	public static String check(String property, @Nullable String name) {
 		if (name == null || name.isEmpty()) {
 			throw new IllegalArgumentException(property + " must not be empty: it starts every key Warden writes "
 					+ "(default '" + DEFAULT + "')");
@@ -139,7 +140,7 @@ public final class KeyNamespace {
 	}
 
 	@Override
-	public boolean equals(Object other) {
+	public boolean equals(@Nullable Object other) {
 		return other instanceof KeyNamespace namespace && name.equals(namespace.name);
 	}
 
