@@ -231,9 +231,13 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 		return lockNamePrefix;
 	}
 
-	/** Where the keys and channels this client names itself (tasks, rate limiters, fencing counters) are. */
-	public KeyNamespace getNamespace() {
-		return engine.namespace();
+	/**
+	 * The namespace of the keys and channels this client names itself: tasks, recurring plans, rate
+	 * limiters, fencing counters ({@code warden} by default).
+	 * @return the namespace
+	 */
+	public String getNamespace() {
+		return engine.namespace().name();
 	}
 
 	/**

@@ -108,7 +108,7 @@ class NamespaceTests {
 
 			// Programmatic locks under the name prefix: every kind, contended ones through their channels.
 			for (Warden warden : List.of(app1, app2)) {
-				String ns = warden.getNamespace().name();
+				String ns = warden.getNamespace();
 				DistributedReentrantLock lock = warden.getLock("orders:1");
 				assertThat(lock.getName()).isEqualTo(ns + ":orders:1");
 				assertContendedHandOver(warden, lock);
@@ -196,7 +196,7 @@ class NamespaceTests {
 			.run(context -> {
 				Warden warden = context.getBean(Warden.class);
 				Jobs jobs = context.getBean(Jobs.class);
-				assertThat(warden.getNamespace().name()).isEqualTo("warden");
+				assertThat(warden.getNamespace()).isEqualTo("warden");
 				assertThat(warden.getLockNamePrefix()).isEmpty();
 				assertThat(context.getBean(WardenProperties.class).lockKeyPrefix()).isEqualTo("warden:lock:");
 
