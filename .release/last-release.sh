@@ -48,17 +48,21 @@ published_modules() {
 
 # With --link: an empty jar for each published module of this tree that has no jar of the release.
 link_empty_baselines() {
-	local module artifact empty
+	local module artifact empty=""
 	[ -n "$link" ] || return 0
-	empty="$(mktemp -d)"
 	for module in $(published_modules "$root"); do
 		artifact="$(artifact_id "$root/$module")"
 		if [ ! -f "$link/$artifact.jar" ]; then
 			echo "last-release: $artifact: $1; compared with an empty API (everything in it is new)."
-			jar --create --file "$link/$artifact.jar" -C "$empty" .
+			if [ -z "$empty" ]; then
+				empty="$link/.empty"
+				mkdir -p "$empty"
+				jar --create --file "$empty/empty.jar" -C "$empty" .
+			fi
+			cp "$empty/empty.jar" "$link/$artifact.jar"
 		fi
 	done
-	rm -rf "$empty"
+	[ -z "$empty" ] || rm -rf "$empty"
 }
 
 entry="$(grep -v -E '^[[:space:]]*(#|$)' "$releases" | tail -n 1 || true)"
