@@ -38,7 +38,7 @@ public final class EvictionPolicyCheck {
 
 	/**
 	 * Checks at startup, waiting for the answer within the command timeout.
-	 * @throws WardenConfigurationException in {@link Mode#FAIL} when Redis evicts
+	 * @throws WardenConfigurationException in {@link dev.warden.CheckMode#FAIL} when Redis evicts
 	 */
 	public void checkNow() {
 		if (mode == CheckMode.IGNORE) {
