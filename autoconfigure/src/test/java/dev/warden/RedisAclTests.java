@@ -64,7 +64,7 @@ class RedisAclTests {
 	 * derived from them, the fencing counters and the queues.
 	 */
 	static final String KEYS_RULE = "on ~warden:lock:* ~{warden:lock:* ~redisson_lock_queue:{warden:lock:* "
-			+ "~redisson_lock_timeout:{warden:lock:* ~warden_fencing:* ~warden:task:* resetchannels &redisson_* &warden* "
+			+ "~redisson_lock_timeout:{warden:lock:* ~warden_fencing:* ~warden:task:* ~warden:rate:* resetchannels &redisson_* &warden* "
 			+ "&__sentinel__:hello +@connection +@scripting +@pubsub +@string +@hash +@list +@sortedset +@keyspace "
 			+ "+time +wait";
 

@@ -129,7 +129,8 @@ public final class TaskClock {
 	 * Starts a test from a clean slate: deletes Warden's keys in the application's
 	 * {@code warden.namespace} ({@code warden} by default) from its Redis — tasks, dead letters and
 	 * recurring plans ({@code warden:task:*}), rate limiters ({@code warden:rate:*}), the locks under
-	 * {@code warden.lock.key-prefix} with their queues and fencing counters, and the clock's offset
+	 * {@code warden.lock.key-prefix} with their queues (not the fencing counters, which count for every
+	 * lock of their hash slot and never go back), and the clock's offset
 	 * ({@code warden:test:clock-offset}, so the clock is Redis's own again); another application's
 	 * namespace is not touched — plus the
 	 * keys matching {@code warden.test.reset-keys} — forgets what ran, and plans the application's

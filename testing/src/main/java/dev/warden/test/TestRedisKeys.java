@@ -57,13 +57,13 @@ final class TestRedisKeys {
 		patterns.add(KeyScan.escape(namespace.clockOffsetKey()));
 		if (!lockKeyPrefix.isBlank()) {
 			// The lock itself, the keys it derives from its name in its hash tag, the fair locks' queues
-			// and timeouts, and the fencing counters.
+			// and timeouts. Not the fencing counters: one counts for every lock of its hash slot, the
+			// application's other locks among them, and a token must never go back.
 			String prefix = KeyScan.escape(lockKeyPrefix);
 			patterns.add(prefix + "*");
 			patterns.add("{" + prefix + "*");
 			patterns.add("redisson_lock_queue:{" + prefix + "*");
 			patterns.add("redisson_lock_timeout:{" + prefix + "*");
-			patterns.add(KeyScan.escape(namespace.fencingPrefix()) + "{" + prefix + "*");
 		}
 		for (String pattern : more) {
 			if (!pattern.isBlank()) {
