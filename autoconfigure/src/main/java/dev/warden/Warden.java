@@ -41,9 +41,11 @@ import dev.warden.ratelimit.DistributedRateLimiter;
 import dev.warden.ratelimit.RateLimit;
 import dev.warden.ratelimit.redis.RedisRateLimiter;
 import dev.warden.redis.EvictionPolicyCheck;
+import dev.warden.redis.Fleet;
 import dev.warden.redis.KeyNamespace;
 import dev.warden.redis.ReplicaCount;
 import dev.warden.redis.RedisEngine;
+import dev.warden.redis.StoredFormats;
 import dev.warden.task.ConsumerOptions;
 import dev.warden.task.DelayedQueue;
 import dev.warden.task.DelayedQueueFactory;
@@ -125,6 +127,9 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 	/** The lock factory of {@code @DistributedLock}: names as given, without {@link #lockNamePrefix}. */
 	private final LockFactory unprefixedLocks = new UnprefixedLocks();
 
+	/** The instances on this Redis, and the stored formats this client writes because of them. */
+	private final Fleet fleet;
+
 	/** Payloads as stored: the writes that {@link #applyTaskWrites} makes carry them encoded. */
 	private static final PayloadCodec<String> STORED = new PayloadCodec<>() {
 
@@ -153,6 +158,8 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 		this.lockListener = builder.lockListener;
 		this.lockNamePrefix = builder.lockNamePrefix;
 		this.redLockNodes = connectRedLockNodes(builder);
+		this.fleet = new Fleet(engine, clientId, StoredFormats.CURRENT, builder.fleetAnnounceInterval,
+				builder.namespace.name());
 		this.consumers = new Consumers(
 				new TaskWorkers(builder.taskConcurrency, "warden-task-" + shortId(clientId) + "-",
 						builder.taskVirtualThreads),
@@ -312,10 +319,12 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 		List<Warden> nodes = new ArrayList<>();
 		try {
 			for (AbstractRedisClient client : builder.redLockClients) {
-				nodes.add(Warden.builder(client)
+				Builder node = Warden.builder(client)
 					.commandTimeout(builder.redLockNodeTimeout)
-					.namespace(builder.namespace.name())
-					.build());
+					.namespace(builder.namespace.name());
+				// A RedLock node is not this application's Redis: nothing to announce there.
+				node.fleetAnnounce = false;
+				nodes.add(node.build());
 			}
 		}
 		catch (RuntimeException ex) {
@@ -501,6 +510,32 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 	}
 
 	/**
+	 * The Warden clients that use this Redis now, this one included, read from Redis: each announces
+	 * its version and the stored formats it reads and writes when it starts and every
+	 * {@linkplain Builder#fleetAnnounceInterval(Duration) announce interval}, and counts as live
+	 * until three intervals pass without an announcement, by Redis's clock, or until it is closed.
+	 * During a rolling deploy this lists the old and the new version side by side. Clients of
+	 * versions before this list existed do not appear in it.
+	 * @return the live clients, in the order of their expiry
+	 * @throws RedisUnavailableException when Redis cannot be reached
+	 */
+	public List<FleetMember> fleet() {
+		return fleet.members();
+	}
+
+	/**
+	 * The stored format this client writes of each family of keys ({@code tasks}: queues, their meta
+	 * fields, channels and recurring plans; {@code limiters}: rate-limiter state): the newest that
+	 * it writes and that every live client of {@link #fleet()} reads, as of its last announcement.
+	 * @return the format per family
+	 */
+	public Map<String, Integer> writeFormats() {
+		Map<String, Integer> formats = new LinkedHashMap<>();
+		fleet.writeFormats().forEach((family, format) -> formats.put(family.key(), format));
+		return formats;
+	}
+
+	/**
 	 * Checks that Redis answers on both of this client's connections: the command connection, and
 	 * the pub/sub connection that wakes lock waiters and task consumers.
 	 * @return how long the slower answer took, in microseconds
@@ -673,6 +708,8 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 		leaseRenewal.releaseAll();
 		leaseRenewal.close();
 		redLockNodes.forEach(Warden::close);
+		// Last: until here it still ran handlers and held locks, as a live instance.
+		fleet.close();
 		engine.close();
 	}
 
@@ -738,6 +775,11 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 		private KeyNamespace namespace = KeyNamespace.WARDEN;
 
 		private String lockNamePrefix = "";
+
+		private Duration fleetAnnounceInterval = WardenDefaults.FLEET_ANNOUNCE_INTERVAL;
+
+		/** Whether the client announces itself to the other instances on its Redis. */
+		private boolean fleetAnnounce = true;
 
 		private Builder(AbstractRedisClient client) {
 			if (!(client instanceof RedisClient) && !(client instanceof RedisClusterClient)) {
@@ -1104,6 +1146,21 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 		}
 
 		/**
+		 * How often the client announces its version and the stored formats it reads and writes to
+		 * the other instances on its Redis ({@link Warden#fleet()}; 10 s by default). It announces
+		 * itself once before {@link #build()} returns, and counts as live for three intervals after
+		 * each announcement, by Redis's clock: a client that stops without being closed leaves the
+		 * list after three intervals. A shorter interval notices a stopped client sooner, at one
+		 * script call per interval.
+		 * @param interval from 1 ms to 1 hour
+		 * @return this builder
+		 */
+		public Builder fleetAnnounceInterval(Duration interval) {
+			this.fleetAnnounceInterval = WardenDefaults.requireAnnounceInterval("The fleet announce interval", interval);
+			return this;
+		}
+
+		/**
 		 * For tests: lets a test move this client's clock forward ({@link Warden#testClock()}), so that
 		 * a task due in 30 minutes, or tomorrow's occurrence of a recurring task, runs now. Every
 		 * script that reads Redis's clock then reads one key more; standalone Redis (or Sentinel)
@@ -1149,6 +1206,10 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 			catch (RuntimeException ex) {
 				warden.close();
 				throw ex;
+			}
+			if (fleetAnnounce) {
+				// Before the client is returned: the others see it before it writes anything.
+				warden.fleet.start();
 			}
 			return warden;
 		}

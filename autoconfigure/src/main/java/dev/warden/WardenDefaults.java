@@ -86,6 +86,30 @@ public final class WardenDefaults {
 	public static final Duration METRICS_QUEUE_REFRESH = Duration.ofSeconds(10);
 
 	/**
+	 * How often a client announces its version and stored formats to the other instances on its
+	 * Redis; it counts as live for three intervals after each announcement.
+	 */
+	public static final Duration FLEET_ANNOUNCE_INTERVAL = Duration.ofSeconds(10);
+
+	/** The longest announce interval. */
+	public static final Duration MAX_FLEET_ANNOUNCE_INTERVAL = Duration.ofHours(1);
+
+	/**
+	 * Checks an announce interval: positive, at most {@link #MAX_FLEET_ANNOUNCE_INTERVAL}.
+	 * @param option the option's name, as the caller knows it
+	 * @param value the value
+	 * @return the value
+	 * @throws IllegalArgumentException naming the option when it is out of range
+	 */
+	public static Duration requireAnnounceInterval(String option, @Nullable Duration value) {
+		if (value == null || value.toMillis() < 1 || value.compareTo(MAX_FLEET_ANNOUNCE_INTERVAL) > 0) {
+			throw new IllegalArgumentException(option + " must be between 1 ms and "
+					+ MAX_FLEET_ANNOUNCE_INTERVAL.toMinutes() + " minutes: " + value);
+		}
+		return value;
+	}
+
+	/**
 	 * Checks a duration that must be positive.
 	 * @param option the option's name, as the caller knows it
 	 * @param value the value
