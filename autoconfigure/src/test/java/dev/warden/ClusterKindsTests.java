@@ -75,6 +75,15 @@ class ClusterKindsTests {
 		}
 	}
 
+	/** The fleet registry's two keys are in one slot: each announcement is one script on one master. */
+	@Test
+	void bothClientsAnnounceThemselvesOnTheCluster() {
+		assertThat(first.fleet()).extracting(FleetMember::clientId)
+			.containsExactlyInAnyOrder(first.getClientId(), second.getClientId());
+		clients.close(second);
+		assertThat(first.fleet()).extracting(FleetMember::clientId).containsExactly(first.getClientId());
+	}
+
 	@Test
 	void aTestClockIsRefusedOnACluster() {
 		RedisClusterClient client = RedisClusterClient.create(redis.cluster().uris().stream().map(RedisURI::create).toList());

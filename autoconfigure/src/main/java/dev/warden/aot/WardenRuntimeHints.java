@@ -27,6 +27,9 @@ public final class WardenRuntimeHints implements RuntimeHintsRegistrar {
 	/** The dashboard page, served from the jar. */
 	public static final String DASHBOARD = "dev/warden/actuate/dashboard.html";
 
+	/** The build's version, which each client announces to the others on its Redis. */
+	public static final String VERSION = "dev/warden/warden-version.properties";
+
 	/** The outbox table's DDL, one file per database. */
 	public static final String OUTBOX_SCHEMAS = "dev/warden/task/transaction/schema-*.sql";
 
@@ -38,6 +41,7 @@ public final class WardenRuntimeHints implements RuntimeHintsRegistrar {
 	public void registerHints(RuntimeHints hints, @Nullable ClassLoader classLoader) {
 		hints.resources().registerPattern(SCRIPTS);
 		hints.resources().registerPattern(DASHBOARD);
+		hints.resources().registerPattern(VERSION);
 		hints.resources().registerPattern(OUTBOX_SCHEMAS);
 		// Their attributes are read reflectively (MergedAnnotations), on every annotated bean.
 		for (String annotation : ANNOTATIONS) {

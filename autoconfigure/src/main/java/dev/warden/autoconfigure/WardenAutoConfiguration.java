@@ -122,6 +122,7 @@ public final class WardenAutoConfiguration {
 			.taskSweepInterval(tasks.getSweepInterval())
 			.taskClaimAhead(tasks.getClaimAhead())
 			.shutdownGrace(tasks.getShutdownGrace())
+			.fleetAnnounceInterval(properties.getFleet().getAnnounceInterval())
 			.taskMaxPayloadBytes(tasks.getMaxPayloadSize().toBytes())
 			.taskReplicaSync(tasks.getReplicaSync().replicasOrAuto(), tasks.getReplicaSync().getTimeout())
 			.replicaSync(properties.getLock().getReplicaSync().replicasOrAuto(),

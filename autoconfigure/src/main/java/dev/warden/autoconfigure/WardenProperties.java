@@ -85,6 +85,8 @@ public class WardenProperties {
 
 	private final Test test = new Test();
 
+	private final Fleet fleet = new Fleet();
+
 	public boolean isEnabled() {
 		return enabled;
 	}
@@ -191,6 +193,34 @@ public class WardenProperties {
 
 	public Test getTest() {
 		return test;
+	}
+
+	public Fleet getFleet() {
+		return fleet;
+	}
+
+	/**
+	 * How this instance announces itself to the other Warden instances on its Redis.
+	 */
+	public static class Fleet {
+
+		/**
+		 * How often this instance announces its version and the stored formats it reads and writes
+		 * to the other instances on its Redis (the endpoint's fleet). It counts as live for three
+		 * intervals after each announcement, by Redis's clock, and leaves at once when it stops
+		 * cleanly.
+		 */
+		private Duration announceInterval = WardenDefaults.FLEET_ANNOUNCE_INTERVAL;
+
+		public Duration getAnnounceInterval() {
+			return announceInterval;
+		}
+
+		public void setAnnounceInterval(Duration announceInterval) {
+			this.announceInterval = WardenDefaults.requireAnnounceInterval("warden.fleet.announce-interval",
+					announceInterval);
+		}
+
 	}
 
 	/**

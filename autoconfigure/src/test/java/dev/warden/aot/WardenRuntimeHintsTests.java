@@ -61,6 +61,14 @@ class WardenRuntimeHintsTests {
 	}
 
 	@Test
+	void theBuildsVersionIsARegisteredResource() {
+		new WardenRuntimeHints().registerHints(hints, getClass().getClassLoader());
+
+		assertThat(getClass().getClassLoader().getResource(WardenRuntimeHints.VERSION)).as("the version").isNotNull();
+		assertThat(RuntimeHintsPredicates.resource().forResource(WardenRuntimeHints.VERSION)).accepts(hints);
+	}
+
+	@Test
 	void theJdkMethodsBehindVirtualThreadsAreRegistered() {
 		new WardenRuntimeHints().registerHints(hints, getClass().getClassLoader());
 
