@@ -61,10 +61,11 @@ class RedisAclTests {
 	/**
 	 * The README's rule with the keys narrowed to Warden's own under one prefix: the names an
 	 * application locks (here {@code warden:lock:*}, the annotations' default prefix), the keys
-	 * derived from them, the fencing counters and the queues.
+	 * derived from them, the fencing counters, the queues and the fleet registry.
 	 */
 	static final String KEYS_RULE = "on ~warden:lock:* ~{warden:lock:* ~redisson_lock_queue:{warden:lock:* "
-			+ "~redisson_lock_timeout:{warden:lock:* ~warden_fencing:* ~warden:task:* ~warden:rate:* resetchannels &redisson_* &warden* "
+			+ "~redisson_lock_timeout:{warden:lock:* ~warden_fencing:* ~warden:task:* ~warden:rate:* ~warden:{fleet}:* "
+			+ "resetchannels &redisson_* &warden* "
 			+ "&__sentinel__:hello +@connection +@scripting +@pubsub +@string +@hash +@list +@sortedset +@keyspace "
 			+ "+time +wait";
 
@@ -91,6 +92,7 @@ class RedisAclTests {
 		queue.consume(delivery -> ran.countDown());
 		queue.schedule("t", "x", Duration.ZERO);
 		assertThat(ran.await(10, TimeUnit.SECONDS)).isTrue();
+		assertThat(warden.fleet()).as("announced").anyMatch(member -> member.clientId().equals(warden.getClientId()));
 
 		assertThatExceptionOfType(WardenException.class)
 			.isThrownBy(() -> warden.getLock("elsewhere").tryLock(owner, 0, TimeUnit.SECONDS))
