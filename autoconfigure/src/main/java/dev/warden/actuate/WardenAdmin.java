@@ -33,7 +33,8 @@ import org.slf4j.LoggerFactory;
 /**
  * What an operator sees of one {@link Warden} client and does with it, for the Actuator endpoint
  * and the dashboard: the client, the locks this instance holds through
- * {@link dev.warden.lock.annotation.DistributedLock}, every queue in Redis with its counts, one
+ * {@link dev.warden.lock.annotation.DistributedLock}, the Warden instances live on its Redis (their
+ * versions and stored formats), every queue in Redis with its counts, one
  * queue's pending tasks and dead letters a page at a time, and, when write operations are allowed,
  * re-driving and purging dead letters and cancelling pending tasks. Times are ISO-8601 text, so
  * that any JSON mapper writes them the same way.
@@ -141,7 +142,10 @@ public final class WardenAdmin {
 		return writeScope;
 	}
 
-	/** The client, the locks held here, and every queue in Redis with its counts. */
+	/**
+	 * The client, the locks held here, the Warden instances live on this Redis, and every queue in Redis
+	 * with its counts.
+	 */
 	public Overview overview() {
 		Set<String> consumed = warden.consumedQueues();
 		SortedSet<String> names = new TreeSet<>(queueNames());
@@ -156,7 +160,14 @@ public final class WardenAdmin {
 			locks.add(new HeldLock(hold.names(), hold.kind(), hold.method(), hold.since().toString(),
 					leaseLeft(hold.locks())));
 		}
-		return new Overview(warden.getClientId(), topology, writeOperations, waiting, locks, queues, rateLimits());
+		List<FleetInstance> fleet = new ArrayList<>();
+		for (dev.warden.FleetMember member : warden.fleet()) {
+			fleet.add(new FleetInstance(member.clientId(), member.version(), member.reads(), member.writes(),
+					member.startedAt().toString(), member.expiresAt().toString(),
+					member.clientId().equals(warden.getClientId())));
+		}
+		return new Overview(warden.getClientId(), topology, writeOperations, waiting, locks, queues, rateLimits(), fleet,
+				warden.writeFormats());
 	}
 
 	/**
@@ -412,9 +423,29 @@ public final class WardenAdmin {
 	 * @param locks the locks annotated calls hold here now, the longest held first
 	 * @param queues every queue in Redis (and those consumed here), by name
 	 * @param rateLimits the application's {@code @RateLimited} names, with their state in Redis
+	 * @param fleet the Warden instances live on this Redis, this one included, as they announced
+	 * themselves: during a rolling deploy, the old and the new version side by side
+	 * @param writeFormats the stored format this instance writes of each family of keys: the newest
+	 * every live instance reads
 	 */
 	public record Overview(String clientId, String topology, boolean writeOperations, int lockWaiters,
-			List<HeldLock> locks, List<QueueSummary> queues, List<RateLimitSummary> rateLimits) {
+			List<HeldLock> locks, List<QueueSummary> queues, List<RateLimitSummary> rateLimits,
+			List<FleetInstance> fleet, Map<String, Integer> writeFormats) {
+	}
+
+	/**
+	 * One Warden instance live on this Redis.
+	 *
+	 * @param clientId its client id
+	 * @param version the Warden version it runs
+	 * @param reads the highest stored format it reads, per family ({@code tasks}, {@code limiters})
+	 * @param writes the stored format it writes now, per family
+	 * @param startedAt when it first announced itself (ISO-8601, by Redis's clock)
+	 * @param expiresAt when it stops counting as live unless it announces itself again (ISO-8601)
+	 * @param here whether it is this instance
+	 */
+	public record FleetInstance(String clientId, String version, Map<String, Integer> reads,
+			Map<String, Integer> writes, String startedAt, String expiresAt, boolean here) {
 	}
 
 	/**

@@ -33,11 +33,13 @@ public final class WardenMetricsAutoConfiguration {
 	WardenMetrics wardenMetrics(MeterRegistry registry, ObjectProvider<Warden> warden,
 			ObjectProvider<LockCalls> lockCalls, WardenProperties properties) {
 		// The client and the lock calls are looked up when first read: both are told about events by this bean.
-		return new WardenMetrics(registry, () -> {
+		WardenMetrics metrics = new WardenMetrics(registry, () -> {
 			LockCalls calls = lockCalls.getIfAvailable();
 			return (calls != null) ? calls.waiting() : 0;
 		}, queue -> warden.getObject().getDelayedQueue(queue).stats(),
 				properties.getMetrics().getQueueRefreshInterval());
+		metrics.registerFleetGauge(() -> warden.getObject().fleet().size());
+		return metrics;
 	}
 
 }

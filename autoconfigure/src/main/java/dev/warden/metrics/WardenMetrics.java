@@ -53,6 +53,8 @@ import org.slf4j.LoggerFactory;
  * <li>{@code warden.task.pending}, {@code warden.task.in.flight}, {@code warden.task.dead.letters}
  * (gauges; {@code queue}): what each queue this instance uses holds in Redis, read in one call at
  * most once per refresh interval, whatever the number of gauges and scrapes.</li>
+ * <li>{@code warden.fleet.instances} (gauge): the Warden instances live on this Redis, this one
+ * included, read at most once per refresh interval.</li>
  * </ul>
  */
 public final class WardenMetrics implements LockListener, LockCalls.Listener, TaskListener, RateLimitListener {
@@ -95,6 +97,60 @@ public final class WardenMetrics implements LockListener, LockCalls.Listener, Ta
 			.description("@DistributedLock calls of this instance waiting for their locks")
 			.strongReference(true)
 			.register(registry);
+	}
+
+	/**
+	 * Registers {@code warden.fleet.instances}: how many Warden instances are live on this Redis
+	 * (they announce themselves), read with {@code liveInstances} at most once per refresh interval;
+	 * NaN while it cannot be read.
+	 * @param liveInstances reads the count from Redis
+	 */
+	public void registerFleetGauge(IntSupplier liveInstances) {
+		FleetCount count = new FleetCount(liveInstances);
+		Gauge.builder("warden.fleet.instances", count, FleetCount::read)
+			.description("Warden instances live on this Redis, this one included")
+			.strongReference(true)
+			.register(registry);
+	}
+
+	/** The fleet's size, as last read from Redis. */
+	private final class FleetCount {
+
+		private final IntSupplier liveInstances;
+
+		private final ReentrantLock reading = new ReentrantLock();
+
+		private volatile double last = Double.NaN;
+
+		private volatile long readAtNanos;
+
+		FleetCount(IntSupplier liveInstances) {
+			this.liveInstances = liveInstances;
+		}
+
+		double read() {
+			if (!Double.isNaN(last) && System.nanoTime() - readAtNanos < refreshNanos) {
+				return last;
+			}
+			reading.lock();
+			try {
+				if (Double.isNaN(last) || System.nanoTime() - readAtNanos >= refreshNanos) {
+					try {
+						last = liveInstances.getAsInt();
+					}
+					catch (RuntimeException ex) {
+						logger.debug("Could not read the live Warden instances", ex);
+						last = Double.NaN;
+					}
+					readAtNanos = System.nanoTime();
+				}
+				return last;
+			}
+			finally {
+				reading.unlock();
+			}
+		}
+
 	}
 
 	@Override

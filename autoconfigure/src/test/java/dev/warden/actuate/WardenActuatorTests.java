@@ -123,6 +123,28 @@ class WardenActuatorTests {
 	}
 
 	@Test
+	void theOverviewShowsTheWardenInstancesOnThisRedis() throws Exception {
+		ConfigurableApplicationContext app = start(redis.node().host(), redis.node().port());
+		String here = app.getBean(Warden.class).getClientId();
+		String elsewhere = clients.open(redis.node()).getClientId();
+
+		JsonNode overview = get(app, "/actuator/warden", 200);
+
+		List<JsonNode> fleet = overview.get("fleet").valueStream().toList();
+		assertThat(fleet).extracting(instance -> instance.get("clientId").asString())
+			.containsExactlyInAnyOrder(here, elsewhere);
+		JsonNode self = fleet.stream().filter(instance -> instance.get("here").asBoolean()).findFirst().orElseThrow();
+		assertThat(self.get("clientId").asString()).isEqualTo(here);
+		assertThat(self.get("version").asString()).matches("\\d+\\.\\d+\\.\\d+.*");
+		assertThat(self.get("reads").get("tasks").asInt()).isEqualTo(1);
+		assertThat(self.get("writes").get("limiters").asInt()).isEqualTo(1);
+		assertThat(java.time.Instant.parse(self.get("expiresAt").asString()))
+			.isAfter(java.time.Instant.parse(self.get("startedAt").asString()));
+		assertThat(overview.get("writeFormats").get("tasks").asInt()).isEqualTo(1);
+		assertThat(overview.get("writeFormats").get("limiters").asInt()).isEqualTo(1);
+	}
+
+	@Test
 	void theOverviewListsTheRateLimitsWithTheirStateInRedis() throws Exception {
 		ConfigurableApplicationContext app = start(redis.node().host(), redis.node().port());
 		Exports exports = app.getBean(Exports.class);

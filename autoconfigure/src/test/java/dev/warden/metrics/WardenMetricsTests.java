@@ -15,6 +15,7 @@ import dev.warden.task.ConsumerOptions;
 import dev.warden.task.DelayedQueue;
 import dev.warden.task.TaskConsumer;
 import dev.warden.test.redis.RedisServerExtension;
+import io.lettuce.core.RedisClient;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -193,6 +194,24 @@ class WardenMetricsTests {
 			assertThat(gauge(registry, "warden.task.pending", "cached")).as("the counts read an hour ago at most")
 				.isEqualTo(1);
 			assertThat(queue.stats().pending()).isEqualTo(2);
+		});
+	}
+
+	@Test
+	void theFleetGaugeCountsTheLiveInstancesOnThisRedis() {
+		runner.run(context -> {
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			assertThat(registry.get("warden.fleet.instances").gauge().value()).as("this one").isEqualTo(1);
+			RedisClient client = RedisClient.create(redis.node().uri());
+			try {
+				try (Warden other = Warden.create(client)) {
+					assertThat(registry.get("warden.fleet.instances").gauge().value()).as("and another").isEqualTo(2);
+				}
+				assertThat(registry.get("warden.fleet.instances").gauge().value()).as("closed").isEqualTo(1);
+			}
+			finally {
+				client.shutdown();
+			}
 		});
 	}
 
