@@ -77,6 +77,17 @@ public final class WardenClients implements AfterEachCallback {
 		return client;
 	}
 
+	/**
+	 * How many keys {@code node} holds besides the fleet registry, whose two keys every live client
+	 * keeps ({@link dev.warden.redis.Fleet}).
+	 */
+	public static long keysBesidesTheFleet(RedisNode node) {
+		String namespace = dev.warden.redis.Fleet.DEFAULT_NAMESPACE;
+		// One call: an announcement may write the registry again at any time.
+		return (Long) node.call("EVAL", "return redis.call('dbsize') - redis.call('exists', KEYS[1], KEYS[2])", "2",
+				dev.warden.redis.Fleet.instancesKey(namespace), dev.warden.redis.Fleet.expiryKey(namespace));
+	}
+
 	/** Closes one client early, as a service that stops would. */
 	public synchronized void close(Warden warden) {
 		warden.close();

@@ -94,11 +94,17 @@ final class BadInputCatalogue {
 		return row;
 	}
 
-	/** Every key with its type, its value as {@code DUMP} gives it, and whether it expires. */
+	/**
+	 * Every key with its type, its value as {@code DUMP} gives it, and whether it expires; not the
+	 * registry of live clients, which each client's announcements change every few seconds.
+	 */
 	static Map<String, String> snapshot(RedisNode redis) {
 		Map<String, String> keys = new TreeMap<>();
 		for (Object key : (List<?>) redis.call("KEYS", "*")) {
 			String name = (String) key;
+			if (name.startsWith("warden:{fleet}:")) {
+				continue;
+			}
 			long ttl = (Long) redis.call("PTTL", name);
 			keys.put(name, redis.call("TYPE", name) + " " + (ttl >= 0 ? "expiring " : "persistent ")
 					+ redis.call("DUMP", name));

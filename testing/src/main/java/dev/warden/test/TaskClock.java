@@ -134,7 +134,8 @@ public final class TaskClock {
 	 * ({@code warden:test:clock-offset}, so the clock is Redis's own again); another application's
 	 * namespace is not touched — plus the
 	 * keys matching {@code warden.test.reset-keys} — forgets what ran, and plans the application's
-	 * recurring tasks anew, as at startup. Other keys stay: the keys are found with {@code SCAN} (on
+	 * recurring tasks anew, as at startup. Other keys stay (the registry of live clients,
+	 * {@code warden:{fleet}:*}, among them): the keys are found with {@code SCAN} (on
 	 * every master of a Cluster) and removed with {@code UNLINK} in batches, never {@code FLUSHALL}.
 	 * <p>
 	 * A Redis that {@link WardenTest} did not start (a test that sets {@code spring.data.redis.*})
