@@ -76,8 +76,9 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * A client has its own id (a UUID), opens two connections of its own on the application's
  * {@link RedisClient} (one for commands, shared by all callers, and one for pub/sub) and one
- * scheduler thread for lease renewals. Two clients in one JVM behave as two services. Closing the
- * client releases the locks it holds under the watchdog, stops its renewals and closes its
+ * scheduler thread for lease renewals and its announcements to the other instances on its Redis
+ * ({@link #fleet()}). Two clients in one JVM behave as two services. Closing the client releases the
+ * locks it holds under the watchdog, stops its renewals, withdraws its announcement and closes its
  * connections; the {@code RedisClient} stays the application's.
  *
  * <pre>{@code

@@ -12,8 +12,10 @@ import java.util.Map;
 import java.util.Set;
 import java.util.StringJoiner;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import dev.warden.FleetMember;
@@ -55,6 +57,12 @@ public final class Fleet implements AutoCloseable {
 
 	/** How many expired members one announcement drops at most. */
 	public static final int CLEANUP_BATCH = 100;
+
+	/**
+	 * How long closing waits for the withdrawal at most (or the command timeout, when shorter): a
+	 * Redis that does not answer must not hold a shutdown up, and the announcement expires anyway.
+	 */
+	static final long WITHDRAW_WAIT_MILLIS = 2_000;
 
 	private static final LuaScript ANNOUNCE = LuaScript.load(Fleet.class, "fleet-announce.lua", "fleet-live.lua");
 
@@ -235,8 +243,9 @@ public final class Fleet implements AutoCloseable {
 	}
 
 	/**
-	 * Stops announcing and withdraws this instance's announcement, waiting within the command timeout;
-	 * when that fails, the announcement expires by itself. Nothing to withdraw before {@link #start()}.
+	 * Stops announcing and withdraws this instance's announcement, waiting at most
+	 * {@value #WITHDRAW_WAIT_MILLIS} ms; when that fails, the announcement expires by itself. Nothing to
+	 * withdraw before {@link #start()}.
 	 */
 	@Override
 	public void close() {
@@ -251,11 +260,22 @@ public final class Fleet implements AutoCloseable {
 			}
 			schedule.cancel(false);
 		}
-		try {
-			engine.await(engine.eval(LEAVE, ScriptOutputType.INTEGER, keys, clientId), "the fleet withdrawal");
+		if (!engine.connected()) {
+			logger.debug("Warden client {} is not connected to withdraw its announcement: it expires within {}",
+					clientId, interval.multipliedBy(LEASE_INTERVALS));
+			return;
 		}
-		catch (RuntimeException ex) {
-			logger.debug("Warden could not withdraw its announcement of client {}: it expires within {}", clientId,
+		CompletableFuture<Long> left = engine.eval(LEAVE, ScriptOutputType.INTEGER, keys, clientId);
+		try {
+			left.get(Math.min(WITHDRAW_WAIT_MILLIS, engine.commandTimeout().toMillis()), TimeUnit.MILLISECONDS);
+		}
+		catch (InterruptedException ex) {
+			left.cancel(false);
+			Thread.currentThread().interrupt();
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			left.cancel(false);
+			logger.debug("Warden client {} could not withdraw its announcement: it expires within {}", clientId,
 					interval.multipliedBy(LEASE_INTERVALS), ex);
 		}
 	}
