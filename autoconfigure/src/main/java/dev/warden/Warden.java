@@ -533,7 +533,7 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 	public Map<String, Integer> writeFormats() {
 		Map<String, Integer> formats = new LinkedHashMap<>();
 		fleet.writeFormats().forEach((family, format) -> formats.put(family.key(), format));
-		return formats;
+		return java.util.Collections.unmodifiableMap(formats);
 	}
 
 	/**

@@ -172,6 +172,31 @@ class FleetTests {
 			.isEqualTo(1);
 	}
 
+	/**
+	 * A later version may announce more: fields and families this one does not know are left out, and
+	 * a family it does not announce counts as read in format 1.
+	 */
+	@Test
+	void anAnnouncementIsReadAsFarAsThisVersionKnowsIt() {
+		List<?> time = (List<?>) redis.node().call("TIME");
+		long inAMinute = Long.parseLong((String) time.get(0)) * 1000 + 60_000;
+		redis.node().call("HSET", INSTANCES, "later", "version=9.1.0;reads=limiters:3,queues:4;writes=limiters:1;"
+				+ "layout=compact;started=1000;");
+		redis.node().call("ZADD", EXPIRY, Long.toString(inAMinute), "later");
+		Fleet newer = member("newer", new StoredFormats("9.0.0", Map.of(Family.TASKS, 2, Family.LIMITERS, 2),
+				Map.of(Family.TASKS, 2, Family.LIMITERS, 2)), LONG);
+
+		FleetMember later = newer.announce().join().stream().filter(member -> member.clientId().equals("later"))
+			.findFirst().orElseThrow();
+
+		assertThat(later.version()).isEqualTo("9.1.0");
+		assertThat(later.reads()).isEqualTo(Map.of("limiters", 3, "queues", 4));
+		assertThat(later.startedAt()).isEqualTo(Instant.ofEpochMilli(1000));
+		assertThat(later.expiresAt()).isEqualTo(Instant.ofEpochMilli(inAMinute));
+		assertThat(newer.writeFormat(Family.TASKS)).as("tasks not announced: format 1").isEqualTo(1);
+		assertThat(newer.writeFormat(Family.LIMITERS)).isEqualTo(2);
+	}
+
 	@Test
 	void aFailedAnnouncementIsOneWarningAndNeverFailsTheClient(CapturedOutput output) {
 		// A user refused the registry's keys.
