@@ -1209,7 +1209,7 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 				throw ex;
 			}
 			if (fleetAnnounce) {
-				// Before the client is returned: the others see it before it writes anything.
+				// Before the client is returned: it knows the fleet before it writes anything.
 				warden.fleet.start();
 			}
 			return warden;
