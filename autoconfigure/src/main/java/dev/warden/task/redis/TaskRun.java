@@ -4,6 +4,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 
 import dev.warden.redis.RedisEngine;
+import dev.warden.redis.StoredFormats;
 import dev.warden.task.ConsumerOptions;
 import dev.warden.task.Delivery;
 import dev.warden.task.EndedDelivery;
@@ -43,10 +44,10 @@ final class TaskRun<T> {
 	private static final long MOVED_TO_DEAD_LETTERS = 2;
 
 	/**
-	 * The stored format of tasks this version reads and writes: a task whose {@code n:<id>} names a
-	 * later one is left for an instance that reads it ({@code task-leave.lua}).
+	 * The stored format of tasks this version reads: a task whose {@code n:<id>} names a later one is
+	 * left for an instance that reads it ({@code task-leave.lua}).
 	 */
-	static final long TASK_FORMAT = 1;
+	static final long TASK_FORMAT = StoredFormats.TASKS;
 
 	/** How soon a task left for an instance that reads it is due again, in ms. */
 	private static final long LEFT_RECHECK_MILLIS = 5_000;
@@ -130,7 +131,8 @@ final class TaskRun<T> {
 				admission.skip(task);
 			}
 			leave(task, new NewerTaskFormatException("Task '" + task.id() + "' of queue '" + queue + "' needs stored "
-					+ "format " + task.needsFormat() + " of Warden's tasks, and this instance reads format " + TASK_FORMAT
+					+ "format " + task.needsFormat() + " of Warden's tasks, and this instance (Warden "
+					+ StoredFormats.CURRENT.version() + ") reads format " + TASK_FORMAT
 					+ "; an instance of a later Warden runs it"));
 			return false;
 		}
