@@ -38,7 +38,9 @@ import org.jspecify.annotations.Nullable;
  * Warden's declared API, read from where it is declared: the first sentence of each package's
  * {@code package-info.java} in the repository's modules, which starts with {@code Public API:},
  * {@code SPI:} or {@code Internal:}. This is the one list of the classification; the README's
- * project-layout table and the compatibility check's exclusions follow it.
+ * project-layout table and the compatibility check's exclusions follow it. A package split over two
+ * modules ({@code dev.warden.test.redis}, in {@code warden-test-redis} and
+ * {@code warden-test-support}) has a {@code package-info.java} in each, and they must agree.
  * <p>
  * {@link #leaks} finds every member of a type that users can see — a public type, outside the
  * internal packages — whose signature mentions a type of an internal package: a supertype, a type
@@ -83,9 +85,12 @@ public final class ApiDeclarations {
 
 	private final Map<String, String> firstSentences;
 
-	private ApiDeclarations(Map<String, Kind> kinds, Map<String, String> firstSentences) {
+	private final List<String> disagreements;
+
+	private ApiDeclarations(Map<String, Kind> kinds, Map<String, String> firstSentences, List<String> disagreements) {
 		this.kinds = kinds;
 		this.firstSentences = firstSentences;
+		this.disagreements = disagreements;
 	}
 
 	/**
@@ -102,10 +107,16 @@ public final class ApiDeclarations {
 		throw new IllegalStateException("Not inside Warden's repository: " + Path.of("").toAbsolutePath());
 	}
 
-	/** The declarations of the modules under a repository's root: {@code <module>/src/main/java}. */
+	/**
+	 * The declarations of the modules under a repository's root: {@code <module>/src/main/java}. A
+	 * package declared in more than one module takes the first module's declaration; the others
+	 * must declare the same kind, or {@link #problems} says so.
+	 */
 	public static ApiDeclarations of(Path root) {
 		Map<String, Kind> kinds = new TreeMap<>();
 		Map<String, String> sentences = new TreeMap<>();
+		Map<String, Path> declaredIn = new TreeMap<>();
+		List<String> disagreements = new ArrayList<>();
 		try (Stream<Path> modules = Files.list(root)) {
 			for (Path module : modules.sorted().toList()) {
 				Path sources = module.resolve("src/main/java");
@@ -121,11 +132,18 @@ public final class ApiDeclarations {
 						}
 						Matcher doc = JAVADOC.matcher(text);
 						String sentence = doc.find() ? firstSentence(doc.group(1)) : "";
-						sentences.put(name.group(1), sentence);
-						for (Kind kind : Kind.values()) {
-							if (sentence.startsWith(kind.prefix)) {
-								kinds.put(name.group(1), kind);
+						Kind declared = kindOf(sentence);
+						Path first = declaredIn.putIfAbsent(name.group(1), file);
+						if (first != null) {
+							if (declared != kinds.get(name.group(1))) {
+								disagreements.add(name.group(1) + ": " + root.relativize(file) + " declares it " + declared
+										+ ", " + root.relativize(first) + " " + kinds.get(name.group(1)));
 							}
+							continue;
+						}
+						sentences.put(name.group(1), sentence);
+						if (declared != null) {
+							kinds.put(name.group(1), declared);
 						}
 					}
 				}
@@ -134,7 +152,17 @@ public final class ApiDeclarations {
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);
 		}
-		return new ApiDeclarations(Collections.unmodifiableMap(kinds), Collections.unmodifiableMap(sentences));
+		return new ApiDeclarations(Collections.unmodifiableMap(kinds), Collections.unmodifiableMap(sentences),
+				List.copyOf(disagreements));
+	}
+
+	private static @Nullable Kind kindOf(String sentence) {
+		for (Kind kind : Kind.values()) {
+			if (sentence.startsWith(kind.prefix)) {
+				return kind;
+			}
+		}
+		return null;
 	}
 
 	private static String firstSentence(String javadoc) {
@@ -174,10 +202,11 @@ public final class ApiDeclarations {
 	/**
 	 * What is wrong with the declarations themselves: a {@code package-info.java} whose first
 	 * sentence declares no kind, an internal package that does not say it is not for applications,
-	 * and a package of the given classes with no {@code package-info.java} at all.
+	 * a package declared differently by two modules, and a package of the given classes with no
+	 * {@code package-info.java} at all.
 	 */
 	public List<String> problems(Set<String> packagesOfClasses) {
-		List<String> problems = new ArrayList<>();
+		List<String> problems = new ArrayList<>(this.disagreements);
 		this.firstSentences.forEach((name, sentence) -> {
 			Kind kind = this.kinds.get(name);
 			if (kind == null) {
