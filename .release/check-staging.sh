@@ -21,7 +21,8 @@ repo="${1:?repository directory}"
 version="${2:?version}"
 
 poms=(warden-parent warden-bom)
-jars=(warden-spring-boot-autoconfigure warden-spring-boot-starter warden-spring-boot3-starter warden-kotlin warden-test)
+jars=(warden-spring-boot-autoconfigure warden-spring-boot-starter warden-spring-boot3-starter warden-kotlin warden-test-redis \
+	warden-test)
 internal=(warden-test-support warden-samples order-service warden-benchmark warden-sample-boot3-invoices \
 	warden-boot3-tests warden-release-check)
 

@@ -3,6 +3,7 @@ package dev.warden.test;
 import java.util.List;
 
 import dev.warden.test.api.ApiDeclarations;
+import dev.warden.test.api.ApiDeclarations.Kind;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -21,6 +22,8 @@ class DeclaredApiTests {
 	@Test
 	void everyPackageDeclaresWhatItPromises() {
 		assertThat(this.declarations.problems(ApiDeclarations.packagesOf(this.classes))).isEmpty();
+		// RedisNode, which TestRedis runs, is in warden-test-redis: published, but internal.
+		assertThat(this.declarations.packages(Kind.INTERNAL)).contains("dev.warden.test.redis");
 	}
 
 	@Test
