@@ -255,7 +255,7 @@ class NamespaceTests {
 
 	@Test
 	void anInvalidNamespaceFailsStartupNamingTheProperty() {
-		for (String invalid : List.of("my app", "app{1}", "app*", "x".repeat(65), "tab\there")) {
+		for (String invalid : List.of("my app", "app{1}", "app*", "x".repeat(65), "tab\there", "app:prod", "app_fencing")) {
 			WardenApplications.runner(redis.node())
 				.withPropertyValues("warden.namespace=" + invalid)
 				.run(context -> assertThat(context).getFailure()

@@ -4,7 +4,9 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 
+import dev.warden.WardenNames;
 import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
 import org.jspecify.annotations.Nullable;
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.http.server.ServletServerHttpRequest;
@@ -48,8 +50,15 @@ final class DashboardPage {
 		}
 	}
 
-	/** The page, with Spring Security's CSRF token for its writes when the request carries one. */
+	/**
+	 * The page, with Spring Security's CSRF token for its writes when the request carries one; on a
+	 * servlet request, the response forbids other origins to frame the page (so that a page of
+	 * another origin cannot have the operator click its buttons) and to be cached.
+	 */
 	String render() {
+		if (SERVLET) {
+			Servlet.protect();
+		}
 		String csrf = SPRING_SECURITY ? Security.csrfMetaTags() : "";
 		return page.replace(CSRF_PLACEHOLDER, csrf);
 	}
@@ -72,6 +81,19 @@ final class DashboardPage {
 			return (attributes instanceof ServletRequestAttributes servlet) ? servlet.getRequest() : null;
 		}
 
+		/** No framing by another origin, no caching (the page carries a CSRF token). */
+		static void protect() {
+			RequestAttributes attributes = RequestContextHolder.getRequestAttributes();
+			HttpServletResponse response = (attributes instanceof ServletRequestAttributes servlet)
+					? servlet.getResponse() : null;
+			if (response != null) {
+				response.setHeader("X-Frame-Options", "DENY");
+				response.setHeader("Content-Security-Policy", "frame-ancestors 'none'");
+				response.setHeader("Cache-Control", "no-store");
+				response.setHeader("X-Content-Type-Options", "nosniff");
+			}
+		}
+
 		static @Nullable String crossOrigin() {
 			HttpServletRequest request = request();
 			if (request == null) {
@@ -79,11 +101,11 @@ final class DashboardPage {
 			}
 			String site = request.getHeader("Sec-Fetch-Site");
 			if (site != null && !site.equalsIgnoreCase("same-origin") && !site.equalsIgnoreCase("none")) {
-				return "the browser marked the request " + site;
+				return "the browser marked the request " + WardenNames.shown(site);
 			}
 			String origin = request.getHeader("Origin");
 			if (origin != null && !WebUtils.isSameOrigin(new ServletServerHttpRequest(request))) {
-				return "a request from another origin (" + origin + ")";
+				return "a request from another origin (" + WardenNames.shown(origin) + ")";
 			}
 			return null;
 		}

@@ -1,5 +1,6 @@
 package dev.warden.redis;
 
+import dev.warden.WardenNames;
 import io.lettuce.core.cluster.SlotHash;
 import org.jspecify.annotations.Nullable;
 
@@ -61,9 +62,12 @@ public final class KeyNamespace {
 	}
 
 	/**
-	 * Checks a namespace: not empty, at most {@value #MAX_LENGTH} characters, and none of
-	 * {@code { } * ? [ ] \}, whitespace or control characters (braces would move its keys' hash
-	 * tags; the others are special in the {@code SCAN} patterns and ACL rules that name its keys).
+	 * Checks a namespace: not empty, at most {@value #MAX_LENGTH} characters, ASCII letters, digits,
+	 * {@code -} and {@code .} only. Nothing else is needed to tell applications apart, and anything
+	 * else could let one application's keys or ACL patterns reach another's: braces would move its
+	 * keys' hash tags, {@code * ? [ ] \} are special in {@code SCAN} patterns and ACL rules, and with
+	 * {@code :} or {@code _} the namespace {@code app:prod} or {@code app_fencing} would fall under
+	 * the ACL patterns {@code ~app:*} and {@code ~app_fencing:*} of the namespace {@code app}.
 	 * @param property the name of the setting, for the message
 	 * @param name the namespace
 	 * @return the namespace
@@ -76,15 +80,17 @@ public final class KeyNamespace {
 		}
 		if (name.length() > MAX_LENGTH) {
 			throw new IllegalArgumentException(property + " must be at most " + MAX_LENGTH + " characters long, not "
-					+ name.length() + ": '" + name + "'");
+					+ name.length() + ": '" + WardenNames.shown(name) + "'");
 		}
 		for (int i = 0; i < name.length(); i++) {
 			char c = name.charAt(i);
-			if ("{}*?[]\\".indexOf(c) >= 0 || Character.isWhitespace(c) || Character.isISOControl(c)
-					|| Character.isSpaceChar(c)) {
-				throw new IllegalArgumentException(property + " must not contain braces, glob characters (* ? [ ] \\), "
-						+ "whitespace or control characters, but '" + name + "' has "
-						+ (Character.isISOControl(c) ? String.format("U+%04X", (int) c) : "'" + c + "'")
+			boolean allowed = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-'
+					|| c == '.';
+			if (!allowed) {
+				throw new IllegalArgumentException(property + " must hold only ASCII letters, digits, '-' and '.', "
+						+ "so that no other namespace falls under its keys' patterns, but '" + WardenNames.shown(name)
+						+ "' has " + (Character.isISOControl(c) || Character.isWhitespace(c)
+								? String.format("U+%04X", (int) c) : "'" + c + "'")
 						+ " at index " + i);
 			}
 		}

@@ -2,6 +2,8 @@ package dev.warden.task;
 
 import java.util.Objects;
 
+import dev.warden.WardenNames;
+
 /**
  * A job that runs on one instance at each of its occurrences.
  *
@@ -29,8 +31,10 @@ public record RecurringJob(String name, RecurringSchedule schedule, Misfire misf
 	public RecurringJob {
 		if (name == null || name.isBlank() || name.contains("{") || name.contains("}") || name.contains("@")) {
 			throw new IllegalArgumentException("A recurring job's name must not be blank nor contain braces or '@': "
-					+ name);
+					+ ((name != null) ? WardenNames.shown(name) : null));
 		}
+		// Before it reaches a key, a field or a log line: no control characters, a bounded length.
+		WardenNames.requireSafe(name, "recurring job name");
 		Objects.requireNonNull(schedule, "schedule");
 		Objects.requireNonNull(misfire, "misfire");
 		Objects.requireNonNull(action, "action");
