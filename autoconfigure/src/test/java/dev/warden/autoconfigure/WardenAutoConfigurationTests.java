@@ -42,7 +42,7 @@ class WardenAutoConfigurationTests {
 				.hasSingleBean(ReactorHandler.class);
 			WardenProperties properties = context.getBean(WardenProperties.class);
 			assertThat(properties.getLock().getWatchdogTimeout()).isEqualTo(Duration.ofSeconds(30));
-			assertThat(properties.getLock().getKeyPrefix()).isEqualTo("warden:lock:");
+			assertThat(properties.lockKeyPrefix()).isEqualTo("warden:lock:");
 			assertThat(properties.getLock().getDefaultWaitTime()).isZero();
 			assertThat(properties.getCommandTimeout()).isEqualTo(Duration.ofSeconds(10));
 			assertThat(context.getBean(LockOperationSourceAdvisor.class).getOrder())
