@@ -74,4 +74,41 @@ class PayloadSamplingTests {
 		assertThat(next.checkPayloads("evolving-later")).as("once its consumer stopped").isEmpty();
 	}
 
+	/**
+	 * 24 pending tasks of 900 KB: a check reads them one at a time, stops at its budget of 16 MiB
+	 * (the first 18), and says so; Redis sends no more than that budget, never the whole queue in one
+	 * reply.
+	 */
+	@Test
+	void aCheckReadsWholePayloadsOneAtATimeWithinItsBudget() throws Exception {
+		Warden next = clients.open(redis.node());
+		try (TaskConsumer consumer = next.getDelayedQueue("large", String.class).consume(delivery -> {
+		})) {
+			Eventually.await("the check at the consumer's start", Duration.ofSeconds(30), () -> Thread.getAllStackTraces()
+				.keySet()
+				.stream()
+				.noneMatch(thread -> thread.getName().equals("warden-payload-check-large")));
+			DelayedQueue<String> large = clients.open(redis.node()).getDelayedQueue("large", String.class);
+			String payload = "x".repeat(900_000);
+			for (int i = 0; i < 24; i++) {
+				large.schedule("large-" + i, payload, Duration.ofHours(2).plusSeconds(i));
+			}
+
+			long before = netOutputBytes();
+			PayloadCheck check = next.checkPayloads("large").orElseThrow();
+			long sent = netOutputBytes() - before;
+
+			assertThat(sent).as("bytes Redis sent for one check").isLessThan(17L * 1024 * 1024);
+			assertThat(check.budgetReached()).isTrue();
+			assertThat(check.pendingSampled()).isEqualTo(18);
+			assertThat(check.pendingUnreadable()).as("whole payloads were decoded, not excerpts").isEmpty();
+			assertThat(check.deadLettersSampled()).isZero();
+		}
+	}
+
+	private static long netOutputBytes() {
+		String info = (String) redis.node().call("INFO", "stats");
+		return Long.parseLong(info.replaceAll("(?s).*total_net_output_bytes:(\\d+).*", "$1"));
+	}
+
 }
