@@ -1,8 +1,10 @@
 package dev.warden.redis;
 
 import java.lang.reflect.Field;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
+import java.net.UnknownHostException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -30,7 +32,8 @@ import org.slf4j.LoggerFactory;
  * Anyone allowed to {@code PUBLISH} on the node can send on that channel too, so a message is only
  * a reason to ask: it is heard only when the client was built from a Sentinel {@link RedisURI},
  * only for the master name of that URI, and the connections move only when a Sentinel, asked
- * ({@code SENTINEL GET-MASTER-ADDR-BY-NAME}), names a master that is not the node they are on.
+ * ({@code SENTINEL GET-MASTER-ADDR-BY-NAME}), names a master that is not the node they are on
+ * (compared by address and port: a master the Sentinels name by host name is resolved).
  * Then both are closed from the server side ({@code CLIENT KILL ID}), and Lettuce reconnects them,
  * asking the Sentinels for the master again. Sentinels are asked at most once per
  * {@value #CHECK_PAUSE_MILLIS} ms, however many messages come. Without Sentinel the channel is not
@@ -49,6 +52,9 @@ final class MasterFollower extends RedisPubSubAdapter<String, String> {
 
 	/** The least time between two questions to the Sentinels prompted by messages on the channel. */
 	static final long CHECK_PAUSE_MILLIS = 500;
+
+	/** How long the addresses of the master's host name are used before it is resolved again. */
+	static final long RESOLVED_MILLIS = 10_000;
 
 	private static final @Nullable Field CLIENT_URI = clientUriField();
 
@@ -71,6 +77,9 @@ final class MasterFollower extends RedisPubSubAdapter<String, String> {
 
 	/** The master address the Sentinels last confirmed: announcements of it ask nothing more. */
 	private volatile @Nullable String actedOn;
+
+	/** The master's host name as last resolved. */
+	private volatile @Nullable Resolved resolved;
 
 	MasterFollower(RedisClient client, StatefulRedisConnection<String, String> commands,
 			StatefulRedisPubSubConnection<String, String> pubSub) {
@@ -138,8 +147,7 @@ final class MasterFollower extends RedisPubSubAdapter<String, String> {
 			asking = CompletableFuture.failedFuture(ex);
 		}
 		asking.whenComplete((address, failure) -> {
-			String master = address(address);
-			if (failure != null || master == null) {
+			if (failure != null || !(address instanceof InetSocketAddress master)) {
 				logger.debug("Could not ask the Sentinels for master '{}'", uri.getSentinelMasterId(), failure);
 				moving.set(false);
 				return;
@@ -148,18 +156,95 @@ final class MasterFollower extends RedisPubSubAdapter<String, String> {
 		});
 	}
 
-	/** A Sentinel names {@code master}: moves the connections unless they are on it. */
-	private void masterIs(String master) {
-		commands.async().clientInfo().whenComplete((info, failure) -> {
-			String node = (info != null) ? field(info, "laddr") : null;
-			actedOn = master;
-			if (failure != null || node == null || node.equals(master)) {
-				// On the master already (or nothing to compare with: Redis before 6.2).
+	/**
+	 * A Sentinel names {@code master}: moves the connections unless they are on it. Sentinels may
+	 * name the master by host name ({@code announce-hostnames yes}) while the server gives the
+	 * connection's address as an IP, so the name is resolved (on another thread than the event
+	 * loop's, and cached for {@value #RESOLVED_MILLIS} ms) and the node is the master when one of its
+	 * addresses, and the port, are those of the command connection's server end.
+	 */
+	private void masterIs(InetSocketAddress master) {
+		String named = master.getHostString() + ":" + master.getPort();
+		CompletableFuture<?> comparing;
+		try {
+			comparing = commands.async().clientInfo().toCompletableFuture().thenAcceptAsync(info -> {
+				String node = field(info, "laddr");
+				compare(named, node, (node != null) ? resolve(master.getHostString()) : new InetAddress[0],
+						master.getPort());
+			}, client.getResources().eventExecutorGroup());
+		}
+		catch (RuntimeException ex) {
+			comparing = CompletableFuture.failedFuture(ex);
+		}
+		comparing.whenComplete((ignored, failure) -> {
+			if (failure != null) {
+				logger.debug("Could not compare master {} with the node of Warden's connections", named, failure);
 				moving.set(false);
-				return;
 			}
-			move("the Sentinels name " + master + " the master, and Warden's connections are on " + node);
 		});
+	}
+
+	private void compare(String named, @Nullable String node, InetAddress[] addresses, int port) {
+		actedOn = named;
+		if (node == null || isOn(node, addresses, port)) {
+			// On the master already (or nothing to compare with: Redis before 6.2).
+			moving.set(false);
+		}
+		else {
+			move("the Sentinels name " + named + " the master, and Warden's connections are on " + node);
+		}
+	}
+
+	/** The addresses of {@code host}, at most {@value #RESOLVED_MILLIS} ms old. */
+	private InetAddress[] resolve(String host) {
+		Resolved last = resolved;
+		long now = System.nanoTime();
+		if (last != null && last.host().equals(host) && now - last.at() < TimeUnit.MILLISECONDS.toNanos(RESOLVED_MILLIS)) {
+			return last.addresses();
+		}
+		try {
+			InetAddress[] addresses = InetAddress.getAllByName(host);
+			resolved = new Resolved(host, addresses, now);
+			return addresses;
+		}
+		catch (UnknownHostException ex) {
+			throw new IllegalStateException("Cannot resolve the master's host name " + host, ex);
+		}
+	}
+
+	/**
+	 * Whether {@code laddr} ({@code CLIENT INFO}: the address of the server's end of the connection,
+	 * {@code ip:port}, an IPv6 one in brackets or not) is one of {@code addresses} at {@code port}.
+	 * Called off the event loop.
+	 */
+	static boolean isOn(String laddr, InetAddress[] addresses, int port) {
+		int colon = laddr.lastIndexOf(':');
+		if (colon <= 0) {
+			return false;
+		}
+		String ip = laddr.substring(0, colon);
+		if (ip.startsWith("[") && ip.endsWith("]")) {
+			ip = ip.substring(1, ip.length() - 1);
+		}
+		int nodePort;
+		InetAddress node;
+		try {
+			nodePort = Integer.parseInt(laddr.substring(colon + 1));
+			// An IP literal: not looked up.
+			node = InetAddress.getByName(ip);
+		}
+		catch (IllegalArgumentException | UnknownHostException ex) {
+			return false;
+		}
+		if (nodePort != port) {
+			return false;
+		}
+		for (InetAddress address : addresses) {
+			if (address.equals(node)) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	/** Closes both connections from the server side; Lettuce reconnects them to the master. */
@@ -176,10 +261,6 @@ final class MasterFollower extends RedisPubSubAdapter<String, String> {
 				moving.set(false);
 			});
 		});
-	}
-
-	private static @Nullable String address(@Nullable SocketAddress address) {
-		return (address instanceof InetSocketAddress inet) ? inet.getHostString() + ":" + inet.getPort() : null;
 	}
 
 	/** The Sentinel URI {@code client} was built with, or {@code null} when it has none (or it cannot be read). */
@@ -210,6 +291,10 @@ final class MasterFollower extends RedisPubSubAdapter<String, String> {
 					+ "settings are not reachable ({})", ex.toString());
 			return null;
 		}
+	}
+
+	/** A host name's addresses, and when they were looked up, by {@link System#nanoTime()}. */
+	private record Resolved(String host, InetAddress[] addresses, long at) {
 	}
 
 	private static @Nullable String field(String clientInfo, String name) {
