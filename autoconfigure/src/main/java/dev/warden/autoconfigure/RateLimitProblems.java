@@ -17,11 +17,15 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
  * {@code Retry-After} (whole seconds, rounded up) and RFC 9457 problem details, in Spring MVC and
  * WebFlux alike. The detail names no limiter, class or method.
  * <p>
- * First among the application's advice ({@link Ordered#HIGHEST_PRECEDENCE}): Spring asks the advice
- * beans in their order and takes the first that has any handler for the exception, so at a lower
- * precedence an application-wide {@code @ExceptionHandler(Exception.class)} would answer the refusal
- * with its own 500. To answer it another way, declare a bean of this type (a subclass; it replaces
- * Warden's), or set {@code warden.rate-limit.problem-details.enabled=false} and handle
+ * In Spring MVC, Warden hands the refusal to this bean's handler before any of the application's
+ * exception handlers are asked (an exception resolver ordered ahead of Spring MVC's), so neither a
+ * controller's own nor an application-wide {@code @ExceptionHandler(Exception.class)}, whatever its
+ * order, answers it with its own 500. In WebFlux this is advice first among the application's
+ * ({@link Ordered#HIGHEST_PRECEDENCE}): Spring asks a controller's own handlers, then the advice
+ * beans in their order, and takes the first that has any handler for the exception. To answer it
+ * another way, declare a bean of this type (a subclass, overriding {@link #tooManyRequests} or
+ * {@link #retryAfterSeconds(RateLimitExceededException)}; it replaces Warden's), or set
+ * {@code warden.rate-limit.problem-details.enabled=false} and handle
  * {@link RateLimitExceededException} in the application's own advice.
  */
 @RestControllerAdvice

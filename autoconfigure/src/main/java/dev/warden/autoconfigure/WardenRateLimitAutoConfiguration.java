@@ -25,6 +25,8 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
 import org.springframework.util.function.SingletonSupplier;
+import org.springframework.web.accept.ContentNegotiationManager;
+import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerAdapter;
 
 /**
  * Runs {@link dev.warden.ratelimit.annotation.RateLimited} methods within their rate limits, and
@@ -83,6 +85,33 @@ public final class WardenRateLimitAutoConfiguration {
 		@ConditionalOnMissingBean(RateLimitProblems.class)
 		RateLimitProblems wardenRateLimitProblems() {
 			return new RateLimitProblems();
+		}
+
+		/**
+		 * In Spring MVC, the refusal goes to the {@link RateLimitProblems} bean before any of the
+		 * application's exception handlers.
+		 */
+		@Configuration(proxyBeanMethods = false)
+		@ConditionalOnClass(name = "org.springframework.web.servlet.DispatcherServlet")
+		@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+		static class Servlet {
+
+			@Bean
+			RateLimitExceptionResolver wardenRateLimitExceptionResolver(RateLimitProblems problems,
+					ObjectProvider<RequestMappingHandlerAdapter> handlerAdapter,
+					ObjectProvider<ContentNegotiationManager> contentNegotiation) {
+				RateLimitExceptionResolver resolver = new RateLimitExceptionResolver(problems);
+				RequestMappingHandlerAdapter adapter = handlerAdapter.getIfUnique();
+				if (adapter != null) {
+					resolver.setMessageConverters(adapter.getMessageConverters());
+				}
+				ContentNegotiationManager negotiation = contentNegotiation.getIfUnique();
+				if (negotiation != null) {
+					resolver.setContentNegotiationManager(negotiation);
+				}
+				return resolver;
+			}
+
 		}
 
 	}

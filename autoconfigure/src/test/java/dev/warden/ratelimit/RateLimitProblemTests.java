@@ -17,6 +17,9 @@ import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
+import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -28,9 +31,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A refusal that reaches a Spring MVC handler is a 429 with {@code Retry-After} and problem details
- * that name no class, method or limiter, ahead of an application-wide catch-all handler; an
- * application's own {@link RateLimitProblems} bean replaces Warden's, and with the answer switched
- * off, the application's own error handling has it.
+ * that name no class, method or limiter, ahead of catch-all handlers (application-wide of any order,
+ * and a controller's own); an application's own {@link RateLimitProblems} bean replaces Warden's,
+ * and with the answer switched off, the application's own error handling has it.
  */
 class RateLimitProblemTests {
 
@@ -69,6 +72,48 @@ class RateLimitProblemTests {
 					seconds -> assertThat(seconds).isBetween(1L, 60L));
 			assertThat(refused.body()).contains("\"title\":\"Too Many Requests\"").doesNotContain("caught all");
 			assertThat(app.getBean(CatchAll.class).caught).as("the catch-all never saw it").isZero();
+		}
+	}
+
+	@Test
+	void aCatchAllAdviceOrderedFirstDoesNotTurnItIntoA500() throws Exception {
+		try (ConfigurableApplicationContext app = start(new Class<?>[] { Application.class, FirstCatchAll.class })) {
+			assertThat(get(app, "/reports/acme").statusCode()).isEqualTo(200);
+
+			HttpResponse<String> refused = get(app, "/reports/acme");
+
+			assertThat(refused.statusCode()).as(refused.body()).isEqualTo(429);
+			assertThat(refused.headers().firstValue("Retry-After")).isPresent();
+			assertThat(refused.body()).contains("\"title\":\"Too Many Requests\"");
+			assertThat(app.getBean(FirstCatchAll.class).caught).as("the catch-all never saw it").isZero();
+		}
+	}
+
+	@Test
+	void aControllersOwnCatchAllHandlerDoesNotTurnItIntoA500() throws Exception {
+		try (ConfigurableApplicationContext app = start(new Class<?>[] { CatchingApplication.class })) {
+			assertThat(get(app, "/reports/acme").statusCode()).isEqualTo(200);
+
+			HttpResponse<String> refused = get(app, "/reports/acme");
+
+			assertThat(refused.statusCode()).as(refused.body()).isEqualTo(429);
+			assertThat(refused.headers().firstValue("Retry-After")).isPresent();
+			assertThat(refused.body()).contains("\"title\":\"Too Many Requests\"");
+			assertThat(get(app, "/reports/acme/failing").body()).as("other exceptions").isEqualTo("caught here");
+		}
+	}
+
+	@Test
+	void aRateLimitProblemsOfTheApplicationAnswersAheadOfEveryCatchAll() throws Exception {
+		try (ConfigurableApplicationContext app = start(
+				new Class<?>[] { CatchingApplication.class, FirstCatchAll.class, OwnBody.class })) {
+			get(app, "/reports/acme");
+
+			HttpResponse<String> refused = get(app, "/reports/acme");
+
+			assertThat(refused.statusCode()).as(refused.body()).isEqualTo(429);
+			assertThat(refused.headers().firstValue("Retry-After")).isPresent();
+			assertThat(refused.body()).contains("\"detail\":\"Slow down, please.\"", "\"plan\":\"upgrade\"");
 		}
 	}
 
@@ -141,6 +186,85 @@ class RateLimitProblemTests {
 		ResponseEntity<String> unexpected(Exception ex) {
 			caught++;
 			return ResponseEntity.internalServerError().body("caught all");
+		}
+
+	}
+
+	/** An application-wide handler of every exception, ordered first, as Warden's own advice is. */
+	@RestControllerAdvice
+	@Order(Ordered.HIGHEST_PRECEDENCE)
+	static class FirstCatchAll {
+
+		volatile int caught;
+
+		@ExceptionHandler(Exception.class)
+		ResponseEntity<String> unexpected(Exception ex) {
+			caught++;
+			return ResponseEntity.internalServerError().body("caught all");
+		}
+
+	}
+
+	@SpringBootConfiguration
+	@EnableAutoConfiguration
+	static class CatchingApplication {
+
+		@Bean
+		Reports reports() {
+			return new Reports();
+		}
+
+		@Bean
+		CatchingController catchingController(Reports reports) {
+			return new CatchingController(reports);
+		}
+
+	}
+
+	/** A controller with its own handler of every exception. */
+	@RestController
+	static class CatchingController {
+
+		private final Reports reports;
+
+		CatchingController(Reports reports) {
+			this.reports = reports;
+		}
+
+		@GetMapping("/reports/{tenant}")
+		String report(@PathVariable String tenant) {
+			return reports.build(tenant);
+		}
+
+		@GetMapping("/reports/{tenant}/failing")
+		String failing(@PathVariable String tenant) {
+			throw new IllegalStateException("failing for " + tenant);
+		}
+
+		@ExceptionHandler(Exception.class)
+		ResponseEntity<String> unexpected(Exception ex) {
+			return ResponseEntity.internalServerError().body("caught here");
+		}
+
+	}
+
+	/** An application's own body for the answer. */
+	static class OwnBody {
+
+		@Bean
+		RateLimitProblems ownBody() {
+			return new RateLimitProblems() {
+
+				@Override
+				protected ResponseEntity<ProblemDetail> tooManyRequests(RateLimitExceededException ex) {
+					ResponseEntity<ProblemDetail> answer = super.tooManyRequests(ex);
+					ProblemDetail problem = answer.getBody();
+					problem.setDetail("Slow down, please.");
+					problem.setProperty("plan", "upgrade");
+					return answer;
+				}
+
+			};
 		}
 
 	}
