@@ -638,7 +638,8 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 	 * Reads the earliest pending tasks and the latest dead letters (100 of each) of a queue this
 	 * client consumes with the classes of its consumer, as a consumer does when it starts, and logs
 	 * at WARN the ones it cannot read: after a deploy that changed a task's argument types, the tasks
-	 * that will go to the dead letters when due.
+	 * that will go to the dead letters when due. Whole payloads are read one at a time, at most 16 MiB
+	 * of them per check ({@link PayloadCheck#budgetReached()} says when it stopped there).
 	 * @param queue the queue's name
 	 * @return what it found, or empty when this client does not consume the queue
 	 * @throws RedisUnavailableException when Redis cannot be reached

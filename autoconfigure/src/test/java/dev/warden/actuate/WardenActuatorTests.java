@@ -296,6 +296,7 @@ class WardenActuatorTests {
 			assertThat(check.get("pendingUnreadable").valueStream().map(JsonNode::asString)).containsExactly("i-1");
 			assertThat(check.get("reason").asString()).contains("A-17");
 			assertThat(check.get("deadLettersSampled").asInt()).isZero();
+			assertThat(check.get("budgetReached").asBoolean()).as("stopped at its byte budget").isFalse();
 			assertThat(get(app, "/actuator/warden/payloads/not-consumed-here", 404).get("message").asString())
 				.contains("does not consume queue 'not-consumed-here'");
 		}
