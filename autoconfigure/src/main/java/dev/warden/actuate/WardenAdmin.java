@@ -123,13 +123,13 @@ public final class WardenAdmin {
 		this.lateness = lateness;
 	}
 
-	/** Whether write operations are allowed ({@code warden.actuator.write-operations}). */
+	/** Whether write operations are allowed ({@code warden.endpoint.write-operations}). */
 	public boolean writeOperations() {
 		return writeOperations;
 	}
 
 	/**
-	 * Which queues the write operations may change ({@code warden.actuator.write-scope}): only those
+	 * Which queues the write operations may change ({@code warden.endpoint.write-scope}): only those
 	 * this application consumes unless told otherwise.
 	 * @param writeScope the queues writes may change
 	 */
@@ -349,7 +349,7 @@ public final class WardenAdmin {
 		if (!writable(warden.consumedQueues().contains(queue))) {
 			throw new WriteOperationsDisabledException("Queue '" + queue + "' is not consumed by this application, "
 					+ "and write operations change only the queues it consumes: re-drive, purge or cancel from an "
-					+ "application that consumes it, or set warden.actuator.write-scope=all-queues");
+					+ "application that consumes it, or set warden.endpoint.write-scope=all-queues");
 		}
 	}
 
@@ -396,15 +396,15 @@ public final class WardenAdmin {
 	}
 
 	/**
-	 * A write operation was asked for while {@code warden.actuator.write-operations} is false, or on a
-	 * queue outside {@code warden.actuator.write-scope}.
+	 * A write operation was asked for while {@code warden.endpoint.write-operations} is false, or on a
+	 * queue outside {@code warden.endpoint.write-scope}.
 	 */
 	public static final class WriteOperationsDisabledException extends IllegalStateException {
 
 		private static final long serialVersionUID = 1L;
 
 		WriteOperationsDisabledException() {
-			this("Write operations are off: set warden.actuator.write-operations=true to re-drive, purge or cancel");
+			this("Write operations are off: set warden.endpoint.write-operations=true to re-drive, purge or cancel");
 		}
 
 		WriteOperationsDisabledException(String message) {
@@ -516,7 +516,7 @@ public final class WardenAdmin {
 	 * @param limits the task limits this instance consumes the queue with, described
 	 * ({@code 2 at once per key}); {@code null} when it has none or does not consume the queue
 	 * @param writable whether the write operations may change the queue here: they are on, and the
-	 * queue is consumed here or {@code warden.actuator.write-scope} is {@code all-queues}
+	 * queue is consumed here or {@code warden.endpoint.write-scope} is {@code all-queues}
 	 */
 	public record QueueSummary(String name, long pending, long inFlight, long deadLetters, @Nullable String nextDueAt,
 			boolean consumedHere, Map<String, Double> latenessMillis, long deferred, @Nullable String limits,

@@ -22,7 +22,7 @@ import org.springframework.boot.actuate.endpoint.web.annotation.WebEndpoint;
  * <li>{@code GET /actuator/warden/queues/{queue}/{taskId}}: one task with its whole payload, pending
  * or dead letter.</li>
  * <li>{@code POST /actuator/warden/queues/{queue}} with a JSON body {@code {"action": …}}, only when
- * {@code warden.actuator.write-operations=true} (403 otherwise): {@code redrive} (one dead letter by
+ * {@code warden.endpoint.write-operations=true} (403 otherwise): {@code redrive} (one dead letter by
  * {@code taskId}, or those that failed between {@code failedFrom} and {@code failedTo}, all without
  * them), {@code purge} (one by {@code taskId}, or those that failed before {@code failedBefore}, all
  * without it), {@code cancel} (the pending task {@code taskId}).</li>
@@ -39,7 +39,7 @@ import org.springframework.boot.actuate.endpoint.web.annotation.WebEndpoint;
  * preflight (nothing here answers one unless {@code management.endpoints.web.cors} is set); a write
  * that the browser marks {@code cross-site} or {@code same-site} ({@code Sec-Fetch-Site}), or that
  * names another origin ({@code Origin}), is refused with 403 whatever else it carries. Only the queues
- * this application consumes are changed unless {@code warden.actuator.write-scope=all-queues}.
+ * this application consumes are changed unless {@code warden.endpoint.write-scope=all-queues}.
  */
 @WebEndpoint(id = "warden")
 public class WardenEndpoint {
@@ -151,7 +151,7 @@ public class WardenEndpoint {
 	 * @param failedTo a range's end for {@code redrive} (ISO-8601), or {@code null}
 	 * @param failedBefore the bound of {@code purge} (ISO-8601), or {@code null}
 	 * @return what was done; 400 for a bad request (a queue name with a control character among them),
-	 * 403 while write operations are off, for a queue outside {@code warden.actuator.write-scope}, or for
+	 * 403 while write operations are off, for a queue outside {@code warden.endpoint.write-scope}, or for
 	 * a request of a page of another origin
 	 */
 	@WriteOperation

@@ -40,8 +40,8 @@ public final class WardenActuatorAutoConfiguration {
 			RedisConnectionFactory connectionFactory, ObjectProvider<RateLimitOperationSource> rateLimits) {
 		String topology = (connectionFactory instanceof LettuceConnectionFactory lettuce)
 				? RedisTopology.describe(lettuce) : "Redis";
-		WardenAdmin admin = new WardenAdmin(warden, topology, properties.getActuator().isWriteOperations());
-		admin.setWriteScope(properties.getActuator().getWriteScope());
+		WardenAdmin admin = new WardenAdmin(warden, topology, properties.getEndpoint().isWriteOperations());
+		admin.setWriteScope(properties.getEndpoint().getWriteScope());
 		lockCalls.ifAvailable(calls -> admin.setLockCalls(calls::waiting, () -> calls.holds().stream()
 			.map(hold -> new WardenAdmin.LockHold(hold.names(), hold.kind(), hold.method(), hold.since(), hold.locks()))
 			.toList()));

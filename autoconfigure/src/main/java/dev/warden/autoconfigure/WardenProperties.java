@@ -14,6 +14,7 @@ import dev.warden.task.ConsumerOptions;
 import dev.warden.task.TaskLimits;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.DeprecatedConfigurationProperty;
 import org.springframework.core.Ordered;
 import org.springframework.util.unit.DataSize;
 
@@ -75,7 +76,17 @@ public class WardenProperties {
 
 	private final Metrics metrics = new Metrics();
 
+	private final Endpoint endpoint = new Endpoint();
+
+	/** The deprecated properties set, by name, with what replaces each, in the order they were bound. */
+	private final Map<String, String> deprecatedInUse = java.util.Collections.synchronizedMap(new LinkedHashMap<>());
+
+	@SuppressWarnings("removal")
 	private final Actuator actuator = new Actuator();
+
+	{
+		actuator.bind(endpoint, deprecatedInUse);
+	}
 
 	private final Health health = new Health();
 
@@ -169,8 +180,29 @@ public class WardenProperties {
 		return metrics;
 	}
 
+	public Endpoint getEndpoint() {
+		return endpoint;
+	}
+
+	/**
+	 * The endpoint's properties under their names of 0.1.0.
+	 * @return the same properties as {@link #getEndpoint()}
+	 * @deprecated since 0.2.0, for removal in 0.4.0: use {@link #getEndpoint()}
+	 */
+	@Deprecated(since = "0.2.0", forRemoval = true)
 	public Actuator getActuator() {
 		return actuator;
+	}
+
+	/**
+	 * The deprecated properties the application sets, each with the property that replaces it, for a
+	 * warning at startup.
+	 * @return the deprecated names in use, with their replacements
+	 */
+	public Map<String, String> deprecatedInUse() {
+		synchronized (deprecatedInUse) {
+			return new LinkedHashMap<>(deprecatedInUse);
+		}
 	}
 
 	public Health getHealth() {
@@ -280,12 +312,12 @@ public class WardenProperties {
 	}
 
 	/**
-	 * Actuator endpoint properties.
+	 * Properties of the warden Actuator endpoint and its dashboard page.
 	 */
-	public static class Actuator {
+	public static class Endpoint {
 
 		/**
-		 * Whether the warden endpoint and the dashboard accept write operations: re-driving and
+		 * Whether the warden endpoint and its dashboard accept write operations: re-driving and
 		 * purging dead letters, and cancelling pending tasks. Reads only when false.
 		 */
 		private boolean writeOperations;
@@ -297,12 +329,18 @@ public class WardenProperties {
 		 */
 		private WardenAdmin.WriteScope writeScope = WardenAdmin.WriteScope.CONSUMED_QUEUES;
 
+		/** Which properties were set under their own names: those win over their deprecated names. */
+		private boolean writeOperationsSet;
+
+		private boolean writeScopeSet;
+
 		public boolean isWriteOperations() {
 			return writeOperations;
 		}
 
 		public void setWriteOperations(boolean writeOperations) {
 			this.writeOperations = writeOperations;
+			this.writeOperationsSet = true;
 		}
 
 		public WardenAdmin.WriteScope getWriteScope() {
@@ -311,6 +349,82 @@ public class WardenProperties {
 
 		public void setWriteScope(WardenAdmin.WriteScope writeScope) {
 			this.writeScope = writeScope;
+			this.writeScopeSet = true;
+		}
+
+	}
+
+	/**
+	 * The endpoint's properties under their names of 0.1.0, {@code warden.actuator.*}: still read, as
+	 * the {@code warden.endpoint.*} property of the same name unless that one is set, with a WARN at
+	 * startup naming it.
+	 * @deprecated since 0.2.0, for removal in 0.4.0: use {@link Endpoint}, {@code warden.endpoint.*}
+	 */
+	@Deprecated(since = "0.2.0", forRemoval = true)
+	public static class Actuator {
+
+		private Endpoint endpoint = new Endpoint();
+
+		private Map<String, String> deprecatedInUse = new LinkedHashMap<>();
+
+		/** Properties of their own, until the {@link WardenProperties} that holds them binds them. */
+		public Actuator() {
+		}
+
+		/** Reads and writes {@code endpoint}, and records each deprecated name set in {@code inUse}. */
+		void bind(Endpoint endpoint, Map<String, String> inUse) {
+			this.endpoint = endpoint;
+			this.deprecatedInUse = inUse;
+		}
+
+		/**
+		 * Whether the warden endpoint and its dashboard accept write operations.
+		 * @return {@code warden.endpoint.write-operations}
+		 * @deprecated use {@code warden.endpoint.write-operations}
+		 */
+		@Deprecated(since = "0.2.0", forRemoval = true)
+		@DeprecatedConfigurationProperty(replacement = "warden.endpoint.write-operations", since = "0.2.0",
+				reason = "The warden endpoint's properties are under warden.endpoint")
+		public boolean isWriteOperations() {
+			return endpoint.isWriteOperations();
+		}
+
+		/**
+		 * Sets {@code warden.endpoint.write-operations}, unless it is set under its own name.
+		 * @param writeOperations whether writes are accepted
+		 * @deprecated use {@code warden.endpoint.write-operations}
+		 */
+		@Deprecated(since = "0.2.0", forRemoval = true)
+		public void setWriteOperations(boolean writeOperations) {
+			deprecatedInUse.put("warden.actuator.write-operations", "warden.endpoint.write-operations");
+			if (!endpoint.writeOperationsSet) {
+				endpoint.writeOperations = writeOperations;
+			}
+		}
+
+		/**
+		 * Which queues the write operations may change.
+		 * @return {@code warden.endpoint.write-scope}
+		 * @deprecated use {@code warden.endpoint.write-scope}
+		 */
+		@Deprecated(since = "0.2.0", forRemoval = true)
+		@DeprecatedConfigurationProperty(replacement = "warden.endpoint.write-scope", since = "0.2.0",
+				reason = "The warden endpoint's properties are under warden.endpoint")
+		public WardenAdmin.WriteScope getWriteScope() {
+			return endpoint.getWriteScope();
+		}
+
+		/**
+		 * Sets {@code warden.endpoint.write-scope}, unless it is set under its own name.
+		 * @param writeScope the queues writes may change
+		 * @deprecated use {@code warden.endpoint.write-scope}
+		 */
+		@Deprecated(since = "0.2.0", forRemoval = true)
+		public void setWriteScope(WardenAdmin.WriteScope writeScope) {
+			deprecatedInUse.put("warden.actuator.write-scope", "warden.endpoint.write-scope");
+			if (!endpoint.writeScopeSet) {
+				endpoint.writeScope = writeScope;
+			}
 		}
 
 	}

@@ -9,7 +9,8 @@ import org.springframework.context.SmartLifecycle;
 /**
  * Logs one INFO line once the application has started, after the annotated queues' consumers:
  * this client's id, where Redis is, the queues consumed here and the main settings, so an operator
- * can see from the log what this instance does.
+ * can see from the log what this instance does; and one WARN per deprecated property the
+ * application sets, naming the property that replaces it.
  */
 final class WardenStartupReport implements SmartLifecycle {
 
@@ -32,6 +33,9 @@ final class WardenStartupReport implements SmartLifecycle {
 	@Override
 	public void start() {
 		running = true;
+		properties.deprecatedInUse().forEach((name, replacement) -> logger.warn("Property {} is deprecated and will "
+				+ "be removed in a later release: set {} instead (until then it is read as that one)", name,
+				replacement));
 		WardenProperties.DelayedTask tasks = properties.getDelayedTask();
 		logger.info("Warden client {} on {}: consuming queues {}; command timeout {}, watchdog {}, namespace '{}', "
 				+ "lock key prefix '{}', task concurrency {}, visibility timeout {}, max attempts {}, claim-ahead {}, "

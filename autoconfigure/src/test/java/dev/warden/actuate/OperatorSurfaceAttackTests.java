@@ -176,7 +176,7 @@ class OperatorSurfaceAttackTests {
 		DelayedQueue<String> spaced = deadLetters("payments ");
 		DelayedQueue<String> cyrillic = deadLetters("p\u0430yments");
 		ConfigurableApplicationContext app = start(new Class<?>[] { Application.class, Consumer.class },
-				"--warden.actuator.write-scope=consumed-queues");
+				"--warden.endpoint.write-scope=consumed-queues");
 		List<String> statuses = new ArrayList<>();
 		for (String path : List.of("Payments", "payments%20", "p%D0%B0yments", "payments%09", "PAYMENTS",
 				"payments;jsessionid=1", "payments%3B")) {
@@ -242,11 +242,11 @@ class OperatorSurfaceAttackTests {
 	private ConfigurableApplicationContext start(Class<?>[] sources, String... more) {
 		List<String> args = new ArrayList<>(List.of("--server.port=0",
 				"--spring.data.redis.host=" + redis.node().host(), "--spring.data.redis.port=" + redis.node().port(),
-				"--management.endpoints.web.exposure.include=warden", "--warden.actuator.write-operations=true",
-				"--warden.actuator.write-scope=all-queues", "--spring.datasource.url=jdbc:h2:mem:attacks"));
+				"--management.endpoints.web.exposure.include=warden", "--warden.endpoint.write-operations=true",
+				"--warden.endpoint.write-scope=all-queues", "--spring.datasource.url=jdbc:h2:mem:attacks"));
 		for (String arg : more) {
-			if (arg.startsWith("--warden.actuator.write-scope=")) {
-				args.remove("--warden.actuator.write-scope=all-queues");
+			if (arg.startsWith("--warden.endpoint.write-scope=")) {
+				args.remove("--warden.endpoint.write-scope=all-queues");
 			}
 			args.add(arg);
 		}

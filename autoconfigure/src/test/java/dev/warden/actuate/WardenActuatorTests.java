@@ -313,15 +313,15 @@ class WardenActuatorTests {
 
 		JsonNode refused = post(readOnly, "/actuator/warden/queues/orders", "{\"action\":\"redrive\"}", 403);
 
-		assertThat(refused.get("message").asString()).contains("warden.actuator.write-operations=true");
+		assertThat(refused.get("message").asString()).contains("warden.endpoint.write-operations=true");
 		assertThat(queue.deadLetterCount()).isEqualTo(3);
 		readOnly.close();
 
 		// On, writes change only the queues this application consumes: not another application's.
 		ConfigurableApplicationContext consumedOnly = start(redis.node().host(), redis.node().port(),
-				"--warden.actuator.write-operations=true");
+				"--warden.endpoint.write-operations=true");
 		assertThat(post(consumedOnly, "/actuator/warden/queues/orders", "{\"action\":\"purge\"}", 403).get("message")
-			.asString()).contains("not consumed by this application", "warden.actuator.write-scope=all-queues");
+			.asString()).contains("not consumed by this application", "warden.endpoint.write-scope=all-queues");
 		assertThat(queue.deadLetterCount()).isEqualTo(3);
 		assertThat(queue(get(consumedOnly, "/actuator/warden", 200), "orders").get("writable").asBoolean()).isFalse();
 		assertThat(queue(get(consumedOnly, "/actuator/warden", 200), "reports").get("writable").asBoolean()).isTrue();
@@ -330,7 +330,7 @@ class WardenActuatorTests {
 		consumedOnly.close();
 
 		ConfigurableApplicationContext app = start(redis.node().host(), redis.node().port(),
-				"--warden.actuator.write-operations=true", "--warden.actuator.write-scope=all-queues");
+				"--warden.endpoint.write-operations=true", "--warden.endpoint.write-scope=all-queues");
 		assertThat(post(app, "/actuator/warden/queues/orders", "{\"action\":\"redrive\",\"taskId\":\"a\"}", 200)
 			.get("count").asLong()).isEqualTo(1);
 		assertThat(queue.contains("a")).isTrue();
@@ -355,7 +355,7 @@ class WardenActuatorTests {
 		DelayedQueue<String> queue = clients.open(redis.node()).getDelayedQueue("payments", String.class);
 		killTask(queue, "a");
 		ConfigurableApplicationContext app = start(redis.node().host(), redis.node().port(),
-				"--warden.actuator.write-operations=true", "--warden.actuator.write-scope=all-queues");
+				"--warden.endpoint.write-operations=true", "--warden.endpoint.write-scope=all-queues");
 		// Decoded: payments'<LF>Operator purged 99 dead letter(s) of queue 'payments
 		String forged = "payments'%0aOperator%20purged%2099%20dead%20letter(s)%20of%20queue%20'payments";
 

@@ -204,8 +204,8 @@ class WardenDashboardTests {
 	private ConfigurableApplicationContext start(Class<?>[] sources, String[] more) {
 		List<String> args = new ArrayList<>(List.of("--server.port=0",
 				"--spring.data.redis.host=" + redis.node().host(), "--spring.data.redis.port=" + redis.node().port(),
-				"--management.endpoints.web.exposure.include=warden", "--warden.actuator.write-operations=true",
-				"--warden.actuator.write-scope=all-queues", "--spring.datasource.url=jdbc:h2:mem:dashboard"));
+				"--management.endpoints.web.exposure.include=warden", "--warden.endpoint.write-operations=true",
+				"--warden.endpoint.write-scope=all-queues", "--spring.datasource.url=jdbc:h2:mem:dashboard"));
 		args.addAll(List.of(more));
 		ConfigurableApplicationContext app = new SpringApplicationBuilder(sources).run(args.toArray(String[]::new));
 		applications.add(app);

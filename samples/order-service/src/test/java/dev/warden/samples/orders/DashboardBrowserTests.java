@@ -101,7 +101,7 @@ class DashboardBrowserTests {
 				"--spring.data.redis.host=" + redis.node().host(), "--spring.data.redis.port=" + redis.node().port(),
 				"--spring.datasource.url=jdbc:h2:mem:dashboard;DB_CLOSE_DELAY=-1",
 				// The receipts queue is the test's, not consumed by the service.
-				"--warden.actuator.write-scope=all-queues");
+				"--warden.endpoint.write-scope=all-queues");
 	}
 
 	@Test
