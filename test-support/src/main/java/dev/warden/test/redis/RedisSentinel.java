@@ -29,6 +29,9 @@ public final class RedisSentinel implements AutoCloseable {
 	/** The longest wait for the Sentinels to agree, promote or see a replica in sync. */
 	private static final Duration WAIT = Duration.ofSeconds(60);
 
+	/** How long one fail-over may take before it is asked for again: twice the failover-timeout. */
+	private static final Duration ATTEMPT = Duration.ofSeconds(12);
+
 	private final List<RedisNode> dataNodes;
 
 	private final List<RedisNode> sentinels;
@@ -104,6 +107,31 @@ public final class RedisSentinel implements AutoCloseable {
 	 */
 	public RedisNode failover() {
 		RedisNode replica = replica();
+		long deadline = System.nanoTime() + WAIT.toNanos();
+		while (true) {
+			requestFailover(replica);
+			// A fail-over the Sentinels abort (the replica slow to answer on a loaded machine: it is
+			// given failover-timeout, 5 s) is not tried again by them: asked again, while none of them
+			// names the replica the master yet.
+			Duration attempt = Duration.ofNanos(Math.max(0, Math.min(ATTEMPT.toNanos(), deadline - System.nanoTime())));
+			if (Processes.holdsWithin(attempt, Duration.ofMillis(50), () -> mastersNamed(replica) == sentinels.size())) {
+				return replica;
+			}
+			if (System.nanoTime() >= deadline) {
+				throw new IllegalStateException("Timed out after " + WAIT.toSeconds() + " s waiting for every Sentinel to "
+						+ "name " + replica + " the master");
+			}
+			if (mastersNamed(replica) > 0) {
+				Processes.await("every Sentinel to name " + replica + " the master",
+						Duration.ofNanos(Math.max(0, deadline - System.nanoTime())),
+						() -> mastersNamed(replica) == sentinels.size());
+				return replica;
+			}
+		}
+	}
+
+	/** Asks a Sentinel for a fail-over, again while it answers NOGOODSLAVE. */
+	private void requestFailover(RedisNode replica) {
 		// A replica the Sentinels have not yet seen healthy (one turned into a replica by an earlier
 		// fail-over, say: Sentinels ask replicas for INFO every 10 s) is refused: NOGOODSLAVE. Asked
 		// again until they have.
@@ -113,22 +141,25 @@ public final class RedisSentinel implements AutoCloseable {
 				return true;
 			}
 			catch (java.io.UncheckedIOException ex) {
-				if (String.valueOf(ex.getCause()).contains("NOGOODSLAVE")) {
+				if (String.valueOf(ex.getCause()).contains("NOGOODSLAVE")
+						|| String.valueOf(ex.getCause()).contains("INPROG")) {
 					return false;
 				}
 				throw ex;
 			}
 		});
-		Processes.await("every Sentinel to name " + replica + " the master", WAIT, () -> {
-			for (RedisNode sentinel : sentinels) {
-				List<?> address = (List<?>) sentinel.call("SENTINEL", "GET-MASTER-ADDR-BY-NAME", MASTER_NAME);
-				if (Integer.parseInt((String) address.get(1)) != replica.port()) {
-					return false;
-				}
+	}
+
+	/** How many Sentinels name {@code node} the master now. */
+	private int mastersNamed(RedisNode node) {
+		int naming = 0;
+		for (RedisNode sentinel : sentinels) {
+			List<?> address = (List<?>) sentinel.call("SENTINEL", "GET-MASTER-ADDR-BY-NAME", MASTER_NAME);
+			if (Integer.parseInt((String) address.get(1)) == node.port()) {
+				naming++;
 			}
-			return true;
-		});
-		return replica;
+		}
+		return naming;
 	}
 
 	/**
