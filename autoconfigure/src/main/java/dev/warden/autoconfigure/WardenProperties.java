@@ -98,34 +98,66 @@ public class WardenProperties {
 
 	private final Fleet fleet = new Fleet();
 
+	/**
+	 * The {@code warden.enabled} property.
+	 * @return its value
+	 */
 	public boolean isEnabled() {
 		return enabled;
 	}
 
+	/**
+	 * Sets the {@code warden.enabled} property.
+	 * @param enabled the value
+	 */
 	public void setEnabled(boolean enabled) {
 		this.enabled = enabled;
 	}
 
+	/**
+	 * The {@code warden.client-id} property.
+	 * @return its value
+	 */
 	public @Nullable String getClientId() {
 		return clientId;
 	}
 
+	/**
+	 * Sets the {@code warden.client-id} property.
+	 * @param clientId the value
+	 */
 	public void setClientId(@Nullable String clientId) {
 		this.clientId = clientId;
 	}
 
+	/**
+	 * The {@code warden.command-timeout} property.
+	 * @return its value
+	 */
 	public Duration getCommandTimeout() {
 		return commandTimeout;
 	}
 
+	/**
+	 * Sets the {@code warden.command-timeout} property.
+	 * @param commandTimeout the value
+	 */
 	public void setCommandTimeout(Duration commandTimeout) {
 		this.commandTimeout = WardenDefaults.requirePositive("warden.command-timeout", commandTimeout);
 	}
 
+	/**
+	 * The {@code warden.namespace} property.
+	 * @return its value
+	 */
 	public String getNamespace() {
 		return namespace;
 	}
 
+	/**
+	 * Sets the {@code warden.namespace} property.
+	 * @param namespace the value
+	 */
 	public void setNamespace(String namespace) {
 		this.namespace = KeyNamespace.check("warden.namespace", namespace);
 	}
@@ -140,46 +172,90 @@ public class WardenProperties {
 		return (prefix != null) ? prefix : KeyNamespace.of(namespace).lockKeyPrefix();
 	}
 
+	/**
+	 * The {@code warden.eviction-policy-check} property.
+	 * @return its value
+	 */
 	public CheckMode getEvictionPolicyCheck() {
 		return evictionPolicyCheck;
 	}
 
+	/**
+	 * Sets the {@code warden.eviction-policy-check} property.
+	 * @param evictionPolicyCheck the value
+	 */
 	public void setEvictionPolicyCheck(CheckMode evictionPolicyCheck) {
 		this.evictionPolicyCheck = evictionPolicyCheck;
 	}
 
+	/**
+	 * The {@code warden.self-invocation} property.
+	 * @return its value
+	 */
 	public CheckMode getSelfInvocation() {
 		return selfInvocation;
 	}
 
+	/**
+	 * Sets the {@code warden.self-invocation} property.
+	 * @param selfInvocation the value
+	 */
 	public void setSelfInvocation(CheckMode selfInvocation) {
 		this.selfInvocation = selfInvocation;
 	}
 
+	/**
+	 * The {@code warden.rate-limit.*} properties.
+	 * @return the rate limit properties
+	 */
 	public RateLimit getRateLimit() {
 		return rateLimit;
 	}
 
+	/**
+	 * The {@code warden.lock.*} properties.
+	 * @return the lock properties
+	 */
 	public Lock getLock() {
 		return lock;
 	}
 
+	/**
+	 * The {@code warden.recurring.*} properties.
+	 * @return the recurring properties
+	 */
 	public Recurring getRecurring() {
 		return recurring;
 	}
 
+	/**
+	 * The {@code warden.delayed-task.*} properties.
+	 * @return the delayed task properties
+	 */
 	public DelayedTask getDelayedTask() {
 		return delayedTask;
 	}
 
+	/**
+	 * The {@code warden.redlock.*} properties.
+	 * @return the redlock properties
+	 */
 	public RedLock getRedlock() {
 		return redlock;
 	}
 
+	/**
+	 * The {@code warden.metrics.*} properties.
+	 * @return the metrics properties
+	 */
 	public Metrics getMetrics() {
 		return metrics;
 	}
 
+	/**
+	 * The {@code warden.endpoint.*} properties.
+	 * @return the endpoint properties
+	 */
 	public Endpoint getEndpoint() {
 		return endpoint;
 	}
@@ -205,6 +281,10 @@ public class WardenProperties {
 		}
 	}
 
+	/**
+	 * The {@code warden.health.*} properties.
+	 * @return the health properties
+	 */
 	public Health getHealth() {
 		return health;
 	}
@@ -219,14 +299,26 @@ public class WardenProperties {
 		return dashboard;
 	}
 
+	/**
+	 * The {@code warden.observations.*} properties.
+	 * @return the observations properties
+	 */
 	public Observations getObservations() {
 		return observations;
 	}
 
+	/**
+	 * The {@code warden.test.*} properties.
+	 * @return the test properties
+	 */
 	public Test getTest() {
 		return test;
 	}
 
+	/**
+	 * The {@code warden.fleet.*} properties.
+	 * @return the fleet properties
+	 */
 	public Fleet getFleet() {
 		return fleet;
 	}
@@ -244,10 +336,18 @@ public class WardenProperties {
 		 */
 		private Duration announceInterval = WardenDefaults.FLEET_ANNOUNCE_INTERVAL;
 
+		/**
+		 * The {@code warden.fleet.announce-interval} property.
+		 * @return its value
+		 */
 		public Duration getAnnounceInterval() {
 			return announceInterval;
 		}
 
+		/**
+		 * Sets the {@code warden.fleet.announce-interval} property.
+		 * @param announceInterval the value
+		 */
 		public void setAnnounceInterval(Duration announceInterval) {
 			this.announceInterval = WardenDefaults.requireAnnounceInterval("warden.fleet.announce-interval",
 					announceInterval);
@@ -266,10 +366,18 @@ public class WardenProperties {
 		 */
 		private boolean enabled = true;
 
+		/**
+		 * The {@code warden.observations.enabled} property.
+		 * @return its value
+		 */
 		public boolean isEnabled() {
 			return enabled;
 		}
 
+		/**
+		 * Sets the {@code warden.observations.enabled} property.
+		 * @param enabled the value
+		 */
 		public void setEnabled(boolean enabled) {
 			this.enabled = enabled;
 		}
@@ -292,18 +400,34 @@ public class WardenProperties {
 		 */
 		private Duration queueRefreshInterval = WardenDefaults.METRICS_QUEUE_REFRESH;
 
+		/**
+		 * The {@code warden.metrics.enabled} property.
+		 * @return its value
+		 */
 		public boolean isEnabled() {
 			return enabled;
 		}
 
+		/**
+		 * Sets the {@code warden.metrics.enabled} property.
+		 * @param enabled the value
+		 */
 		public void setEnabled(boolean enabled) {
 			this.enabled = enabled;
 		}
 
+		/**
+		 * The {@code warden.metrics.queue-refresh-interval} property.
+		 * @return its value
+		 */
 		public Duration getQueueRefreshInterval() {
 			return queueRefreshInterval;
 		}
 
+		/**
+		 * Sets the {@code warden.metrics.queue-refresh-interval} property.
+		 * @param queueRefreshInterval the value
+		 */
 		public void setQueueRefreshInterval(Duration queueRefreshInterval) {
 			this.queueRefreshInterval = WardenDefaults.requireNotNegative("warden.metrics.queue-refresh-interval",
 					queueRefreshInterval);
@@ -334,19 +458,35 @@ public class WardenProperties {
 
 		private boolean writeScopeSet;
 
+		/**
+		 * The {@code warden.endpoint.write-operations} property.
+		 * @return its value
+		 */
 		public boolean isWriteOperations() {
 			return writeOperations;
 		}
 
+		/**
+		 * Sets the {@code warden.endpoint.write-operations} property.
+		 * @param writeOperations the value
+		 */
 		public void setWriteOperations(boolean writeOperations) {
 			this.writeOperations = writeOperations;
 			this.writeOperationsSet = true;
 		}
 
+		/**
+		 * The {@code warden.endpoint.write-scope} property.
+		 * @return its value
+		 */
 		public WardenAdmin.WriteScope getWriteScope() {
 			return writeScope;
 		}
 
+		/**
+		 * Sets the {@code warden.endpoint.write-scope} property.
+		 * @param writeScope the value
+		 */
 		public void setWriteScope(WardenAdmin.WriteScope writeScope) {
 			this.writeScope = writeScope;
 			this.writeScopeSet = true;
@@ -462,10 +602,18 @@ public class WardenProperties {
 		 */
 		private String memoryStatus = "DEGRADED";
 
+		/**
+		 * The {@code warden.health.memory-threshold} property.
+		 * @return its value
+		 */
 		public double getMemoryThreshold() {
 			return memoryThreshold;
 		}
 
+		/**
+		 * Sets the {@code warden.health.memory-threshold} property.
+		 * @param memoryThreshold the value
+		 */
 		public void setMemoryThreshold(double memoryThreshold) {
 			if (!(memoryThreshold > 0 && memoryThreshold <= 1)) {
 				throw new IllegalArgumentException("warden.health.memory-threshold must be above 0 and at most 1: "
@@ -474,34 +622,66 @@ public class WardenProperties {
 			this.memoryThreshold = memoryThreshold;
 		}
 
+		/**
+		 * The {@code warden.health.memory-status} property.
+		 * @return its value
+		 */
 		public String getMemoryStatus() {
 			return memoryStatus;
 		}
 
+		/**
+		 * Sets the {@code warden.health.memory-status} property.
+		 * @param memoryStatus the value
+		 */
 		public void setMemoryStatus(String memoryStatus) {
 			this.memoryStatus = memoryStatus;
 		}
 
+		/**
+		 * The {@code warden.health.check-interval} property.
+		 * @return its value
+		 */
 		public Duration getCheckInterval() {
 			return checkInterval;
 		}
 
+		/**
+		 * Sets the {@code warden.health.check-interval} property.
+		 * @param checkInterval the value
+		 */
 		public void setCheckInterval(Duration checkInterval) {
 			this.checkInterval = WardenDefaults.requirePositive("warden.health.check-interval", checkInterval);
 		}
 
+		/**
+		 * The {@code warden.health.timeout} property.
+		 * @return its value
+		 */
 		public Duration getTimeout() {
 			return timeout;
 		}
 
+		/**
+		 * Sets the {@code warden.health.timeout} property.
+		 * @param timeout the value
+		 */
 		public void setTimeout(Duration timeout) {
 			this.timeout = WardenDefaults.requirePositive("warden.health.timeout", timeout);
 		}
 
+		/**
+		 * The {@code warden.health.dead-letter-status} property.
+		 * @return its value
+		 */
 		public @Nullable String getDeadLetterStatus() {
 			return deadLetterStatus;
 		}
 
+		/**
+		 * Sets the {@code warden.health.dead-letter-status} property.
+		 * @param deadLetterStatus the value
+		 */
 		public void setDeadLetterStatus(@Nullable String deadLetterStatus) {
 			this.deadLetterStatus = (deadLetterStatus == null || deadLetterStatus.isBlank()) ? null
 					: deadLetterStatus.trim();
@@ -521,12 +701,20 @@ public class WardenProperties {
 				+ "endpoint, at <actuator base path>/warden/dashboard on the Actuator's port, served where the "
 				+ "endpoint is exposed (management.endpoints.web.exposure.include=warden); remove the property";
 
-		/** Refused: the dashboard is served with the warden endpoint. */
+		/**
+		 * Refused: the dashboard is served with the warden endpoint.
+		 * @param enabled ignored
+		 * @throws IllegalArgumentException always, saying where the dashboard is
+		 */
 		public void setEnabled(boolean enabled) {
 			throw new IllegalArgumentException("warden.dashboard.enabled" + MOVED);
 		}
 
-		/** Refused: the dashboard is served under the Actuator's base path. */
+		/**
+		 * Refused: the dashboard is served under the Actuator's base path.
+		 * @param path ignored
+		 * @throws IllegalArgumentException always, saying where the dashboard is
+		 */
 		public void setPath(String path) {
 			throw new IllegalArgumentException("warden.dashboard.path" + MOVED);
 		}
@@ -550,10 +738,18 @@ public class WardenProperties {
 		 */
 		private Duration misfireThreshold = WardenDefaults.RECURRING_MISFIRE_THRESHOLD;
 
+		/**
+		 * The {@code warden.recurring.queue} property.
+		 * @return its value
+		 */
 		public @Nullable String getQueue() {
 			return queue;
 		}
 
+		/**
+		 * Sets the {@code warden.recurring.queue} property.
+		 * @param queue the value
+		 */
 		public void setQueue(@Nullable String queue) {
 			this.queue = queue;
 		}
@@ -570,10 +766,18 @@ public class WardenProperties {
 			return (applicationName == null || applicationName.isBlank()) ? "recurring" : "recurring:" + applicationName;
 		}
 
+		/**
+		 * The {@code warden.recurring.misfire-threshold} property.
+		 * @return its value
+		 */
 		public Duration getMisfireThreshold() {
 			return misfireThreshold;
 		}
 
+		/**
+		 * Sets the {@code warden.recurring.misfire-threshold} property.
+		 * @param misfireThreshold the value
+		 */
 		public void setMisfireThreshold(Duration misfireThreshold) {
 			this.misfireThreshold = WardenDefaults.requireNotNegative("warden.recurring.misfire-threshold",
 					misfireThreshold);
@@ -601,14 +805,26 @@ public class WardenProperties {
 
 		private final ProblemDetails problemDetails = new ProblemDetails();
 
+		/**
+		 * The {@code warden.rate-limit.aspect-order} property.
+		 * @return its value
+		 */
 		public int getAspectOrder() {
 			return aspectOrder;
 		}
 
+		/**
+		 * Sets the {@code warden.rate-limit.aspect-order} property.
+		 * @param aspectOrder the value
+		 */
 		public void setAspectOrder(int aspectOrder) {
 			this.aspectOrder = aspectOrder;
 		}
 
+		/**
+		 * The {@code warden.rate-limit.problem-details.*} properties.
+		 * @return the problem details properties
+		 */
 		public ProblemDetails getProblemDetails() {
 			return problemDetails;
 		}
@@ -624,10 +840,18 @@ public class WardenProperties {
 			 */
 			private boolean enabled = true;
 
+			/**
+			 * The {@code warden.rate-limit.problem-details.enabled} property.
+			 * @return its value
+			 */
 			public boolean isEnabled() {
 				return enabled;
 			}
 
+			/**
+			 * Sets the {@code warden.rate-limit.problem-details.enabled} property.
+			 * @param enabled the value
+			 */
 			public void setEnabled(boolean enabled) {
 				this.enabled = enabled;
 			}
@@ -690,22 +914,42 @@ public class WardenProperties {
 
 		private final ReplicaSync replicaSync = new ReplicaSync().named("warden.lock.replica-sync");
 
+		/**
+		 * The {@code warden.lock.replica-sync.*} properties.
+		 * @return the replica sync properties
+		 */
 		public ReplicaSync getReplicaSync() {
 			return replicaSync;
 		}
 
+		/**
+		 * The {@code warden.lock.fail-on-lost-lease} property.
+		 * @return its value
+		 */
 		public boolean isFailOnLostLease() {
 			return failOnLostLease;
 		}
 
+		/**
+		 * Sets the {@code warden.lock.fail-on-lost-lease} property.
+		 * @param failOnLostLease the value
+		 */
 		public void setFailOnLostLease(boolean failOnLostLease) {
 			this.failOnLostLease = failOnLostLease;
 		}
 
+		/**
+		 * The {@code warden.lock.watchdog-timeout} property.
+		 * @return its value
+		 */
 		public Duration getWatchdogTimeout() {
 			return watchdogTimeout;
 		}
 
+		/**
+		 * Sets the {@code warden.lock.watchdog-timeout} property.
+		 * @param watchdogTimeout the value
+		 */
 		public void setWatchdogTimeout(Duration watchdogTimeout) {
 			this.watchdogTimeout = WardenDefaults.requireWatchdogTimeout("warden.lock.watchdog-timeout", watchdogTimeout);
 		}
@@ -718,30 +962,58 @@ public class WardenProperties {
 			return keyPrefix;
 		}
 
+		/**
+		 * Sets the {@code warden.lock.key-prefix} property.
+		 * @param keyPrefix the value
+		 */
 		public void setKeyPrefix(@Nullable String keyPrefix) {
 			this.keyPrefix = keyPrefix;
 		}
 
+		/**
+		 * The {@code warden.lock.name-prefix} property.
+		 * @return its value
+		 */
 		public String getNamePrefix() {
 			return namePrefix;
 		}
 
+		/**
+		 * Sets the {@code warden.lock.name-prefix} property.
+		 * @param namePrefix the value
+		 */
 		public void setNamePrefix(@Nullable String namePrefix) {
 			this.namePrefix = (namePrefix != null) ? namePrefix : "";
 		}
 
+		/**
+		 * The {@code warden.lock.default-wait-time} property.
+		 * @return its value
+		 */
 		public Duration getDefaultWaitTime() {
 			return defaultWaitTime;
 		}
 
+		/**
+		 * Sets the {@code warden.lock.default-wait-time} property.
+		 * @param defaultWaitTime the value
+		 */
 		public void setDefaultWaitTime(Duration defaultWaitTime) {
 			this.defaultWaitTime = defaultWaitTime;
 		}
 
+		/**
+		 * The {@code warden.lock.aspect-order} property.
+		 * @return its value
+		 */
 		public int getAspectOrder() {
 			return aspectOrder;
 		}
 
+		/**
+		 * Sets the {@code warden.lock.aspect-order} property.
+		 * @param aspectOrder the value
+		 */
 		public void setAspectOrder(int aspectOrder) {
 			this.aspectOrder = aspectOrder;
 		}
@@ -775,10 +1047,20 @@ public class WardenProperties {
 			return this;
 		}
 
+		/**
+		 * The {@code replica-sync.replicas} property of {@code warden.lock} or
+		 * {@code warden.delayed-task}.
+		 * @return its value
+		 */
 		public @Nullable Integer getReplicas() {
 			return replicas;
 		}
 
+		/**
+		 * Sets the {@code replica-sync.replicas} property of {@code warden.lock} or
+		 * {@code warden.delayed-task}.
+		 * @param replicas the value
+		 */
 		public void setReplicas(@Nullable Integer replicas) {
 			if (replicas != null && replicas < 0) {
 				throw new IllegalArgumentException(prefix + ".replicas must not be negative (leave it unset for one "
@@ -792,10 +1074,20 @@ public class WardenProperties {
 			return (replicas != null) ? replicas : dev.warden.lock.redis.ReplicaSync.AUTO;
 		}
 
+		/**
+		 * The {@code replica-sync.timeout} property of {@code warden.lock} or
+		 * {@code warden.delayed-task}.
+		 * @return its value
+		 */
 		public Duration getTimeout() {
 			return timeout;
 		}
 
+		/**
+		 * Sets the {@code replica-sync.timeout} property of {@code warden.lock} or
+		 * {@code warden.delayed-task}.
+		 * @param timeout the value
+		 */
 		public void setTimeout(Duration timeout) {
 			this.timeout = WardenDefaults.requirePositive(prefix + ".timeout", timeout);
 		}
@@ -922,14 +1214,26 @@ public class WardenProperties {
 		 */
 		private final Map<String, Queue> queues = new LinkedHashMap<>();
 
+		/**
+		 * The {@code warden.delayed-task.queues.*} properties, by queue name.
+		 * @return the properties of each queue named
+		 */
 		public Map<String, Queue> getQueues() {
 			return queues;
 		}
 
+		/**
+		 * The {@code warden.delayed-task.dead-letter-retention} property.
+		 * @return its value
+		 */
 		public @Nullable Duration getDeadLetterRetention() {
 			return deadLetterRetention;
 		}
 
+		/**
+		 * Sets the {@code warden.delayed-task.dead-letter-retention} property.
+		 * @param deadLetterRetention the value
+		 */
 		public void setDeadLetterRetention(@Nullable Duration deadLetterRetention) {
 			if (deadLetterRetention != null) {
 				WardenDefaults.requirePositive("warden.delayed-task.dead-letter-retention", deadLetterRetention);
@@ -937,91 +1241,179 @@ public class WardenProperties {
 			this.deadLetterRetention = deadLetterRetention;
 		}
 
+		/**
+		 * The {@code warden.delayed-task.newer-format-grace} property.
+		 * @return its value
+		 */
 		public Duration getNewerFormatGrace() {
 			return newerFormatGrace;
 		}
 
+		/**
+		 * Sets the {@code warden.delayed-task.newer-format-grace} property.
+		 * @param newerFormatGrace the value
+		 */
 		public void setNewerFormatGrace(Duration newerFormatGrace) {
 			this.newerFormatGrace = WardenDefaults.requirePositive("warden.delayed-task.newer-format-grace",
 					newerFormatGrace);
 		}
 
+		/**
+		 * The {@code warden.delayed-task.virtual-threads} property.
+		 * @return its value
+		 */
 		public @Nullable Boolean getVirtualThreads() {
 			return virtualThreads;
 		}
 
+		/**
+		 * Sets the {@code warden.delayed-task.virtual-threads} property.
+		 * @param virtualThreads the value
+		 */
 		public void setVirtualThreads(@Nullable Boolean virtualThreads) {
 			this.virtualThreads = virtualThreads;
 		}
 
+		/**
+		 * The {@code warden.delayed-task.concurrency} property.
+		 * @return its value
+		 */
 		public int getConcurrency() {
 			return concurrency;
 		}
 
+		/**
+		 * Sets the {@code warden.delayed-task.concurrency} property.
+		 * @param concurrency the value
+		 */
 		public void setConcurrency(int concurrency) {
 			this.concurrency = WardenDefaults.requireAtLeastOne("warden.delayed-task.concurrency", concurrency);
 		}
 
+		/**
+		 * The {@code warden.delayed-task.visibility-timeout} property.
+		 * @return its value
+		 */
 		public Duration getVisibilityTimeout() {
 			return visibilityTimeout;
 		}
 
+		/**
+		 * Sets the {@code warden.delayed-task.visibility-timeout} property.
+		 * @param visibilityTimeout the value
+		 */
 		public void setVisibilityTimeout(Duration visibilityTimeout) {
 			this.visibilityTimeout = visibilityTimeout;
 		}
 
+		/**
+		 * The {@code warden.delayed-task.max-attempts} property.
+		 * @return its value
+		 */
 		public int getMaxAttempts() {
 			return maxAttempts;
 		}
 
+		/**
+		 * Sets the {@code warden.delayed-task.max-attempts} property.
+		 * @param maxAttempts the value
+		 */
 		public void setMaxAttempts(int maxAttempts) {
 			this.maxAttempts = maxAttempts;
 		}
 
+		/**
+		 * The {@code warden.delayed-task.backoff} property.
+		 * @return its value
+		 */
 		public Duration getBackoff() {
 			return backoff;
 		}
 
+		/**
+		 * Sets the {@code warden.delayed-task.backoff} property.
+		 * @param backoff the value
+		 */
 		public void setBackoff(Duration backoff) {
 			this.backoff = backoff;
 		}
 
+		/**
+		 * The {@code warden.delayed-task.max-backoff} property.
+		 * @return its value
+		 */
 		public Duration getMaxBackoff() {
 			return maxBackoff;
 		}
 
+		/**
+		 * Sets the {@code warden.delayed-task.max-backoff} property.
+		 * @param maxBackoff the value
+		 */
 		public void setMaxBackoff(Duration maxBackoff) {
 			this.maxBackoff = maxBackoff;
 		}
 
+		/**
+		 * The {@code warden.delayed-task.sweep-interval} property.
+		 * @return its value
+		 */
 		public Duration getSweepInterval() {
 			return sweepInterval;
 		}
 
+		/**
+		 * Sets the {@code warden.delayed-task.sweep-interval} property.
+		 * @param sweepInterval the value
+		 */
 		public void setSweepInterval(Duration sweepInterval) {
 			this.sweepInterval = WardenDefaults.requirePositive("warden.delayed-task.sweep-interval", sweepInterval);
 		}
 
+		/**
+		 * The {@code warden.delayed-task.claim-ahead} property.
+		 * @return its value
+		 */
 		public Duration getClaimAhead() {
 			return claimAhead;
 		}
 
+		/**
+		 * Sets the {@code warden.delayed-task.claim-ahead} property.
+		 * @param claimAhead the value
+		 */
 		public void setClaimAhead(Duration claimAhead) {
 			this.claimAhead = WardenDefaults.requireClaimAhead("warden.delayed-task.claim-ahead", claimAhead);
 		}
 
+		/**
+		 * The {@code warden.delayed-task.shutdown-grace} property.
+		 * @return its value
+		 */
 		public Duration getShutdownGrace() {
 			return shutdownGrace;
 		}
 
+		/**
+		 * Sets the {@code warden.delayed-task.shutdown-grace} property.
+		 * @param shutdownGrace the value
+		 */
 		public void setShutdownGrace(Duration shutdownGrace) {
 			this.shutdownGrace = WardenDefaults.requireNotNegative("warden.delayed-task.shutdown-grace", shutdownGrace);
 		}
 
+		/**
+		 * The {@code warden.delayed-task.max-payload-size} property.
+		 * @return its value
+		 */
 		public DataSize getMaxPayloadSize() {
 			return maxPayloadSize;
 		}
 
+		/**
+		 * Sets the {@code warden.delayed-task.max-payload-size} property.
+		 * @param maxPayloadSize the value
+		 */
 		public void setMaxPayloadSize(DataSize maxPayloadSize) {
 			WardenDefaults.requirePayloadLimit("warden.delayed-task.max-payload-size", maxPayloadSize.toBytes());
 			this.maxPayloadSize = maxPayloadSize;
@@ -1099,46 +1491,90 @@ public class WardenProperties {
 
 			private final Limit limit = new Limit();
 
+			/**
+			 * The {@code warden.delayed-task.queues.<name>.transactional} property.
+			 * @return its value
+			 */
 			public @Nullable Boolean getTransactional() {
 				return transactional;
 			}
 
+			/**
+			 * Sets the {@code warden.delayed-task.queues.<name>.transactional} property.
+			 * @param transactional the value
+			 */
 			public void setTransactional(@Nullable Boolean transactional) {
 				this.transactional = transactional;
 			}
 
+			/**
+			 * The {@code warden.delayed-task.queues.<name>.visibility-timeout} property.
+			 * @return its value
+			 */
 			public @Nullable Duration getVisibilityTimeout() {
 				return visibilityTimeout;
 			}
 
+			/**
+			 * Sets the {@code warden.delayed-task.queues.<name>.visibility-timeout} property.
+			 * @param visibilityTimeout the value
+			 */
 			public void setVisibilityTimeout(@Nullable Duration visibilityTimeout) {
 				this.visibilityTimeout = visibilityTimeout;
 			}
 
+			/**
+			 * The {@code warden.delayed-task.queues.<name>.max-attempts} property.
+			 * @return its value
+			 */
 			public @Nullable Integer getMaxAttempts() {
 				return maxAttempts;
 			}
 
+			/**
+			 * Sets the {@code warden.delayed-task.queues.<name>.max-attempts} property.
+			 * @param maxAttempts the value
+			 */
 			public void setMaxAttempts(@Nullable Integer maxAttempts) {
 				this.maxAttempts = maxAttempts;
 			}
 
+			/**
+			 * The {@code warden.delayed-task.queues.<name>.backoff} property.
+			 * @return its value
+			 */
 			public @Nullable Duration getBackoff() {
 				return backoff;
 			}
 
+			/**
+			 * Sets the {@code warden.delayed-task.queues.<name>.backoff} property.
+			 * @param backoff the value
+			 */
 			public void setBackoff(@Nullable Duration backoff) {
 				this.backoff = backoff;
 			}
 
+			/**
+			 * The {@code warden.delayed-task.queues.<name>.max-backoff} property.
+			 * @return its value
+			 */
 			public @Nullable Duration getMaxBackoff() {
 				return maxBackoff;
 			}
 
+			/**
+			 * Sets the {@code warden.delayed-task.queues.<name>.max-backoff} property.
+			 * @param maxBackoff the value
+			 */
 			public void setMaxBackoff(@Nullable Duration maxBackoff) {
 				this.maxBackoff = maxBackoff;
 			}
 
+			/**
+			 * The {@code warden.delayed-task.queues.<name>.limit.*} properties.
+			 * @return the limit properties
+			 */
 			public Limit getLimit() {
 				return limit;
 			}
@@ -1171,34 +1607,66 @@ public class WardenProperties {
 			 */
 			private @Nullable Long burst;
 
+			/**
+			 * The {@code warden.delayed-task.queues.<name>.limit.concurrency} property.
+			 * @return its value
+			 */
 			public @Nullable Integer getConcurrency() {
 				return concurrency;
 			}
 
+			/**
+			 * Sets the {@code warden.delayed-task.queues.<name>.limit.concurrency} property.
+			 * @param concurrency the value
+			 */
 			public void setConcurrency(@Nullable Integer concurrency) {
 				this.concurrency = concurrency;
 			}
 
+			/**
+			 * The {@code warden.delayed-task.queues.<name>.limit.rate} property.
+			 * @return its value
+			 */
 			public @Nullable Long getRate() {
 				return rate;
 			}
 
+			/**
+			 * Sets the {@code warden.delayed-task.queues.<name>.limit.rate} property.
+			 * @param rate the value
+			 */
 			public void setRate(@Nullable Long rate) {
 				this.rate = rate;
 			}
 
+			/**
+			 * The {@code warden.delayed-task.queues.<name>.limit.period} property.
+			 * @return its value
+			 */
 			public Duration getPeriod() {
 				return period;
 			}
 
+			/**
+			 * Sets the {@code warden.delayed-task.queues.<name>.limit.period} property.
+			 * @param period the value
+			 */
 			public void setPeriod(Duration period) {
 				this.period = period;
 			}
 
+			/**
+			 * The {@code warden.delayed-task.queues.<name>.limit.burst} property.
+			 * @return its value
+			 */
 			public @Nullable Long getBurst() {
 				return burst;
 			}
 
+			/**
+			 * Sets the {@code warden.delayed-task.queues.<name>.limit.burst} property.
+			 * @param burst the value
+			 */
 			public void setBurst(@Nullable Long burst) {
 				this.burst = burst;
 			}
@@ -1260,42 +1728,82 @@ public class WardenProperties {
 		 */
 		private Duration sweepInterval = Duration.ofSeconds(1);
 
+		/**
+		 * The {@code warden.delayed-task.transactions.enabled} property.
+		 * @return its value
+		 */
 		public boolean isEnabled() {
 			return enabled;
 		}
 
+		/**
+		 * Sets the {@code warden.delayed-task.transactions.enabled} property.
+		 * @param enabled the value
+		 */
 		public void setEnabled(boolean enabled) {
 			this.enabled = enabled;
 		}
 
+		/**
+		 * The {@code warden.delayed-task.transactions.table} property.
+		 * @return its value
+		 */
 		public String getTable() {
 			return table;
 		}
 
+		/**
+		 * Sets the {@code warden.delayed-task.transactions.table} property.
+		 * @param table the value
+		 */
 		public void setTable(String table) {
 			this.table = table;
 		}
 
+		/**
+		 * The {@code warden.delayed-task.transactions.initialize-schema} property.
+		 * @return its value
+		 */
 		public InitializeSchema getInitializeSchema() {
 			return initializeSchema;
 		}
 
+		/**
+		 * Sets the {@code warden.delayed-task.transactions.initialize-schema} property.
+		 * @param initializeSchema the value
+		 */
 		public void setInitializeSchema(InitializeSchema initializeSchema) {
 			this.initializeSchema = initializeSchema;
 		}
 
+		/**
+		 * The {@code warden.delayed-task.transactions.relay-after} property.
+		 * @return its value
+		 */
 		public Duration getRelayAfter() {
 			return relayAfter;
 		}
 
+		/**
+		 * Sets the {@code warden.delayed-task.transactions.relay-after} property.
+		 * @param relayAfter the value
+		 */
 		public void setRelayAfter(Duration relayAfter) {
 			this.relayAfter = WardenDefaults.requirePositive("warden.delayed-task.transactions.relay-after", relayAfter);
 		}
 
+		/**
+		 * The {@code warden.delayed-task.transactions.sweep-interval} property.
+		 * @return its value
+		 */
 		public Duration getSweepInterval() {
 			return sweepInterval;
 		}
 
+		/**
+		 * Sets the {@code warden.delayed-task.transactions.sweep-interval} property.
+		 * @param sweepInterval the value
+		 */
 		public void setSweepInterval(Duration sweepInterval) {
 			this.sweepInterval = WardenDefaults.requirePositive("warden.delayed-task.transactions.sweep-interval",
 					sweepInterval);
@@ -1333,18 +1841,34 @@ public class WardenProperties {
 		 */
 		private Duration nodeTimeout = WardenDefaults.REDLOCK_NODE_TIMEOUT;
 
+		/**
+		 * The {@code warden.redlock.nodes} property.
+		 * @return its value
+		 */
 		public List<String> getNodes() {
 			return nodes;
 		}
 
+		/**
+		 * Sets the {@code warden.redlock.nodes} property.
+		 * @param nodes the value
+		 */
 		public void setNodes(List<String> nodes) {
 			this.nodes = nodes;
 		}
 
+		/**
+		 * The {@code warden.redlock.node-timeout} property.
+		 * @return its value
+		 */
 		public Duration getNodeTimeout() {
 			return nodeTimeout;
 		}
 
+		/**
+		 * Sets the {@code warden.redlock.node-timeout} property.
+		 * @param nodeTimeout the value
+		 */
 		public void setNodeTimeout(Duration nodeTimeout) {
 			this.nodeTimeout = WardenDefaults.requirePositive("warden.redlock.node-timeout", nodeTimeout);
 		}
@@ -1369,18 +1893,34 @@ public class WardenProperties {
 		 */
 		private List<String> resetKeys = new ArrayList<>();
 
+		/**
+		 * The {@code warden.test.reset-shared-redis} property.
+		 * @return its value
+		 */
 		public boolean isResetSharedRedis() {
 			return resetSharedRedis;
 		}
 
+		/**
+		 * Sets the {@code warden.test.reset-shared-redis} property.
+		 * @param resetSharedRedis the value
+		 */
 		public void setResetSharedRedis(boolean resetSharedRedis) {
 			this.resetSharedRedis = resetSharedRedis;
 		}
 
+		/**
+		 * The {@code warden.test.reset-keys} property.
+		 * @return its value
+		 */
 		public List<String> getResetKeys() {
 			return resetKeys;
 		}
 
+		/**
+		 * Sets the {@code warden.test.reset-keys} property.
+		 * @param resetKeys the value
+		 */
 		public void setResetKeys(List<String> resetKeys) {
 			this.resetKeys = resetKeys;
 		}
