@@ -20,6 +20,16 @@ import java.util.Map;
 public record FleetMember(String clientId, String version, Map<String, Integer> reads, Map<String, Integer> writes,
 		Instant startedAt, Instant expiresAt) {
 
+	/**
+	 * A member as announced, its format maps copied.
+	 * @param clientId the client's id
+	 * @param version the Warden version it runs ({@code unknown} when its build did not say)
+	 * @param reads the highest stored format it reads, per family ({@code tasks}, {@code limiters}); it
+	 * reads every format from 1 to it
+	 * @param writes the stored format it writes now, per family: the highest that every live client reads
+	 * @param startedAt when it first announced itself, by Redis's clock
+	 * @param expiresAt when it stops counting as live unless it announces itself again, by Redis's clock
+	 */
 	public FleetMember {
 		reads = Map.copyOf(reads);
 		writes = Map.copyOf(writes);

@@ -10,10 +10,19 @@ public class InvalidAnnotationException extends WardenException {
 
 	private static final long serialVersionUID = 1L;
 
+	/**
+	 * An annotation that cannot work, found through a failure.
+	 * @param message the bean, the method and what is wrong
+	 * @param cause the failure that showed it, such as a SpEL parse error
+	 */
 	public InvalidAnnotationException(String message, Throwable cause) {
 		super(message, cause);
 	}
 
+	/**
+	 * An annotation that cannot work.
+	 * @param message the bean, the method and what is wrong
+	 */
 	public InvalidAnnotationException(String message) {
 		super(message);
 	}

@@ -9,6 +9,11 @@ public class RedisAuthenticationException extends RedisUnavailableException {
 
 	private static final long serialVersionUID = 1L;
 
+	/**
+	 * Credentials refused by Redis.
+	 * @param message what was refused
+	 * @param cause the client's failure, Redis's answer in it
+	 */
 	public RedisAuthenticationException(String message, Throwable cause) {
 		super(message, cause);
 	}

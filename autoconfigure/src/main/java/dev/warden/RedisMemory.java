@@ -10,7 +10,7 @@ package dev.warden;
  */
 public record RedisMemory(long usedMemory, long maxMemory, String policy) {
 
-	/** The share of {@code maxmemory} in use, from 0 to 1 (and above); 0 without a limit. */
+	/** {@return the share of {@code maxmemory} in use, from 0 to 1 (and above); 0 without a limit} */
 	public double usage() {
 		return (maxMemory > 0) ? (double) usedMemory / maxMemory : 0;
 	}

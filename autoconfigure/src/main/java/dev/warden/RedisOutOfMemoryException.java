@@ -9,6 +9,11 @@ public class RedisOutOfMemoryException extends WardenException {
 
 	private static final long serialVersionUID = 1L;
 
+	/**
+	 * A write refused by Redis for want of memory.
+	 * @param message what was refused
+	 * @param cause the client's failure, Redis's {@code OOM} answer in it
+	 */
 	public RedisOutOfMemoryException(String message, Throwable cause) {
 		super(message, cause);
 	}

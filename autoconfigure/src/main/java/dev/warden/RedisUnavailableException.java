@@ -10,10 +10,19 @@ public class RedisUnavailableException extends WardenException {
 
 	private static final long serialVersionUID = 1L;
 
+	/**
+	 * Redis not reached or not answering.
+	 * @param message what could not be done
+	 */
 	public RedisUnavailableException(String message) {
 		super(message);
 	}
 
+	/**
+	 * Redis not reached or not answering, as a failure of the client shows.
+	 * @param message what could not be done
+	 * @param cause the client's failure, a connection error or a timeout
+	 */
 	public RedisUnavailableException(String message, Throwable cause) {
 		super(message, cause);
 	}

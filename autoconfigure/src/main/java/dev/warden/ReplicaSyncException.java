@@ -16,6 +16,10 @@ public class ReplicaSyncException extends RedisUnavailableException {
 
 	private static final long serialVersionUID = 1L;
 
+	/**
+	 * A write the replicas did not acknowledge in time.
+	 * @param message the write, and how far the replicas fell short
+	 */
 	public ReplicaSyncException(String message) {
 		super(message);
 	}

@@ -27,7 +27,7 @@ public final class TestClock {
 		this.engine = engine;
 	}
 
-	/** The time as the client's scripts read it now. */
+	/** {@return the time as the client's scripts read it now} */
 	public Instant now() {
 		return Instant.ofEpochMilli(engine.await(engine.clockMillis(), "Redis TIME"));
 	}

@@ -205,7 +205,7 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 		return new Builder(client);
 	}
 
-	/** This client's id: the {@code <clientId>} of every owner id it creates. */
+	/** {@return this client's id: the {@code <clientId>} of every owner id it creates} */
 	public String getClientId() {
 		return clientId;
 	}
@@ -234,6 +234,7 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 	/**
 	 * What {@link Builder#lockNamePrefix(String)} set, put in front of every name given for a lock;
 	 * empty by default.
+	 * @return the prefix, or an empty string
 	 */
 	public String getLockNamePrefix() {
 		return lockNamePrefix;
@@ -577,6 +578,7 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 	/**
 	 * Whether both of this client's connections are open now, as its Lettuce connections know
 	 * without asking Redis: false while either reconnects after losing Redis.
+	 * @return whether both connections are open
 	 */
 	public boolean isConnected() {
 		return engine.connected();
@@ -614,12 +616,12 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 		return engine.clockShifted() ? java.util.Optional.of(new TestClock(engine)) : java.util.Optional.empty();
 	}
 
-	/** The JSON library that stores task payloads. */
+	/** {@return the JSON library that stores task payloads} */
 	public JsonBinding getJson() {
 		return json;
 	}
 
-	/** The queues this client consumes. */
+	/** {@return the queues this client consumes} */
 	public java.util.Set<String> consumedQueues() {
 		return consumers.queues();
 	}
@@ -679,17 +681,17 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 		return new LockOwner(clientId + ":" + Thread.currentThread().getId());
 	}
 
-	/** The listener told about lost leases. */
+	/** {@return the listener told about lost leases} */
 	public LockListener getLockListener() {
 		return lockListener;
 	}
 
-	/** How many lock holds this client's watchdog is renewing. */
+	/** {@return how many lock holds this client's watchdog is renewing} */
 	public int activeLeaseRenewals() {
 		return leaseRenewal.activeRenewals();
 	}
 
-	/** How many pub/sub channels this client is subscribed to for its waiters. */
+	/** {@return how many pub/sub channels this client is subscribed to for its waiters} */
 	public int subscribedChannels() {
 		return engine.subscriptions().subscribedChannels();
 	}

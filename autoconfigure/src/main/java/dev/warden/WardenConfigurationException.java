@@ -8,9 +8,11 @@ public class WardenConfigurationException extends WardenException {
 
 	private static final long serialVersionUID = 1L;
 
+	/** What to do about it. */
 	private final String action;
 
 	/**
+	 * A configuration Warden cannot work with.
 	 * @param message what is wrong
 	 * @param action what to do about it
 	 */
@@ -19,7 +21,10 @@ public class WardenConfigurationException extends WardenException {
 		this.action = action;
 	}
 
-	/** What to do about it. */
+	/**
+	 * What to do about it.
+	 * @return the action, as the startup failure report gives it
+	 */
 	public String getAction() {
 		return action;
 	}
