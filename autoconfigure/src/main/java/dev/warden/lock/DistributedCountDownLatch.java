@@ -13,7 +13,7 @@ import java.util.concurrent.TimeUnit;
  */
 public interface DistributedCountDownLatch {
 
-	/** The latch's name, which is also its Redis key. */
+	/** {@return the latch's name, which is also its Redis key} */
 	String getName();
 
 	/**
@@ -32,10 +32,13 @@ public interface DistributedCountDownLatch {
 	 */
 	CompletableFuture<Void> countDownAsync();
 
-	/** The remaining count; 0 when the latch is open (or was never set). */
+	/** {@return the remaining count; 0 when the latch is open (or was never set)} */
 	long getCount();
 
-	/** Waits until the count reaches zero. */
+	/**
+	 * Waits until the count reaches zero.
+	 * @throws InterruptedException when the thread is interrupted while it waits
+	 */
 	void await() throws InterruptedException;
 
 	/**
@@ -43,6 +46,7 @@ public interface DistributedCountDownLatch {
 	 * @param waitTime not negative
 	 * @param unit the unit of {@code waitTime}
 	 * @return whether the count reached zero
+	 * @throws InterruptedException when the thread is interrupted while it waits
 	 */
 	boolean await(long waitTime, TimeUnit unit) throws InterruptedException;
 

@@ -21,7 +21,7 @@ import org.jspecify.annotations.Nullable;
  */
 public interface DistributedMultiLock extends Lock {
 
-	/** The locks, in acquisition order. */
+	/** {@return the locks, in acquisition order} */
 	List<DistributedMutex> getLocks();
 
 	/**
@@ -30,6 +30,7 @@ public interface DistributedMultiLock extends Lock {
 	 * @param leaseTime each hold's lease; must be positive
 	 * @param unit the unit of both times
 	 * @return whether all were acquired (none is held otherwise)
+	 * @throws InterruptedException when the thread is interrupted while it waits (none is held then)
 	 */
 	boolean tryLock(long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException;
 
@@ -40,6 +41,7 @@ public interface DistributedMultiLock extends Lock {
 	 * @param waitTime the wait shared by all locks; {@code 0} tries each once
 	 * @param unit the unit of {@code waitTime}
 	 * @return whether all were acquired (none is held otherwise)
+	 * @throws InterruptedException when the thread is interrupted while it waits (none is held then)
 	 */
 	boolean tryLock(LockOwner owner, long waitTime, TimeUnit unit) throws InterruptedException;
 
@@ -51,6 +53,7 @@ public interface DistributedMultiLock extends Lock {
 	 * @param leaseTime each hold's lease; must be positive
 	 * @param unit the unit of both times
 	 * @return whether all were acquired (none is held otherwise)
+	 * @throws InterruptedException when the thread is interrupted while it waits (none is held then)
 	 */
 	boolean tryLock(LockOwner owner, long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException;
 
@@ -61,6 +64,7 @@ public interface DistributedMultiLock extends Lock {
 	 * @param waitTime the wait shared by all locks; {@code 0} tries each once
 	 * @param unit the unit of {@code waitTime}
 	 * @return each lock's name and fencing token, or {@code null} when not all were acquired
+	 * @throws InterruptedException when the thread is interrupted while it waits (none is held then)
 	 */
 	@Nullable Map<String, Long> tryLockWithTokens(LockOwner owner, long waitTime, TimeUnit unit)
 			throws InterruptedException;
@@ -73,6 +77,7 @@ public interface DistributedMultiLock extends Lock {
 	 * @param leaseTime each hold's lease; must be positive
 	 * @param unit the unit of both times
 	 * @return each lock's name and fencing token, or {@code null} when not all were acquired
+	 * @throws InterruptedException when the thread is interrupted while it waits (none is held then)
 	 */
 	@Nullable Map<String, Long> tryLockWithTokens(LockOwner owner, long waitTime, long leaseTime, TimeUnit unit)
 			throws InterruptedException;

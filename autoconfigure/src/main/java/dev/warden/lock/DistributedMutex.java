@@ -38,7 +38,7 @@ import java.util.concurrent.locks.Lock;
 public interface DistributedMutex extends Lock {
 
 
-	/** The lock's name, which is also its Redis key. */
+	/** {@return the lock's name, which is also its Redis key} */
 	String getName();
 
 	/**
@@ -218,18 +218,22 @@ public interface DistributedMutex extends Lock {
 	 */
 	boolean forceUnlock();
 
-	/** Whether any owner, of any client, holds the lock. */
+	/** {@return whether any owner, of any client, holds the lock} */
 	boolean isLocked();
 
-	/** Whether the current thread holds the lock. */
+	/** {@return whether the current thread holds the lock} */
 	boolean isHeldByCurrentThread();
 
-	/** Whether {@code owner} holds the lock. */
+	/**
+	 * {@return whether {@code owner} holds the lock}
+	 * @param owner the owner asked about
+	 */
 	boolean isHeldBy(LockOwner owner);
 
 	/**
 	 * The lock's remaining lease in milliseconds: {@code -2} when the lock is free, {@code -1} when
 	 * the key has no expiry (set by something other than Warden or Redisson).
+	 * @return the remaining lease in milliseconds, or {@code -2} or {@code -1} as above
 	 */
 	long remainingTimeToLive();
 

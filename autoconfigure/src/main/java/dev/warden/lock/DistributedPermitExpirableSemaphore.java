@@ -22,7 +22,7 @@ import java.util.concurrent.TimeUnit;
  */
 public interface DistributedPermitExpirableSemaphore {
 
-	/** The semaphore's name, which is also the Redis key of its capacity. */
+	/** {@return the semaphore's name, which is also the Redis key of its capacity} */
 	String getName();
 
 	/**
@@ -37,6 +37,7 @@ public interface DistributedPermitExpirableSemaphore {
 	 * @param leaseTime the permit's lease; positive
 	 * @param unit the unit of {@code leaseTime}
 	 * @return the permit's id, to release it with
+	 * @throws InterruptedException when the thread is interrupted while it waits
 	 */
 	String acquire(long leaseTime, TimeUnit unit) throws InterruptedException;
 
@@ -46,6 +47,7 @@ public interface DistributedPermitExpirableSemaphore {
 	 * @param leaseTime the permit's lease; positive
 	 * @param unit the unit of both times
 	 * @return the permit's id, or empty
+	 * @throws InterruptedException when the thread is interrupted while it waits
 	 */
 	Optional<String> tryAcquire(long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException;
 
@@ -70,7 +72,11 @@ public interface DistributedPermitExpirableSemaphore {
 	 */
 	void release(String permitId);
 
-	/** Returns a permit if it is still out; whether it was. */
+	/**
+	 * Returns a permit if it is still out; whether it was.
+	 * @param permitId the id {@code acquire} or {@code tryAcquire} returned
+	 * @return whether the permit was still out (and is now released)
+	 */
 	boolean tryRelease(String permitId);
 
 	/**
@@ -80,7 +86,7 @@ public interface DistributedPermitExpirableSemaphore {
 	 */
 	CompletableFuture<Boolean> tryReleaseAsync(String permitId);
 
-	/** The permits available now (expired ones count as available). */
+	/** {@return the permits available now (expired ones count as available)} */
 	int availablePermits();
 
 }

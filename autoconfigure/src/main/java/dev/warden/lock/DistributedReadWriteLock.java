@@ -21,7 +21,7 @@ import java.util.concurrent.locks.ReadWriteLock;
  */
 public interface DistributedReadWriteLock extends ReadWriteLock {
 
-	/** The lock's name, which is also its Redis key. */
+	/** {@return the lock's name, which is also its Redis key} */
 	String getName();
 
 	@Override

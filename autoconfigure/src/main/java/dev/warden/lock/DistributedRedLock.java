@@ -19,10 +19,10 @@ import java.util.concurrent.TimeUnit;
  */
 public interface DistributedRedLock {
 
-	/** The lock's name, its key on every node. */
+	/** {@return the lock's name, its key on every node} */
 	String getName();
 
-	/** How many nodes must grant the lock. */
+	/** {@return how many nodes must grant the lock} */
 	int quorum();
 
 	/**
@@ -31,12 +31,18 @@ public interface DistributedRedLock {
 	 * @param leaseTime the lease; positive
 	 * @param unit the unit of both times
 	 * @return whether it was acquired (with some validity left)
+	 * @throws InterruptedException when the thread is interrupted while it waits
 	 */
 	boolean tryLock(long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException;
 
 	/**
 	 * Acquires the lock on a majority of the nodes for {@code owner}.
 	 * @return whether it was acquired (with some validity left)
+	 * @param owner the owner
+	 * @param waitTime how long to keep trying; 0 tries once
+	 * @param leaseTime the lease; positive
+	 * @param unit the unit of both times
+	 * @throws InterruptedException when the thread is interrupted while it waits
 	 */
 	boolean tryLock(LockOwner owner, long waitTime, long leaseTime, TimeUnit unit) throws InterruptedException;
 
@@ -46,6 +52,7 @@ public interface DistributedRedLock {
 	/**
 	 * Releases {@code owner}'s hold on every node that still has it.
 	 * @throws IllegalMonitorStateException when no node had it
+	 * @param owner the owner whose hold to release
 	 */
 	void unlock(LockOwner owner);
 

@@ -25,10 +25,13 @@ package dev.warden.lock;
  */
 public interface DistributedReentrantLock extends DistributedMutex {
 
-	/** How many holds the current thread has; {@code 0} when it does not hold the lock. */
+	/** {@return how many holds the current thread has; {@code 0} when it does not hold the lock} */
 	int getHoldCount();
 
-	/** How many holds {@code owner} has; {@code 0} when it does not hold the lock. */
+	/**
+	 * {@return how many holds {@code owner} has; {@code 0} when it does not hold the lock}
+	 * @param owner the owner asked about
+	 */
 	int getHoldCount(LockOwner owner);
 
 }

@@ -13,7 +13,7 @@ import java.util.concurrent.TimeUnit;
  */
 public interface DistributedSemaphore {
 
-	/** The semaphore's name, which is also its Redis key. */
+	/** {@return the semaphore's name, which is also its Redis key} */
 	String getName();
 
 	/**
@@ -23,16 +23,23 @@ public interface DistributedSemaphore {
 	 */
 	boolean trySetPermits(int permits);
 
-	/** Takes one permit, waiting as long as it takes. */
+	/**
+	 * Takes one permit, waiting as long as it takes.
+	 * @throws InterruptedException when the thread is interrupted while it waits
+	 */
 	void acquire() throws InterruptedException;
 
 	/**
 	 * Takes {@code permits} permits at once, waiting as long as it takes.
 	 * @param permits at least 1
+	 * @throws InterruptedException when the thread is interrupted while it waits
 	 */
 	void acquire(int permits) throws InterruptedException;
 
-	/** Takes one permit if one is available now. */
+	/**
+	 * Takes one permit if one is available now.
+	 * @return whether it was taken
+	 */
 	boolean tryAcquire();
 
 	/**
@@ -41,6 +48,7 @@ public interface DistributedSemaphore {
 	 * @param waitTime not negative; 0 tries once
 	 * @param unit the unit of {@code waitTime}
 	 * @return whether they were taken
+	 * @throws InterruptedException when the thread is interrupted while it waits
 	 */
 	boolean tryAcquire(int permits, long waitTime, TimeUnit unit) throws InterruptedException;
 
@@ -74,7 +82,7 @@ public interface DistributedSemaphore {
 	 */
 	CompletableFuture<Void> releaseAsync(int permits);
 
-	/** The permits available now. */
+	/** {@return the permits available now} */
 	int availablePermits();
 
 }

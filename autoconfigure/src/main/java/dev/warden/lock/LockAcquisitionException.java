@@ -11,10 +11,21 @@ public class LockAcquisitionException extends WardenException {
 
 	private static final long serialVersionUID = 1L;
 
+	/**
+	 * The names of the locks that were required.
+	 */
 	private final List<String> lockNames;
 
+	/**
+	 * How long the caller waited, in milliseconds.
+	 */
 	private final long waitMillis;
 
+	/**
+	 * The locks were not acquired within the wait.
+	 * @param lockNames the required locks
+	 * @param waitMillis the wait
+	 */
 	public LockAcquisitionException(List<String> lockNames, long waitMillis) {
 		super(message(lockNames, waitMillis));
 		this.lockNames = List.copyOf(lockNames);
@@ -38,12 +49,12 @@ public class LockAcquisitionException extends WardenException {
 				+ " within " + waitMillis + " ms";
 	}
 
-	/** The names of the locks that were required (all of them, for a multi-key lock). */
+	/** {@return the names of the locks that were required (all of them, for a multi-key lock)} */
 	public List<String> getLockNames() {
 		return lockNames;
 	}
 
-	/** How long the caller waited, in milliseconds. */
+	/** {@return how long the caller waited, in milliseconds} */
 	public long getWaitMillis() {
 		return waitMillis;
 	}

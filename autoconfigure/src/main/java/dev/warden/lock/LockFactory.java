@@ -54,7 +54,7 @@ public interface LockFactory {
 	 */
 	DistributedReadWriteLock getReadWriteLock(String name);
 
-	/** The owner the thread-bound lock methods use for the calling thread. */
+	/** {@return the owner the thread-bound lock methods use for the calling thread} */
 	LockOwner currentThreadOwner();
 
 	/**

@@ -13,15 +13,24 @@ public class LockLostException extends WardenException {
 
 	private static final long serialVersionUID = 1L;
 
+	/**
+	 * The locks the method held.
+	 */
 	private final List<String> lockNames;
 
+	/**
+	 * A lock lost while the method ran.
+	 * @param method the method, as the message names it
+	 * @param lockNames the locks it held
+	 * @param cause the failure that reported the loss
+	 */
 	public LockLostException(String method, List<String> lockNames, Throwable cause) {
 		super("Lock" + (lockNames.size() > 1 ? "s " : " ") + lockNames + " held by " + method
 				+ " was lost before it returned (lease expired or force-unlocked)", cause);
 		this.lockNames = List.copyOf(lockNames);
 	}
 
-	/** The locks the method held. */
+	/** {@return the locks the method held} */
 	public List<String> getLockNames() {
 		return lockNames;
 	}

@@ -12,6 +12,11 @@ package dev.warden.lock;
  */
 public record LockOwner(String id) {
 
+	/**
+	 * An owner of that id.
+	 * @param id the owner's id, unique across all clients of the lock
+	 * @throws IllegalArgumentException when {@code id} is null or blank
+	 */
 	public LockOwner {
 		if (id == null || id.isBlank()) {
 			throw new IllegalArgumentException("A lock owner id must not be null or blank");

@@ -14,6 +14,11 @@ public final class Uninterruptibly {
 	@FunctionalInterface
 	public interface Wait<T> {
 
+		/**
+		 * Waits.
+		 * @return the wait's result
+		 * @throws InterruptedException when the thread is interrupted while it waits
+		 */
 		T run() throws InterruptedException;
 
 	}
