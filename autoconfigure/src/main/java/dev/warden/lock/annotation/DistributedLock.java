@@ -54,26 +54,30 @@ public @interface DistributedLock {
 	/**
 	 * The lock name, before the keys; by default the declaring class's name and the method's
 	 * name, such as {@code com.example.OrderService.purchase}.
+	 * @return the lock name, or empty for the default
 	 */
 	String name() default "";
 
-	/** The kind of lock: reentrant (the default), fair, or either side of a read-write lock. */
+	/** {@return the kind of lock: reentrant (the default), fair, or either side of a read-write lock} */
 	LockType type() default LockType.REENTRANT;
 
 	/**
 	 * SpEL expressions for the lock keys. None locks the name alone (one lock for every call).
+	 * @return the key expressions
 	 */
 	String[] key() default {};
 
 	/**
 	 * How long to wait for the lock, in {@link #timeUnit()}; {@code 0} tries once. {@code -1} (the
 	 * default) uses {@code warden.lock.default-wait-time}, which is 0 unless configured.
+	 * @return the wait, or {@code -1}
 	 */
 	long waitTime() default -1;
 
 	/**
 	 * How long a hold lasts unless released first, in {@link #timeUnit()}. {@code -1} (the default)
 	 * holds it under the watchdog, renewed until the method returns.
+	 * @return the lease, or {@code -1}
 	 */
 	long leaseTime() default -1;
 
@@ -85,19 +89,21 @@ public @interface DistributedLock {
 	 * skips (with {@code onFailure = SKIP}). {@code 0} (the default) releases when the method
 	 * returns. A call with a minimum hold holds its lock for a fresh owner, not its thread, so a
 	 * later call on the same thread within that time does not re-enter it.
+	 * @return the minimum hold, or {@code 0}
 	 */
 	long holdAtLeast() default 0;
 
-	/** The unit of {@link #waitTime()}, {@link #leaseTime()} and {@link #holdAtLeast()}. */
+	/** {@return the unit of {@link #waitTime()}, {@link #leaseTime()} and {@link #holdAtLeast()}} */
 	TimeUnit timeUnit() default TimeUnit.MILLISECONDS;
 
-	/** What to do when the lock is not acquired within the wait. */
+	/** {@return what to do when the lock is not acquired within the wait} */
 	OnLockFailure onFailure() default OnLockFailure.THROW;
 
 	/**
 	 * Whether the call takes a fencing token, which the method reads with
 	 * {@link LockContext#currentToken()}. Off by default: a call that never reads a token then
 	 * costs no write to a counter. Read, multi-key and asynchronous calls: see {@link LockContext}.
+	 * @return whether the call takes a fencing token
 	 */
 	boolean fencingToken() default false;
 
@@ -106,6 +112,7 @@ public @interface DistributedLock {
 	 * parameters, optionally followed by one parameter that accepts a
 	 * {@link dev.warden.lock.LockAcquisitionException}, and returning a type assignable to this
 	 * method's return type.
+	 * @return the fallback method's name
 	 */
 	String fallbackMethod() default "";
 

@@ -32,6 +32,7 @@ public final class LockContext {
 	 * The fencing token of the lock held by the innermost annotated call; empty outside one, when
 	 * its annotation does not ask for tokens, or when that call holds several locks (see
 	 * {@link #currentTokens()}).
+	 * @return the token, or empty
 	 */
 	public static OptionalLong currentToken() {
 		Map<String, Long> tokens = CALLS.get().peek();
@@ -41,7 +42,7 @@ public final class LockContext {
 		return OptionalLong.of(tokens.values().iterator().next());
 	}
 
-	/** Every lock name of the innermost annotated call, with its fencing token; empty outside one. */
+	/** {@return every lock name of the innermost annotated call, with its fencing token; empty outside one} */
 	public static Map<String, Long> currentTokens() {
 		Map<String, Long> tokens = CALLS.get().peek();
 		return (tokens != null) ? tokens : Map.of();

@@ -26,7 +26,10 @@ public enum LockType {
 
 	private final String tag = name().toLowerCase(Locale.ROOT);
 
-	/** The kind as metrics, observations and the operator's views name it: {@code reentrant}, {@code fair}, …. */
+	/**
+	 * {@return the kind as metrics, observations and the operator's views name it: {@code reentrant},
+	 * {@code fair}, …}
+	 */
 	public String tag() {
 		return tag;
 	}

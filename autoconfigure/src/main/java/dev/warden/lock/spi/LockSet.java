@@ -15,13 +15,13 @@ import org.jspecify.annotations.Nullable;
  */
 public interface LockSet {
 
-	/** The lock names, sorted. */
+	/** {@return the lock names, sorted} */
 	List<String> names();
 
-	/** The owner the locks are acquired for. */
+	/** {@return the owner the locks are acquired for} */
 	LockOwner owner();
 
-	/** The exception that reports these locks as not acquired within the wait. */
+	/** {@return the exception that reports these locks as not acquired within the wait} */
 	LockAcquisitionException failure();
 
 	/**
@@ -62,6 +62,7 @@ public interface LockSet {
 	/**
 	 * Releases every lock without blocking; fails like {@link #release()}. With a minimum hold that
 	 * has not passed yet, each lock is left to expire when it has.
+	 * @return a future that completes once every lock is released, or exceptionally as {@link #release()} fails
 	 */
 	CompletableFuture<Void> releaseAsync();
 

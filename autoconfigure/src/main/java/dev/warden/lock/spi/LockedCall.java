@@ -13,33 +13,40 @@ import org.jspecify.annotations.Nullable;
  */
 public interface LockedCall {
 
-	/** The called method. */
+	/** {@return the called method} */
 	Method method();
 
-	/** Runs the method (the rest of the interceptor chain). */
+	/**
+	 * Runs the method (the rest of the interceptor chain).
+	 * @return what the method returned
+	 * @throws Throwable what the method threw
+	 */
 	@Nullable Object proceed() throws Throwable;
 
-	/** The arguments of the call, as the method receives them; not to be modified. */
+	/** {@return the arguments of the call, as the method receives them; not to be modified} */
 	@Nullable Object[] arguments();
 
 	/**
 	 * Runs the method with other arguments, of the same types (a Kotlin {@code suspend} function's
 	 * continuation replaced by one with more in its context, say).
 	 * @param arguments the arguments to run it with, in place of {@link #arguments()}
+	 * @return what the method returned
+	 * @throws Throwable what the method threw
 	 */
 	@Nullable Object proceed(@Nullable Object[] arguments) throws Throwable;
 
-	/** The bean the method is called on, behind its proxy. */
+	/** {@return the bean the method is called on, behind its proxy} */
 	Object target();
 
 	/**
 	 * Whether no other advice runs between the lock interceptor and the method for this call: a
 	 * handler may then call the method on {@link #target()} itself, sparing the rest of the chain
 	 * (for a Kotlin {@code suspend} function, Spring's reflective bridge).
+	 * @return whether the lock interceptor is the last advice
 	 */
 	boolean lastAdvice();
 
-	/** The call's locks for a new owner that belongs to no thread. */
+	/** {@return the call's locks for a new owner that belongs to no thread} */
 	LockSet newLockSet();
 
 	/**
@@ -47,10 +54,11 @@ public interface LockedCall {
 	 * With a minimum hold ({@code holdAtLeast}) a new owner is used all the same, as a minimum hold
 	 * outlives its call.
 	 * @param owner the owner to acquire them for
+	 * @return the locks, not acquired yet
 	 */
 	LockSet newLockSet(LockOwner owner);
 
-	/** Whether the annotation asks for fencing tokens ({@code fencingToken = true}). */
+	/** {@return whether the annotation asks for fencing tokens ({@code fencingToken = true})} */
 	boolean fencingToken();
 
 	/**
@@ -63,15 +71,24 @@ public interface LockedCall {
 	 */
 	@Nullable RuntimeException leaseLost(LockSet locks, IllegalMonitorStateException lost);
 
-	/** What the annotation says to do when the locks are not acquired. */
+	/** {@return what the annotation says to do when the locks are not acquired} */
 	OnLockFailure onFailure();
 
-	/** Calls the fallback method with the call's arguments (with {@link OnLockFailure#FALLBACK}). */
+	/**
+	 * Calls the fallback method with the call's arguments (with {@link OnLockFailure#FALLBACK}).
+	 * @param failure the failure to acquire the locks, passed on when the fallback method takes it
+	 * @return what the fallback method returned
+	 * @throws Throwable what the fallback method threw
+	 */
 	@Nullable Object fallback(LockAcquisitionException failure) throws Throwable;
 
 	/**
 	 * Calls the fallback method with other arguments, of the same types (see
 	 * {@link #proceed(Object[])}).
+	 * @param arguments the arguments to call it with, in place of {@link #arguments()}
+	 * @param failure the failure to acquire the locks, passed on when the fallback method takes it
+	 * @return what the fallback method returned
+	 * @throws Throwable what the fallback method threw
 	 */
 	@Nullable Object fallback(@Nullable Object[] arguments, LockAcquisitionException failure) throws Throwable;
 

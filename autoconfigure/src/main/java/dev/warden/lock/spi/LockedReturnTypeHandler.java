@@ -11,7 +11,10 @@ import org.jspecify.annotations.Nullable;
  */
 public interface LockedReturnTypeHandler {
 
-	/** Whether this handler takes methods returning {@code returnType}. */
+	/**
+	 * {@return whether this handler takes methods returning {@code returnType}}
+	 * @param returnType the method's declared return type
+	 */
 	boolean canHandleReturnType(Class<?> returnType);
 
 	/**
