@@ -19,10 +19,10 @@ import java.util.concurrent.CompletableFuture;
  */
 public interface DistributedRateLimiter {
 
-	/** The limiter's name. */
+	/** {@return the limiter's name} */
 	String getName();
 
-	/** The rate this handle asks for. */
+	/** {@return the rate this handle asks for} */
 	RateLimit getLimit();
 
 	/**
@@ -71,12 +71,20 @@ public interface DistributedRateLimiter {
 	 */
 	RateLimitDecision decide(int permits, Duration maxWait);
 
-	/** Like {@link #decide(int, Duration)}, without blocking. */
+	/**
+	 * Like {@link #decide(int, Duration)}, without blocking.
+	 * @param permits how many, from 1 to the burst
+	 * @param maxWait the longest wait the caller accepts; zero for permits available now
+	 * @return a future that completes with the decision
+	 */
 	CompletableFuture<RateLimitDecision> decideAsync(int permits, Duration maxWait);
 
 	/**
 	 * Like {@link #tryAcquire(int, Duration)}, without blocking: completes once the permits are
 	 * the caller's (after the wait, on Warden's scheduler thread), or with {@code false} at once.
+	 * @param permits how many, from 1 to the burst
+	 * @param maxWait the longest wait the caller accepts
+	 * @return a future that completes with whether the permits were acquired
 	 */
 	CompletableFuture<Boolean> tryAcquireAsync(int permits, Duration maxWait);
 
@@ -87,7 +95,7 @@ public interface DistributedRateLimiter {
 	 */
 	Duration timeUntilAvailable(int permits);
 
-	/** How many permits are available now, taking nothing. */
+	/** {@return how many permits are available now, taking nothing} */
 	long availablePermits();
 
 	/**

@@ -21,6 +21,14 @@ public record RateLimit(long permits, Duration period, long burst) {
 	/** The largest burst: the limiter's times stay exact in Lua's doubles. */
 	public static final long MAX_BURST = 1_000_000_000L;
 
+	/**
+	 * A rate limit, checked.
+	 * @param permits how many permits per period; positive
+	 * @param period the period; positive
+	 * @param burst how many permits a full limiter grants at once; positive
+	 * @throws IllegalArgumentException when a value is not positive, the permits are spaced less than a
+	 * microsecond apart, or the burst is above {@link #MAX_BURST}
+	 */
 	public RateLimit {
 		if (permits <= 0) {
 			throw new IllegalArgumentException("A rate limit's permits per period must be positive: " + permits);
@@ -57,7 +65,7 @@ public record RateLimit(long permits, Duration period, long burst) {
 		return new RateLimit(permits, period, burst);
 	}
 
-	/** The spacing between two permits, in microseconds, maybe fractional. */
+	/** {@return the spacing between two permits, in microseconds, maybe fractional} */
 	public double intervalMicros() {
 		return period.toNanos() / 1000.0 / permits;
 	}

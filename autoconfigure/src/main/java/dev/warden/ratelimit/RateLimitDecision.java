@@ -13,7 +13,7 @@ import java.time.Duration;
  */
 public record RateLimitDecision(boolean granted, Duration delay, long available) {
 
-	/** The retry-after of a refusal; zero for a grant. */
+	/** {@return the retry-after of a refusal; zero for a grant} */
 	public Duration retryAfter() {
 		return granted ? Duration.ZERO : delay;
 	}

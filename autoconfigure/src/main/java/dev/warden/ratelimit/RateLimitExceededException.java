@@ -14,6 +14,9 @@ public class RateLimitExceededException extends WardenException {
 
 	private static final long serialVersionUID = 1L;
 
+	/**
+	 * The limiter's name, its key included.
+	 */
 	private final String limiter;
 
 	private final transient Duration retryAfter;
@@ -30,12 +33,12 @@ public class RateLimitExceededException extends WardenException {
 		this.retryAfter = retryAfter;
 	}
 
-	/** The limiter's name, its key included. */
+	/** {@return the limiter's name, its key included} */
 	public String getLimiter() {
 		return limiter;
 	}
 
-	/** How long until a permit will be available. */
+	/** {@return how long until a permit will be available} */
 	public Duration getRetryAfter() {
 		return retryAfter;
 	}

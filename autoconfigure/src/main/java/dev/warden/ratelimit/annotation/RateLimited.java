@@ -47,34 +47,36 @@ public @interface RateLimited {
 	/**
 	 * The limiter's name, before the keys; by default the declaring class's name and the method's
 	 * name, such as {@code com.example.PaymentClient.charge}.
+	 * @return the limiter's name, or empty for the default
 	 */
 	String name() default "";
 
-	/** SpEL expressions for the limiter's keys, joined with {@code ':'}. None: one limiter for every call. */
+	/** {@return SpEL expressions for the limiter's keys, joined with {@code ':'}. None: one limiter for every call} */
 	String[] key() default {};
 
-	/** How many permits per {@link #period()}; placeholders allowed ({@code "${payments.rate}"}). */
+	/** {@return how many permits per {@link #period()}; placeholders allowed ({@code "${payments.rate}"})} */
 	String permits();
 
-	/** The period, as a duration ({@code "1s"}, {@code "1m"}, {@code "PT1H"}); placeholders allowed. */
+	/** {@return the period, as a duration ({@code "1s"}, {@code "1m"}, {@code "PT1H"}); placeholders allowed} */
 	String period() default "1s";
 
-	/** How many permits a full limiter grants at once; by default {@link #permits()}. Placeholders allowed. */
+	/** {@return how many permits a full limiter grants at once; by default {@link #permits()}. Placeholders allowed} */
 	String burst() default "";
 
-	/** How many permits one call takes: from 1 to the burst. */
+	/** {@return how many permits one call takes: from 1 to the burst} */
 	int cost() default 1;
 
-	/** How long a call may wait for its permits, as a duration; {@code "0"} (the default) does not wait. */
+	/** {@return how long a call may wait for its permits, as a duration; {@code "0"} (the default) does not wait} */
 	String waitTime() default "0";
 
-	/** What a call that finds no permit does. */
+	/** {@return what a call that finds no permit does} */
 	OnRateLimit onLimit() default OnRateLimit.THROW;
 
 	/**
 	 * With {@link OnRateLimit#FALLBACK}: the method of the same bean called instead, with the same
 	 * parameters, optionally followed by one that accepts the
 	 * {@link dev.warden.ratelimit.RateLimitExceededException}.
+	 * @return the fallback method's name
 	 */
 	String fallbackMethod() default "";
 
