@@ -37,7 +37,7 @@ public record DeadLetter(String id, @Nullable String payload, int attempts, Stri
 				(payload != null) ? payload.getBytes(StandardCharsets.UTF_8).length : 0);
 	}
 
-	/** Whether {@link #payload()} is the whole stored payload, not its first bytes. */
+	/** {@return whether {@link #payload()} is the whole stored payload, not its first bytes} */
 	public boolean payloadComplete() {
 		return payload == null || payload.getBytes(StandardCharsets.UTF_8).length >= payloadSize;
 	}

@@ -21,7 +21,7 @@ import java.util.Optional;
  */
 public interface DelayedQueue<T> {
 
-	/** The queue's name. */
+	/** {@return the queue's name} */
 	String getName();
 
 	/**
@@ -57,6 +57,7 @@ public interface DelayedQueue<T> {
 	 * is not cancelled: it completes, or is retried, as usual.
 	 * @return {@code true} when the task was cancelled and its handler will not run; {@code false}
 	 * when there is no such task, or it runs
+	 * @param taskId the task's id
 	 */
 	boolean cancel(String taskId);
 
@@ -64,6 +65,8 @@ public interface DelayedQueue<T> {
 	 * Moves a pending task to a new due time, {@code delay} from Redis's clock now.
 	 * @return whether such a task was pending (a task being handled is not moved; one claimed ahead of
 	 * its due time that has not started is, as for {@link #cancel})
+	 * @param taskId the task's id
+	 * @param delay the new delay, from now
 	 */
 	boolean reschedule(String taskId, Duration delay);
 
@@ -71,19 +74,26 @@ public interface DelayedQueue<T> {
 	 * Moves a pending task to a new due time.
 	 * @return whether such a task was pending (a task being handled is not moved; one claimed ahead of
 	 * its due time that has not started is, as for {@link #cancel})
+	 * @param taskId the task's id
+	 * @param dueAt the new due time
 	 */
 	boolean reschedule(String taskId, Instant dueAt);
 
-	/** Whether a task of that id is pending or being handled. */
+	/**
+	 * {@return whether a task of that id is pending or being handled}
+	 * @param taskId the task's id
+	 */
 	boolean contains(String taskId);
 
 	/**
 	 * When the task is due; empty when there is no such pending task (or it is being handled). A
 	 * task claimed ahead of its due time that has not started counts as pending.
+	 * @param taskId the task's id
+	 * @return the due time, or empty
 	 */
 	Optional<Instant> dueAt(String taskId);
 
-	/** How many tasks are pending or being handled. */
+	/** {@return how many tasks are pending or being handled} */
 	long size();
 
 	/**
@@ -127,12 +137,13 @@ public interface DelayedQueue<T> {
 	 */
 	Optional<QueuedTask> pendingTask(String taskId);
 
-	/** What the queue holds: pending, in flight and dead, in one consistent read. */
+	/** {@return what the queue holds: pending, in flight and dead, in one consistent read} */
 	QueueStats stats();
 
 	/**
 	 * Every dead letter, the oldest failure first: one read of all of them. A queue that may hold
 	 * many reads them a page at a time with {@link #deadLetters(int, int)}.
+	 * @return the dead letters, oldest failure first
 	 */
 	List<DeadLetter> deadLetters();
 
@@ -165,7 +176,7 @@ public interface DelayedQueue<T> {
 	 */
 	Optional<DeadLetter> deadLetter(String taskId);
 
-	/** How many dead letters the queue holds. */
+	/** {@return how many dead letters the queue holds} */
 	long deadLetterCount();
 
 	/**
@@ -187,10 +198,15 @@ public interface DelayedQueue<T> {
 	/**
 	 * Puts a dead letter back in the queue, due now, with its attempts reset.
 	 * @return whether there was such a dead letter (and no pending task of the same id)
+	 * @param taskId the dead letter's task id
 	 */
 	boolean requeueDeadLetter(String taskId);
 
-	/** Deletes a dead letter. */
+	/**
+	 * Deletes a dead letter.
+	 * @param taskId the dead letter's task id
+	 * @return whether there was such a dead letter
+	 */
 	boolean deleteDeadLetter(String taskId);
 
 	/**

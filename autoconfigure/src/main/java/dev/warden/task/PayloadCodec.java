@@ -7,12 +7,17 @@ package dev.warden.task;
  */
 public interface PayloadCodec<T> {
 
-	/** The stored form of {@code payload}. */
+	/**
+	 * {@return the stored form of {@code payload}}
+	 * @param payload the payload
+	 */
 	String encode(T payload);
 
 	/**
 	 * The payload stored as {@code text}.
 	 * @throws UnreadablePayloadException when it cannot be read as {@code T}
+	 * @param text the stored form
+	 * @return the payload
 	 */
 	T decode(String text);
 

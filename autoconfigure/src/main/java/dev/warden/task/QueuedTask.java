@@ -34,7 +34,7 @@ public record QueuedTask(String id, Instant dueAt, int attempts, @Nullable Strin
 		this(id, dueAt, attempts, lastError, payload, payload.getBytes(StandardCharsets.UTF_8).length);
 	}
 
-	/** Whether {@link #payload()} is the whole stored payload, not its first bytes. */
+	/** {@return whether {@link #payload()} is the whole stored payload, not its first bytes} */
 	public boolean payloadComplete() {
 		return payload.getBytes(StandardCharsets.UTF_8).length >= payloadSize;
 	}

@@ -28,6 +28,17 @@ public record RecurringJob(String name, RecurringSchedule schedule, Misfire misf
 
 	}
 
+	/**
+	 * A job, checked.
+	 * @param name the job's name, unique among the jobs of its queue: not blank, without braces or
+	 * {@code @}
+	 * @param schedule when its occurrences are due
+	 * @param misfire what an occurrence that starts later than the misfire threshold does
+	 * @param action what runs; an exception fails the occurrence, which is then retried and, after its
+	 * last attempt, becomes a dead letter, while the job's next occurrence is planned as usual
+	 * @throws IllegalArgumentException when the name is blank, holds braces or {@code @}, or is not safe
+	 * to store
+	 */
 	public RecurringJob {
 		if (name == null || name.isBlank() || name.contains("{") || name.contains("}") || name.contains("@")) {
 			throw new IllegalArgumentException("A recurring job's name must not be blank nor contain braces or '@': "
@@ -40,12 +51,19 @@ public record RecurringJob(String name, RecurringSchedule schedule, Misfire misf
 		Objects.requireNonNull(action, "action");
 	}
 
-	/** The id of its occurrence due at {@code due}: {@code <name>@<epoch millis>}. */
+	/**
+	 * {@return the id of its occurrence due at {@code due}: {@code <name>@<epoch millis>}}
+	 * @param due the occurrence's due time, in epoch milliseconds
+	 */
 	public String occurrenceId(long due) {
 		return occurrenceId(name, due);
 	}
 
-	/** The id of the occurrence of the job {@code name} due at {@code due}. */
+	/**
+	 * {@return the id of the occurrence of the job {@code name} due at {@code due}}
+	 * @param name the job's name
+	 * @param due the occurrence's due time, in epoch milliseconds
+	 */
 	public static String occurrenceId(String name, long due) {
 		return name + "@" + due;
 	}

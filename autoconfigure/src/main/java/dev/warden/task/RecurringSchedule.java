@@ -58,10 +58,14 @@ public sealed interface RecurringSchedule {
 	/**
 	 * What identifies the schedule: the same on every instance that defines it the same way. A job
 	 * whose definition changes is planned anew.
+	 * @return the definition
 	 */
 	String definition();
 
-	/** The first occurrence of a job planned at {@code now}; empty when it never occurs. */
+	/**
+	 * {@return the first occurrence of a job planned at {@code now}; empty when it never occurs}
+	 * @param now the time the job is planned, in epoch milliseconds
+	 */
 	OptionalLong first(long now);
 
 	/**
@@ -70,6 +74,10 @@ public sealed interface RecurringSchedule {
 	 * once. Occurrences that fell due while no instance was up, or while the run was under way, are
 	 * not made up (a fixed rate runs the last of them once, right away, see {@link FixedRate}).
 	 * Empty when there is none.
+	 * @param due the due time of the occurrence that ran, in epoch milliseconds
+	 * @param started when its run started, in epoch milliseconds
+	 * @param ended when its run ended, in epoch milliseconds
+	 * @return the next occurrence's due time, or empty
 	 */
 	OptionalLong next(long due, long started, long ended);
 

@@ -37,6 +37,7 @@ public record ScheduleResult(Status status, @Nullable Instant dueAt) {
 	/**
 	 * Whether a task with this payload and due time is now pending because of this call: {@code false}
 	 * for an already pending task, and for a schedule that waits for its transaction to commit.
+	 * @return whether this call stored the task
 	 */
 	public boolean stored() {
 		return status == Status.SCHEDULED || status == Status.REPLACED;

@@ -36,7 +36,7 @@ public final class TaskClaim {
 		this.id = id;
 	}
 
-	/** The claim of the task the calling thread's handler runs, or {@code null} outside a handler. */
+	/** {@return the claim of the task the calling thread's handler runs, or {@code null} outside a handler} */
 	public static @Nullable TaskClaim current() {
 		return CURRENT.get();
 	}
@@ -61,17 +61,17 @@ public final class TaskClaim {
 		}
 	}
 
-	/** The task's queue. */
+	/** {@return the task's queue} */
 	public String queue() {
 		return queue;
 	}
 
-	/** The task's id. */
+	/** {@return the task's id} */
 	public String id() {
 		return id;
 	}
 
-	/** Whether the claim was lost: the handler's work is no longer this consumer's. */
+	/** {@return whether the claim was lost: the handler's work is no longer this consumer's} */
 	public synchronized boolean isLost() {
 		return lost;
 	}

@@ -8,7 +8,7 @@ import java.time.Duration;
  */
 public interface TaskConsumer extends AutoCloseable {
 
-	/** The queue consumed. */
+	/** {@return the queue consumed} */
 	String queue();
 
 	/**

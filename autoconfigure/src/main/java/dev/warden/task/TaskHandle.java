@@ -22,7 +22,7 @@ import org.jspecify.annotations.Nullable;
  */
 public record TaskHandle(String queue, String id, ScheduleResult result) {
 
-	/** When the task is due, by Redis's clock; {@code null} for a pending task being handled now. */
+	/** {@return when the task is due, by Redis's clock; {@code null} for a pending task being handled now} */
 	public java.time.@Nullable Instant dueAt() {
 		return result.dueAt();
 	}

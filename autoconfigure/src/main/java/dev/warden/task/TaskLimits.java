@@ -38,6 +38,15 @@ public record TaskLimits(int concurrency, @Nullable RateLimit rate, @Nullable Fu
 	/** The longest key accepted: a task with a longer one fails its delivery. */
 	public static final int MAX_KEY_LENGTH = 512;
 
+	/**
+	 * Limits, checked.
+	 * @param concurrency how many tasks of one key may run at once; 0 for no such limit
+	 * @param rate how many tasks of one key may start per period, with its burst; null for no such limit
+	 * @param key the key of a task, from its payload (null or throwing: the delivery fails, as any
+	 * failed attempt); null puts every task of the queue under one key
+	 * @throws IllegalArgumentException when {@code concurrency} is negative, or a key is given without a
+	 * concurrency or a rate limit
+	 */
 	public TaskLimits {
 		if (concurrency < 0) {
 			throw new IllegalArgumentException("A task concurrency limit must be 0 (none) or more: " + concurrency);

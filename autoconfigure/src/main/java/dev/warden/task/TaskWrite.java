@@ -35,6 +35,19 @@ public record TaskWrite(Kind kind, String queue, String taskId, @Nullable String
 
 	}
 
+	/**
+	 * A write, checked.
+	 * @param kind what the write does
+	 * @param queue the queue's name
+	 * @param taskId the task's id
+	 * @param payload the payload as stored (JSON), for a schedule; otherwise {@code null}
+	 * @param delayMillis the delay counted from when the write is made, or -1 when {@code dueAtMillis}
+	 * gives the due time
+	 * @param dueAtMillis the due time in epoch milliseconds, or -1 when {@code delayMillis} gives it
+	 * @param replace for a schedule, whether it overwrites a task of the same id
+	 * @throws IllegalArgumentException when a schedule has no payload, or a schedule or reschedule has
+	 * both or neither of a delay and a due time
+	 */
 	public TaskWrite {
 		Objects.requireNonNull(kind, "kind");
 		Objects.requireNonNull(queue, "queue");
@@ -48,18 +61,39 @@ public record TaskWrite(Kind kind, String queue, String taskId, @Nullable String
 		}
 	}
 
-	/** A schedule of an encoded payload, due after a delay or at a time (the other one -1). */
+	/**
+	 * A schedule of an encoded payload, due after a delay or at a time (the other one -1).
+	 * @param queue the queue's name
+	 * @param taskId the task's id
+	 * @param payload the payload as stored (JSON)
+	 * @param delayMillis the delay counted from when the write is made, or -1
+	 * @param dueAtMillis the due time in epoch milliseconds, or -1
+	 * @param replace whether it overwrites a task of the same id
+	 * @return the write
+	 */
 	public static TaskWrite schedule(String queue, String taskId, String payload, long delayMillis, long dueAtMillis,
 			boolean replace) {
 		return new TaskWrite(Kind.SCHEDULE, queue, taskId, payload, delayMillis, dueAtMillis, replace);
 	}
 
-	/** A cancel. */
+	/**
+	 * A cancel.
+	 * @param queue the queue's name
+	 * @param taskId the task's id
+	 * @return the write
+	 */
 	public static TaskWrite cancel(String queue, String taskId) {
 		return new TaskWrite(Kind.CANCEL, queue, taskId, null, -1, -1, false);
 	}
 
-	/** A reschedule, after a delay or at a time (the other one -1). */
+	/**
+	 * A reschedule, after a delay or at a time (the other one -1).
+	 * @param queue the queue's name
+	 * @param taskId the task's id
+	 * @param delayMillis the delay counted from when the write is made, or -1
+	 * @param dueAtMillis the due time in epoch milliseconds, or -1
+	 * @return the write
+	 */
 	public static TaskWrite reschedule(String queue, String taskId, long delayMillis, long dueAtMillis) {
 		return new TaskWrite(Kind.RESCHEDULE, queue, taskId, null, delayMillis, dueAtMillis, false);
 	}

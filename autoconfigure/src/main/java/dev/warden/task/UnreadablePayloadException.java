@@ -12,6 +12,11 @@ public class UnreadablePayloadException extends WardenException {
 
 	private static final long serialVersionUID = 1L;
 
+	/**
+	 * A payload that cannot be read.
+	 * @param message the task and why its payload cannot be read; it becomes the dead letter's reason
+	 * @param cause what the reader threw, if anything
+	 */
 	public UnreadablePayloadException(String message, @Nullable Throwable cause) {
 		super(message, cause);
 	}

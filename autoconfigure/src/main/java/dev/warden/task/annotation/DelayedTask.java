@@ -42,28 +42,31 @@ import org.springframework.aot.hint.annotation.Reflective;
 @Reflective(WardenAnnotationsReflectiveProcessor.class)
 public @interface DelayedTask {
 
-	/** The queue's name; by default the declaring class's name and the method's name. */
+	/** {@return the queue's name; by default the declaring class's name and the method's name} */
 	String queue() default "";
 
 	/**
 	 * How long after the call the task is due, counted by Redis's clock: {@code 30m},
 	 * {@code 500ms}, {@code PT30M}, or a property placeholder such as
 	 * {@code ${orders.payment-timeout:30m}}.
+	 * @return the delay
 	 */
 	String delay();
 
 	/**
 	 * SpEL for the task id, over the method's arguments ({@code #orderId},
 	 * {@code 'order-' + #order.id}); by default every call gets a fresh id.
+	 * @return the id expression, or empty for a fresh id
 	 */
 	String id() default "";
 
-	/** Deliveries before the task becomes a dead letter; -1 uses {@code warden.delayed-task.max-attempts}. */
+	/** {@return deliveries before the task becomes a dead letter; -1 uses {@code warden.delayed-task.max-attempts}} */
 	int maxAttempts() default -1;
 
 	/**
 	 * The wait before the second attempt, doubled for each further one ({@code 10s}); empty uses
 	 * {@code warden.delayed-task.backoff}.
+	 * @return the backoff, or empty
 	 */
 	String backoff() default "";
 
@@ -72,6 +75,7 @@ public @interface DelayedTask {
 	 * ({@code 10m}); a running handler's claim is extended every third of it, so this bounds how
 	 * long a dead instance keeps the task, not how long the handler may run. Empty uses
 	 * {@code warden.delayed-task.visibility-timeout}.
+	 * @return the visibility timeout, or empty
 	 */
 	String visibilityTimeout() default "";
 
@@ -79,6 +83,7 @@ public @interface DelayedTask {
 	 * Whether a call made inside a Spring-managed transaction schedules the task when that
 	 * transaction commits, and not at all when it rolls back (the default), or at once, whatever
 	 * becomes of the transaction. Outside a transaction a call always schedules at once.
+	 * @return whether the schedule follows the transaction
 	 */
 	boolean transactional() default true;
 
@@ -91,6 +96,7 @@ public @interface DelayedTask {
 	 * instance already deployed) fails its attempt and is delivered again, so that a newer instance
 	 * can run it. Version 1, the default, stores the arguments as they are; later versions store them
 	 * with their version number.
+	 * @return the arguments' version
 	 */
 	int version() default 1;
 

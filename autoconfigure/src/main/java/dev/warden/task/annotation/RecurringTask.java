@@ -55,6 +55,7 @@ public @interface RecurringTask {
 	 * The job's name, unique in the application; by default the declaring class's simple name and
 	 * the method's name ({@code ReportJobs.nightly}). Renaming a job plans a new one and removes the
 	 * old one.
+	 * @return the job's name, or empty for the default
 	 */
 	String name() default "";
 
@@ -70,10 +71,11 @@ public @interface RecurringTask {
 	 * skips runs at the first instant after the gap (03:00), a time that the fall-back repeats runs
 	 * at its first instance only. An expression at intervals ({@code *} or {@code /} in its minute or
 	 * hour) runs by elapsed time: nothing in the gap, and again in the repeated hour.
+	 * @return the cron expression, or empty
 	 */
 	String cron() default "";
 
-	/** The time zone of {@link #cron()}: {@code UTC} by default, never an instance's own zone. */
+	/** {@return the time zone of {@link #cron()}: {@code UTC} by default, never an instance's own zone} */
 	String zone() default "";
 
 	/**
@@ -82,19 +84,24 @@ public @interface RecurringTask {
 	 * {@code @Scheduled(fixedRate)}, a run that takes longer than the rate is never overlapped: the
 	 * next one starts as soon as it ends (the last slot of the rate that passed meanwhile, due at
 	 * once), and the slots before it are not made up.
+	 * @return the rate, or empty
 	 */
 	String fixedRate() default "";
 
-	/** Runs this long after each run ends: {@code 30s}, {@code PT5M}, or a placeholder. */
+	/**
+	 * Runs this long after each run ends: {@code 30s}, {@code PT5M}, or a placeholder.
+	 * @return the delay, or empty
+	 */
 	String fixedDelay() default "";
 
 	/**
 	 * With {@link #fixedRate()} or {@link #fixedDelay()}: how long after the job is first planned
 	 * its first occurrence is due; {@code 0s} by default.
+	 * @return the initial delay
 	 */
 	String initialDelay() default "";
 
-	/** What an occurrence that starts later than the misfire threshold does. */
+	/** {@return what an occurrence that starts later than the misfire threshold does} */
 	Misfire misfire() default Misfire.RUN_ONCE;
 
 }

@@ -35,10 +35,10 @@ import org.springframework.aot.hint.annotation.Reflective;
 @Reflective(WardenAnnotationsReflectiveProcessor.class)
 public @interface TaskUpgrade {
 
-	/** The queue of the {@link DelayedTask} method whose older arguments this reads. */
+	/** {@return the queue of the {@link DelayedTask} method whose older arguments this reads} */
 	String queue();
 
-	/** The version whose arguments this reads: at least 1, below the {@link DelayedTask#version()}. */
+	/** {@return the version whose arguments this reads: at least 1, below the {@link DelayedTask#version()}} */
 	int from();
 
 }
