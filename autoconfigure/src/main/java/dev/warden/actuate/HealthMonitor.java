@@ -65,7 +65,7 @@ public final class HealthMonitor implements AutoCloseable {
 		checks.scheduleWithFixedDelay(this::check, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
 	}
 
-	/** What the last check found, turned DOWN when a connection has been lost since; never waits on Redis. */
+	/** {@return what the last check found, turned DOWN when a connection has been lost since; never waits on Redis} */
 	public WardenAdmin.HealthCheck current() {
 		WardenAdmin.HealthCheck check = last;
 		if (check.up() && !warden.isConnected()) {
@@ -135,6 +135,7 @@ public final class HealthMonitor implements AutoCloseable {
 	/**
 	 * The share of {@code maxmemory} Redis uses, as last read; 0 without a limit, NaN before the
 	 * first reading.
+	 * @return the share in use, 0 or NaN as above
 	 */
 	public double memoryUsage() {
 		RedisMemory memory = last.memory();

@@ -123,7 +123,7 @@ public final class WardenAdmin {
 		this.lateness = lateness;
 	}
 
-	/** Whether write operations are allowed ({@code warden.endpoint.write-operations}). */
+	/** {@return whether write operations are allowed ({@code warden.endpoint.write-operations})} */
 	public boolean writeOperations() {
 		return writeOperations;
 	}
@@ -137,7 +137,7 @@ public final class WardenAdmin {
 		this.writeScope = writeScope;
 	}
 
-	/** Which queues the write operations may change. */
+	/** {@return which queues the write operations may change} */
 	public WriteScope writeScope() {
 		return writeScope;
 	}
@@ -145,6 +145,7 @@ public final class WardenAdmin {
 	/**
 	 * The client, the locks held here, the Warden instances live on this Redis, and every queue in Redis
 	 * with its counts.
+	 * @return the overview
 	 */
 	public Overview overview() {
 		Set<String> consumed = warden.consumedQueues();
@@ -390,7 +391,10 @@ public final class WardenAdmin {
 		return current.current();
 	}
 
-	/** Gives the admin the monitor its {@link #health()} reads. */
+	/**
+	 * Gives the admin the monitor its {@link #health()} reads.
+	 * @param monitor the monitor, which runs the checks
+	 */
 	public void setHealthMonitor(HealthMonitor monitor) {
 		this.monitor = monitor;
 	}
@@ -620,12 +624,27 @@ public final class WardenAdmin {
 	public record HealthCheck(String clientId, boolean up, @Nullable String reason, Instant checkedAt, long pingMicros,
 			Map<String, Long> deadLetters, @Nullable RedisMemory memory, @Nullable String memoryStatus) {
 
-		/** Redis answered. */
+		/**
+		 * Redis answered.
+		 * @param clientId the client's id
+		 * @param pingMicros how long the slower {@code PING} took
+		 * @param checkedAt when it was found
+		 * @param deadLetters the queues consumed here that hold dead letters, with their counts
+		 * @return the check
+		 */
 		public static HealthCheck up(String clientId, long pingMicros, Instant checkedAt, Map<String, Long> deadLetters) {
 			return new HealthCheck(clientId, true, null, checkedAt, pingMicros, Map.copyOf(deadLetters), null, null);
 		}
 
-		/** Redis did not answer, for {@code reason}. */
+		/**
+		 * Redis did not answer, for {@code reason}.
+		 * @param clientId the client's id
+		 * @param reason why it is down
+		 * @param checkedAt when it was found
+		 * @param deadLetters the queues consumed here that hold dead letters, with their counts, as last
+		 * read
+		 * @return the check
+		 */
 		public static HealthCheck down(String clientId, String reason, Instant checkedAt, Map<String, Long> deadLetters) {
 			return new HealthCheck(clientId, false, reason, checkedAt, -1, Map.copyOf(deadLetters), null, null);
 		}
@@ -634,6 +653,7 @@ public final class WardenAdmin {
 		 * This check with Redis's memory figures, and the status to report for them.
 		 * @param memory the figures
 		 * @param memoryStatus the status their use calls for (near {@code maxmemory}), or {@code null}
+		 * @return this check with the memory figures and the status they call for
 		 */
 		public HealthCheck withMemory(RedisMemory memory, @Nullable String memoryStatus) {
 			return new HealthCheck(clientId, up, reason, checkedAt, pingMicros, deadLetters, memory, memoryStatus);
@@ -659,6 +679,7 @@ public final class WardenAdmin {
 		 * consumed here with dead letters and their counts, and Redis's memory figures. Not the client
 		 * id, nor anything else of the endpoint's: health details may be shown to more callers
 		 * ({@code management.endpoint.health.show-details}) than the endpoint.
+		 * @return the details, by name
 		 */
 		public Map<String, Object> details() {
 			Map<String, Object> details = new LinkedHashMap<>();

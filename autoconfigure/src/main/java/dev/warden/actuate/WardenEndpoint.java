@@ -75,7 +75,7 @@ public class WardenEndpoint {
 		return new WebEndpointResponse<>(dashboard.render());
 	}
 
-	/** The client, the locks held here, and every queue with its counts. */
+	/** {@return the client, the locks held here, and every queue with its counts} */
 	@ReadOperation
 	public WardenAdmin.Overview overview() {
 		return admin.overview();

@@ -42,6 +42,7 @@ public final class Jackson2Binding implements JsonBinding {
 	 * text, properties it does not know (a computed getter's) ignored on reading, and a primitive
 	 * that the payload lacks an error rather than a zero. A payload written by either major version
 	 * then reads in the other.
+	 * @return the binding
 	 */
 	public static Jackson2Binding withModules() {
 		return new Jackson2Binding(new ObjectMapper().findAndRegisterModules()
@@ -51,7 +52,7 @@ public final class Jackson2Binding implements JsonBinding {
 			.disable(SerializationFeature.WRITE_DURATIONS_AS_TIMESTAMPS));
 	}
 
-	/** The mapper that writes and reads payloads. */
+	/** {@return the mapper that writes and reads payloads} */
 	public ObjectMapper getMapper() {
 		return mapper;
 	}

@@ -34,12 +34,15 @@ public final class Jackson3Binding implements JsonBinding {
 		this.mapper = mapper;
 	}
 
-	/** A binding with a mapper that has every Jackson module on the classpath. */
+	/**
+	 * A binding with a mapper that has every Jackson module on the classpath.
+	 * @return the binding
+	 */
 	public static Jackson3Binding withModules() {
 		return new Jackson3Binding(JsonMapper.builder().findAndAddModules().build());
 	}
 
-	/** The mapper that writes and reads payloads. */
+	/** {@return the mapper that writes and reads payloads} */
 	public JsonMapper getMapper() {
 		return mapper;
 	}

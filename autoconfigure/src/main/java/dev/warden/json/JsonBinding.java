@@ -114,7 +114,7 @@ public interface JsonBinding {
 
 		}
 
-		/** Whether it is an array, a collection or a map. */
+		/** {@return whether it is an array, a collection or a map} */
 		public boolean isContainer() {
 			return kind != Kind.VALUE;
 		}
@@ -136,6 +136,11 @@ public interface JsonBinding {
 
 		private static final long serialVersionUID = 1L;
 
+		/**
+		 * A value the type's creator refused.
+		 * @param message what was refused
+		 * @param cause what the creator threw
+		 */
 		public ValueRefusedException(String message, Throwable cause) {
 			super(message, cause);
 		}
