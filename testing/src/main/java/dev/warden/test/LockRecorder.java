@@ -25,7 +25,7 @@ public final class LockRecorder {
 	 */
 	public record Held(Method method, List<String> names, String thread, boolean released) {
 
-		/** The method as {@code Type.method}. */
+		/** {@return the method as {@code Type.method}} */
 		public String methodName() {
 			return method.getDeclaringClass().getSimpleName() + "." + method.getName();
 		}
@@ -83,7 +83,7 @@ public final class LockRecorder {
 		}
 	}
 
-	/** The calls that acquired their locks since the recorder was last cleared, in order. */
+	/** {@return the calls that acquired their locks since the recorder was last cleared, in order} */
 	public synchronized List<Held> held() {
 		return List.copyOf(held);
 	}

@@ -115,7 +115,7 @@ public final class OtherInstance implements AutoCloseable {
 		return hold;
 	}
 
-	/** The other instance's Warden client, for anything else it should do. */
+	/** {@return the other instance's Warden client, for anything else it should do} */
 	public Warden warden() {
 		return warden;
 	}
@@ -146,7 +146,7 @@ public final class OtherInstance implements AutoCloseable {
 			this.owner = owner;
 		}
 
-		/** Whether the other instance still holds it. */
+		/** {@return whether the other instance still holds it} */
 		public boolean isHeld() {
 			return lock.isHeldBy(owner);
 		}

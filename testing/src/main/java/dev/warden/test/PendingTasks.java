@@ -42,42 +42,47 @@ public final class PendingTasks {
 			this.reader = reader;
 		}
 
-		/** Its queue. */
+		/** {@return its queue} */
 		public String queue() {
 			return queue;
 		}
 
-		/** Its id. */
+		/** {@return its id} */
 		public String id() {
 			return task.id();
 		}
 
-		/** When it is due, by the tasks' clock. */
+		/** {@return when it is due, by the tasks' clock} */
 		public Instant dueAt() {
 			return task.dueAt();
 		}
 
-		/** How many deliveries it has had. */
+		/** {@return how many deliveries it has had} */
 		public int attempts() {
 			return task.attempts();
 		}
 
-		/** The last delivery's error, or {@code null}. */
+		/** {@return the last delivery's error, or {@code null}} */
 		public @Nullable String lastError() {
 			return task.lastError();
 		}
 
-		/** Its payload as stored. */
+		/** {@return its payload as stored} */
 		public String payload() {
 			return task.payload();
 		}
 
-		/** Its arguments as its {@code @DelayedTask} method will get them. */
+		/** {@return its arguments as its {@code @DelayedTask} method will get them} */
 		public List<@Nullable Object> arguments() {
 			return reader.read(queue, task.id(), task.payload());
 		}
 
-		/** One argument as its method will get it. */
+		/**
+		 * {@return one argument as its method will get it}
+		 * @param index the argument's position, from 0
+		 * @param type the class to read it as
+		 * @param <T> the argument's type
+		 */
 		public <T> @Nullable T argument(int index, Class<T> type) {
 			return reader.read(queue, task.id(), task.payload(), index, type);
 		}

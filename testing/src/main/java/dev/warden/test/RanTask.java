@@ -21,37 +21,37 @@ public final class RanTask {
 		this.reader = reader;
 	}
 
-	/** The queue's name. */
+	/** {@return the queue's name} */
 	public String queue() {
 		return delivery.queue();
 	}
 
-	/** The task's id. */
+	/** {@return the task's id} */
 	public String id() {
 		return delivery.id();
 	}
 
-	/** Which delivery of the task it was, from 1. */
+	/** {@return which delivery of the task it was, from 1} */
 	public int attempt() {
 		return delivery.attempt();
 	}
 
-	/** How it ended. */
+	/** {@return how it ended} */
 	public EndedDelivery.Outcome outcome() {
 		return delivery.outcome();
 	}
 
-	/** Whether the handler returned. */
+	/** {@return whether the handler returned} */
 	public boolean completed() {
 		return delivery.outcome() == EndedDelivery.Outcome.COMPLETED;
 	}
 
-	/** What the handler threw, or why the payload could not be read; {@code null} when it returned. */
+	/** {@return what the handler threw, or why the payload could not be read; {@code null} when it returned} */
 	public @Nullable Throwable failure() {
 		return delivery.failure();
 	}
 
-	/** The payload as stored: for a {@code @DelayedTask} method, its arguments' JSON. */
+	/** {@return the payload as stored: for a {@code @DelayedTask} method, its arguments' JSON} */
 	public String payload() {
 		return delivery.payload();
 	}
@@ -59,6 +59,7 @@ public final class RanTask {
 	/**
 	 * The arguments the task's {@code @DelayedTask} method got, read back from the payload as the
 	 * method reads them.
+	 * @return the arguments, in order
 	 * @throws IllegalStateException when no {@code @DelayedTask} method of the application has the
 	 * queue (a recurring task's)
 	 */

@@ -68,7 +68,7 @@ public final class TaskClock {
 		this.keys = keys;
 	}
 
-	/** The time as the application's tasks see it. */
+	/** {@return the time as the application's tasks see it} */
 	public Instant now() {
 		return clock().now();
 	}

@@ -100,12 +100,12 @@ public final class TaskModes {
 		mode = Mode.FAKE;
 	}
 
-	/** The mode now. */
+	/** {@return the mode now} */
 	public Mode mode() {
 		return mode;
 	}
 
-	/** The calls made in the inline and fake modes since the test began, in order. */
+	/** {@return the calls made in the inline and fake modes since the test began, in order} */
 	public synchronized List<Call> calls() {
 		return List.copyOf(calls);
 	}

@@ -38,7 +38,7 @@ public final class TaskRecorder implements TaskListener {
 		}
 	}
 
-	/** Every delivery that ended since the recorder was last cleared, in the order they ended. */
+	/** {@return every delivery that ended since the recorder was last cleared, in the order they ended} */
 	public synchronized List<RanTask> ran() {
 		return List.copyOf(ran);
 	}

@@ -18,7 +18,7 @@ public final class TestRedis {
 		this.node = node;
 	}
 
-	/** The server of this JVM, started at the first call. */
+	/** {@return the server of this JVM, started at the first call} */
 	public static TestRedis shared() {
 		TestRedis current = shared;
 		if (current == null) {
@@ -35,12 +35,12 @@ public final class TestRedis {
 		return current;
 	}
 
-	/** Its host: a loopback address. */
+	/** {@return its host: a loopback address} */
 	public String host() {
 		return node.host();
 	}
 
-	/** Its port. */
+	/** {@return its port} */
 	public int port() {
 		return node.port();
 	}

@@ -56,7 +56,11 @@ public final class WardenAssertions {
 			this.warden = warden;
 		}
 
-		/** Verifies that the queue has that many pending tasks. */
+		/**
+		 * Verifies that the queue has that many pending tasks.
+		 * @param count the expected number
+		 * @return these assertions
+		 */
 		public QueueAssert hasPendingTasks(long count) {
 			long pending = actual.size();
 			if (pending != count) {
@@ -66,12 +70,18 @@ public final class WardenAssertions {
 			return this;
 		}
 
-		/** Verifies that the queue has no pending task. */
+		/**
+		 * Verifies that the queue has no pending task.
+		 * @return these assertions
+		 */
 		public QueueAssert hasNoPendingTasks() {
 			return hasPendingTasks(0);
 		}
 
-		/** Verifies that the queue has no dead letter. */
+		/**
+		 * Verifies that the queue has no dead letter.
+		 * @return these assertions
+		 */
 		public QueueAssert hasNoDeadLetters() {
 			long dead = actual.deadLetterCount();
 			if (dead != 0) {
@@ -84,6 +94,7 @@ public final class WardenAssertions {
 		/**
 		 * Verifies that the queue has a pending task of that id.
 		 * @return assertions on that task
+		 * @param id the task's id
 		 */
 		public PendingTaskAssert hasTask(String id) {
 			List<QueuedTask> pending = pending();
@@ -95,7 +106,11 @@ public final class WardenAssertions {
 			return new PendingTaskAssert(task, warden, actual.getName());
 		}
 
-		/** Verifies that the queue has no pending task of that id. */
+		/**
+		 * Verifies that the queue has no pending task of that id.
+		 * @param id the task's id
+		 * @return these assertions
+		 */
 		public QueueAssert hasNoTask(String id) {
 			if (pending().stream().anyMatch(candidate -> candidate.id().equals(id))) {
 				failWithMessage("Expected queue '%s' to have no pending task '%s' but it has", actual.getName(), id);
@@ -106,6 +121,7 @@ public final class WardenAssertions {
 		/**
 		 * Verifies that the queue has a dead letter of that id.
 		 * @return assertions on its error
+		 * @param id the dead letter's task id
 		 */
 		public AbstractStringAssert<?> hasDeadLetter(String id) {
 			DeadLetter letter = actual.deadLetters()
@@ -151,12 +167,19 @@ public final class WardenAssertions {
 		 * scheduled with that delay is: at most {@code delay} away, and at most 10 s less. Now is the
 		 * tasks' clock: the {@link TaskClock}'s when the client has a test clock, else this machine's,
 		 * which is the clock of the tests' own Redis.
+		 * @param delay the delay the task was scheduled with
+		 * @return these assertions
 		 */
 		public PendingTaskAssert dueIn(Duration delay) {
 			return dueIn(delay, SCHEDULING_SLACK);
 		}
 
-		/** Like {@link #dueIn(Duration)}, with the slack given. */
+		/**
+		 * Like {@link #dueIn(Duration)}, with the slack given.
+		 * @param delay the delay the task was scheduled with
+		 * @param slack how much less than {@code delay} away the task may be due
+		 * @return these assertions
+		 */
 		public PendingTaskAssert dueIn(Duration delay, Duration slack) {
 			isNotNull();
 			Instant now = warden.testClock().map(dev.warden.TestClock::now).orElseGet(Instant::now);
@@ -168,7 +191,11 @@ public final class WardenAssertions {
 			return this;
 		}
 
-		/** Verifies that the task is due at that instant, to the millisecond. */
+		/**
+		 * Verifies that the task is due at that instant, to the millisecond.
+		 * @param dueAt the expected due time
+		 * @return these assertions
+		 */
 		public PendingTaskAssert dueAt(Instant dueAt) {
 			isNotNull();
 			if (!actual.dueAt().equals(dueAt)) {
@@ -178,7 +205,11 @@ public final class WardenAssertions {
 			return this;
 		}
 
-		/** Verifies how many deliveries the task has had. */
+		/**
+		 * Verifies how many deliveries the task has had.
+		 * @param attempts the expected number of deliveries
+		 * @return these assertions
+		 */
 		public PendingTaskAssert hasAttempts(int attempts) {
 			isNotNull();
 			if (actual.attempts() != attempts) {
@@ -191,6 +222,8 @@ public final class WardenAssertions {
 		/**
 		 * Verifies the arguments of a {@code @DelayedTask} method's task, read back from the payload
 		 * as the method will get them: equal, one by one, to {@code expected}.
+		 * @param expected the expected arguments, in order
+		 * @return these assertions
 		 */
 		public PendingTaskAssert hasArguments(@Nullable Object... expected) {
 			isNotNull();
@@ -205,6 +238,10 @@ public final class WardenAssertions {
 		/**
 		 * Assertions on one argument of a {@code @DelayedTask} method's task, read back from the
 		 * payload as the method will get it.
+		 * @param index the argument's position, from 0
+		 * @param type the class to read it as
+		 * @param <T> the argument's type
+		 * @return assertions on the argument
 		 */
 		public <T> org.assertj.core.api.ObjectAssert<@Nullable T> argument(int index, Class<T> type) {
 			isNotNull();
@@ -216,7 +253,7 @@ public final class WardenAssertions {
 			return TaskArguments.of(warden).read(queue, actual.id(), actual.payload());
 		}
 
-		/** Assertions on the task's payload as stored: its arguments' JSON. */
+		/** {@return assertions on the task's payload as stored: its arguments' JSON} */
 		public AbstractStringAssert<?> payload() {
 			isNotNull();
 			return Assertions.assertThat(actual.payload()).as("the payload of task '%s'", actual.id());
@@ -245,7 +282,11 @@ public final class WardenAssertions {
 			return new HeldAssert(name, calls);
 		}
 
-		/** Verifies that no call acquired the lock since the test began. */
+		/**
+		 * Verifies that no call acquired the lock since the test began.
+		 * @param name the lock's name: the annotation's name, a colon, the key's value ({@code stock:apple})
+		 * @return these assertions
+		 */
 		public LockAssert neverHeld(String name) {
 			List<LockRecorder.Held> calls = actual.stream().filter(call -> call.names().contains(name)).toList();
 			if (!calls.isEmpty()) {
@@ -270,6 +311,7 @@ public final class WardenAssertions {
 		 * Verifies that a call of that method held the lock, and has released it.
 		 * @param type the class that declares the method
 		 * @param method the method's name
+		 * @return these assertions
 		 */
 		public HeldAssert by(Class<?> type, String method) {
 			boolean found = actual.stream()
@@ -282,7 +324,11 @@ public final class WardenAssertions {
 			return this;
 		}
 
-		/** Verifies how many calls held the lock. */
+		/**
+		 * Verifies how many calls held the lock.
+		 * @param count the expected number of calls
+		 * @return these assertions
+		 */
 		public HeldAssert times(int count) {
 			if (actual.size() != count) {
 				failWithMessage("Expected %s call(s) under lock '%s' but there were %s: %s", count, name, actual.size(),
