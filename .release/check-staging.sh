@@ -6,7 +6,7 @@
 #
 # Published: warden-parent and warden-bom (POM), and the jar modules below (POM, jar with an
 # Automatic-Module-Name, -sources and -javadoc jars). Internal, never there: warden-test-support,
-# the samples (and the benchmark), the Boot 3 tests, this check. With --checksums (the release
+# the samples (and the benchmark), the Boot 3, mixed-version and documentation tests, this check. With --checksums (the release
 # profile's deployed repository) every file must have a .sha1 and an .md5 that match it, and gets a
 # .sha256 and a .sha512 beside them. Every staged POM may depend (in compile or runtime scope, the
 # scopes a user's build resolves; optional ones it does not) only on published modules among
@@ -27,7 +27,7 @@ poms=(warden-parent warden-bom)
 jars=(warden-spring-boot-autoconfigure warden-spring-boot-starter warden-spring-boot3-starter warden-kotlin warden-test-redis \
 	warden-test)
 internal=(warden-test-support warden-samples order-service warden-benchmark warden-sample-boot3-invoices \
-	warden-boot3-tests warden-release-check)
+	warden-boot3-tests warden-compat-tests warden-docs warden-release-check)
 
 errors=()
 base="$repo/dev/warden"
