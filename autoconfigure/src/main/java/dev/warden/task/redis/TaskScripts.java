@@ -22,6 +22,9 @@ final class TaskScripts {
 	/** The helpers of the scripts that keep the slots and deferred tasks of task limits. */
 	private static final String LIMIT_HELPERS = "task-limits.lua";
 
+	/** The helpers of the scripts that end a delivery without completing it: after the three above. */
+	private static final String END_HELPERS = "task-end.lua";
+
 	static final LuaScript SCHEDULE = LuaScript.load(TaskScripts.class, "task-schedule.lua", CLOCK, BATCH_HELPERS,
 			REVOKE_HELPERS);
 
@@ -29,7 +32,7 @@ final class TaskScripts {
 			LIMIT_HELPERS);
 
 	static final LuaScript FAIL = LuaScript.load(TaskScripts.class, "task-fail.lua", CLOCK, BATCH_HELPERS,
-			DEAD_HELPERS, LIMIT_HELPERS);
+			DEAD_HELPERS, LIMIT_HELPERS, END_HELPERS);
 
 	static final LuaScript CANCEL = LuaScript.load(TaskScripts.class, "task-cancel.lua", CLOCK, BATCH_HELPERS,
 			REVOKE_HELPERS);
@@ -43,7 +46,7 @@ final class TaskScripts {
 			DEAD_HELPERS);
 
 	static final LuaScript LEAVE = LuaScript.load(TaskScripts.class, "task-leave.lua", CLOCK, BATCH_HELPERS,
-			DEAD_HELPERS, LIMIT_HELPERS);
+			DEAD_HELPERS, LIMIT_HELPERS, END_HELPERS);
 
 	static final LuaScript LIST = LuaScript.load(TaskScripts.class, "task-list.lua");
 

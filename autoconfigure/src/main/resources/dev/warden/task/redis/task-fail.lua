@@ -20,8 +20,8 @@
 -- With task limits, three more keys: KEYS[7] slots, KEYS[8] parked, KEYS[9] wakes zsets
 -- (task-limits.lua, a prelude): the task frees its key's slot, and a deferred task of that key is
 -- due in its place.
--- Reads Redis's clock with redisClock (redis-clock.lua, a prelude); trims with trimDeadLetters
--- (task-dead.lua, a prelude).
+-- Reads Redis's clock with redisClock (redis-clock.lua, a prelude); ends the delivery with
+-- task-end.lua's helpers.
 --
 -- Returns  1 rescheduled; 2 moved to the dead letters; 0 the claim no longer matches (unchanged).
 local id = ARGV[1]
@@ -30,33 +30,14 @@ if meta[1] ~= ARGV[2] then
     return 0
 end
 local micros, now = redisClock()
-redis.call('zrem', KEYS[3], id)
-if #KEYS > 6 then
-    local key = redis.call('hget', KEYS[4], 'k:' .. id)
-    if key and releaseSlots(KEYS[7], KEYS[1], KEYS[8], KEYS[9], {id}, {key}, now) > 0 then
-        redis.call('publish', ARGV[6], '0')
-    end
-end
+endDelivery(KEYS, id, now, ARGV[6])
 local attempts = tonumber(meta[2] or '0')
 local backoff = tonumber(ARGV[3])
 if backoff < 0 or attempts >= tonumber(ARGV[5]) then
-    redis.call('hset', KEYS[5], id, deadLetterRecord(KEYS[4], id, redis.call('hget', KEYS[2], id), attempts,
-        ARGV[4], now))
-    redis.call('zadd', KEYS[6], now, id)
-    if tonumber(ARGV[7]) >= 0 then
-        trimDeadLetters(KEYS[5], KEYS[6], now - tonumber(ARGV[7]), 100)
-    end
-    redis.call('hdel', KEYS[2], id)
-    redis.call('hdel', KEYS[4], unpack(metaFields({id})))
+    buryTask(KEYS, id, attempts, ARGV[4], now, tonumber(ARGV[7]))
     return 2
 end
-redis.call('hdel', KEYS[4], 'c:' .. id, 'd:' .. id, 'k:' .. id)
 redis.call('hset', KEYS[4], 'e:' .. id, ARGV[4])
 -- Rounded up: the next attempt comes no sooner than the backoff after this failure.
-local due = math.ceil(micros / 1000) + backoff
-local head = redis.call('zrange', KEYS[1], 0, 0, 'WITHSCORES')
-redis.call('zadd', KEYS[1], due, id)
-if head[2] == nil or due < tonumber(head[2]) then
-    redis.call('publish', ARGV[6], string.format('%d', math.max(0, due * 1000 - micros)))
-end
+dueAgain(KEYS, id, math.ceil(micros / 1000) + backoff, micros, ARGV[6])
 return 1

@@ -22,8 +22,8 @@
 -- ARGV[7]  dead-letter retention in ms; -1 keeps them
 -- With task limits, three more keys: KEYS[7] slots, KEYS[8] parked, KEYS[9] wakes zsets: a slot the
 -- task held is freed (task-limits.lua, a prelude).
--- Reads Redis's clock with redisClock (redis-clock.lua, a prelude); trims with trimDeadLetters
--- (task-dead.lua, a prelude).
+-- Reads Redis's clock with redisClock (redis-clock.lua, a prelude); ends the delivery with
+-- task-end.lua's helpers.
 --
 -- Returns  1 left in the queue; 2 moved to the dead letters; 0 the claim no longer matches.
 local id = ARGV[1]
@@ -32,33 +32,15 @@ if meta[1] ~= ARGV[2] then
     return 0
 end
 local micros, now = redisClock()
-redis.call('zrem', KEYS[3], id)
-if #KEYS > 6 then
-    local key = redis.call('hget', KEYS[4], 'k:' .. id)
-    if key and releaseSlots(KEYS[7], KEYS[1], KEYS[8], KEYS[9], {id}, {key}, now) > 0 then
-        redis.call('publish', ARGV[6], '0')
-    end
-end
+endDelivery(KEYS, id, now, ARGV[6])
 -- The claim counted a delivery; this one does not count.
 local attempts = math.max(0, (tonumber(meta[2]) or 1) - 1)
 local since = tonumber(meta[3]) or now
 if now - since >= tonumber(ARGV[4]) then
-    redis.call('hset', KEYS[5], id, deadLetterRecord(KEYS[4], id, redis.call('hget', KEYS[2], id), attempts,
-        'left by instances that cannot read it for ' .. (now - since) .. ' ms: ' .. ARGV[5], now))
-    redis.call('zadd', KEYS[6], now, id)
-    if tonumber(ARGV[7]) >= 0 then
-        trimDeadLetters(KEYS[5], KEYS[6], now - tonumber(ARGV[7]), 100)
-    end
-    redis.call('hdel', KEYS[2], id)
-    redis.call('hdel', KEYS[4], unpack(metaFields({id})))
+    buryTask(KEYS, id, attempts, 'left by instances that cannot read it for ' .. (now - since) .. ' ms: ' .. ARGV[5],
+        now, tonumber(ARGV[7]))
     return 2
 end
-redis.call('hdel', KEYS[4], 'c:' .. id, 'd:' .. id, 'k:' .. id)
 redis.call('hset', KEYS[4], 'a:' .. id, attempts, 'e:' .. id, ARGV[5], 'l:' .. id, since)
-local due = math.ceil(micros / 1000) + tonumber(ARGV[3])
-local head = redis.call('zrange', KEYS[1], 0, 0, 'WITHSCORES')
-redis.call('zadd', KEYS[1], due, id)
-if head[2] == nil or due < tonumber(head[2]) then
-    redis.call('publish', ARGV[6], string.format('%d', math.max(0, due * 1000 - micros)))
-end
+dueAgain(KEYS, id, math.ceil(micros / 1000) + tonumber(ARGV[3]), micros, ARGV[6])
 return 1
