@@ -3,45 +3,30 @@ package dev.warden.actuate;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.CookieManager;
 import java.net.Socket;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 
 import dev.warden.Eventually;
 import dev.warden.WardenClients;
-import dev.warden.task.ConsumerOptions;
+import dev.warden.actuate.OperatorApplications.Application;
+import dev.warden.actuate.OperatorApplications.Operations;
 import dev.warden.task.DelayedQueue;
-import dev.warden.task.TaskConsumer;
 import dev.warden.task.annotation.DelayedTask;
 import dev.warden.test.redis.RedisServerExtension;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
-import org.springframework.boot.SpringBootConfiguration;
-import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.security.config.Customizer;
-import org.springframework.security.config.annotation.web.builders.HttpSecurity;
-import org.springframework.security.config.annotation.web.configuration.EnableWebSecurity;
-import org.springframework.security.core.userdetails.User;
-import org.springframework.security.provisioning.InMemoryUserDetailsManager;
-import org.springframework.security.web.SecurityFilterChain;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -52,9 +37,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @ExtendWith(OutputCaptureExtension.class)
 class OperatorSurfaceAttackTests {
-
-	private static final ConsumerOptions ONE_ATTEMPT = new ConsumerOptions(1, Duration.ofMillis(50),
-			Duration.ofSeconds(1), Duration.ofMinutes(1));
 
 	private static final String JSON = "application/json";
 
@@ -71,9 +53,8 @@ class OperatorSurfaceAttackTests {
 	@RegisterExtension
 	final WardenClients clients = new WardenClients();
 
-	private final HttpClient http = HttpClient.newBuilder().cookieHandler(new CookieManager()).build();
-
-	private final List<ConfigurableApplicationContext> applications = new ArrayList<>();
+	@RegisterExtension
+	final OperatorApplications apps = new OperatorApplications(redis::node, "attacks");
 
 	private DelayedQueue<String> payments;
 
@@ -85,20 +66,8 @@ class OperatorSurfaceAttackTests {
 
 	private DelayedQueue<String> deadLetters(String name) throws Exception {
 		DelayedQueue<String> queue = clients.open(redis.node()).getDelayedQueue(name, String.class);
-		for (String id : List.of("p-1", "p-2", "p-3")) {
-			queue.schedule(id, "{}", Duration.ZERO);
-		}
-		try (TaskConsumer consumer = queue.consume(delivery -> {
-			throw new IllegalStateException("card declined");
-		}, ONE_ATTEMPT)) {
-			Eventually.await("three dead letters", () -> queue.deadLetterCount() == 3);
-		}
+		OperatorApplications.threeDeadLetters(queue);
 		return queue;
-	}
-
-	@AfterEach
-	void stop() {
-		applications.forEach(ConfigurableApplicationContext::close);
 	}
 
 	/**
@@ -107,8 +76,8 @@ class OperatorSurfaceAttackTests {
 	 */
 	@Test
 	void theDashboardCannotBeFramedByAnotherOriginWithoutSpringSecurity() throws Exception {
-		ConfigurableApplicationContext app = start(Application.class);
-		HttpResponse<String> page = request(app, "GET", "/actuator/warden/dashboard", null, null, "Accept", "text/html",
+		ConfigurableApplicationContext app = apps.start(Application.class);
+		HttpResponse<String> page = apps.request(app, "GET", "/actuator/warden/dashboard", null, null, "Accept", "text/html",
 				"Sec-Fetch-Dest", "iframe", "Sec-Fetch-Site", "cross-site");
 		assertThat(page.statusCode()).isEqualTo(200);
 		assertThat(page.body()).contains("redrive-all");
@@ -121,8 +90,8 @@ class OperatorSurfaceAttackTests {
 	/** Under the README's chain, where Spring Security's headers deny framing too. */
 	@Test
 	void theDashboardCannotBeFramedUnderTheReadmesChain() throws Exception {
-		ConfigurableApplicationContext app = start(new Class<?>[] { Application.class, Operations.class });
-		HttpResponse<String> page = request(app, "GET", "/actuator/warden/dashboard", null, null, "Accept", "text/html",
+		ConfigurableApplicationContext app = apps.start(new Class<?>[] { Application.class, Operations.class });
+		HttpResponse<String> page = apps.request(app, "GET", "/actuator/warden/dashboard", null, null, "Accept", "text/html",
 				"Authorization", OPERATOR);
 		assertThat(page.statusCode()).isEqualTo(200);
 		assertThat(page.headers().firstValue("X-Frame-Options")).hasValue("DENY");
@@ -131,8 +100,8 @@ class OperatorSurfaceAttackTests {
 	/** Origin: null (sandboxed iframe, data: URL) with no Sec-Fetch-Site. */
 	@Test
 	void originNullIsRefused() throws Exception {
-		ConfigurableApplicationContext app = start(Application.class);
-		HttpResponse<String> forged = post(app, ENDPOINT, JSON, REDRIVE, "Origin", "null");
+		ConfigurableApplicationContext app = apps.start(Application.class);
+		HttpResponse<String> forged = apps.post(app, ENDPOINT, JSON, REDRIVE, "Origin", "null");
 		assertThat(forged.statusCode()).as(forged.body()).isEqualTo(403);
 		assertThat(payments.deadLetterCount()).isEqualTo(3);
 	}
@@ -143,10 +112,10 @@ class OperatorSurfaceAttackTests {
 	 */
 	@Test
 	void aBodylessPostWithQueryParametersIsNotAWrite() throws Exception {
-		ConfigurableApplicationContext app = start(Application.class);
-		HttpResponse<String> forged = post(app, ENDPOINT + "?action=redrive", null, null);
-		HttpResponse<String> plain = post(app, ENDPOINT + "?action=redrive", "text/plain", "");
-		HttpResponse<String> form = post(app, ENDPOINT + "?action=redrive", "application/x-www-form-urlencoded", "");
+		ConfigurableApplicationContext app = apps.start(Application.class);
+		HttpResponse<String> forged = apps.post(app, ENDPOINT + "?action=redrive", null, null);
+		HttpResponse<String> plain = apps.post(app, ENDPOINT + "?action=redrive", "text/plain", "");
+		HttpResponse<String> form = apps.post(app, ENDPOINT + "?action=redrive", "application/x-www-form-urlencoded", "");
 		assertThat(payments.deadLetterCount()).as("no body: " + forged.statusCode() + " " + forged.body()
 				+ "; text/plain empty: " + plain.statusCode() + "; form empty: " + form.statusCode()).isEqualTo(3);
 	}
@@ -154,15 +123,15 @@ class OperatorSurfaceAttackTests {
 	/** GET, HEAD and method override headers never write. */
 	@Test
 	void readsAndOverridesNeverWrite() throws Exception {
-		ConfigurableApplicationContext app = start(Application.class);
-		request(app, "GET", ENDPOINT + "?action=redrive", null, null);
-		request(app, "HEAD", ENDPOINT + "?action=redrive", null, null);
-		request(app, "GET", ENDPOINT + "?action=redrive&_method=POST", null, null, "X-HTTP-Method-Override", "POST");
-		post(app, ENDPOINT + "?_method=POST", "application/x-www-form-urlencoded", "action=redrive&_method=POST",
+		ConfigurableApplicationContext app = apps.start(Application.class);
+		apps.request(app, "GET", ENDPOINT + "?action=redrive", null, null);
+		apps.request(app, "HEAD", ENDPOINT + "?action=redrive", null, null);
+		apps.request(app, "GET", ENDPOINT + "?action=redrive&_method=POST", null, null, "X-HTTP-Method-Override", "POST");
+		apps.post(app, ENDPOINT + "?_method=POST", "application/x-www-form-urlencoded", "action=redrive&_method=POST",
 				"X-HTTP-Method-Override", "POST");
-		post(app, ENDPOINT + "/", JSON, REDRIVE, "Origin", "http://evil.example", "Sec-Fetch-Site", "cross-site");
-		post(app, ENDPOINT + ";x=1", JSON, REDRIVE, "Origin", "http://evil.example", "Sec-Fetch-Site", "cross-site");
-		post(app, "/actuator/warden/queues/payments%3Bx", JSON, REDRIVE, "Sec-Fetch-Site", "cross-site");
+		apps.post(app, ENDPOINT + "/", JSON, REDRIVE, "Origin", "http://evil.example", "Sec-Fetch-Site", "cross-site");
+		apps.post(app, ENDPOINT + ";x=1", JSON, REDRIVE, "Origin", "http://evil.example", "Sec-Fetch-Site", "cross-site");
+		apps.post(app, "/actuator/warden/queues/payments%3Bx", JSON, REDRIVE, "Sec-Fetch-Site", "cross-site");
 		assertThat(payments.deadLetterCount()).isEqualTo(3);
 	}
 
@@ -175,12 +144,12 @@ class OperatorSurfaceAttackTests {
 		DelayedQueue<String> upper = deadLetters("Payments");
 		DelayedQueue<String> spaced = deadLetters("payments ");
 		DelayedQueue<String> cyrillic = deadLetters("p\u0430yments");
-		ConfigurableApplicationContext app = start(new Class<?>[] { Application.class, Consumer.class },
+		ConfigurableApplicationContext app = apps.start(new Class<?>[] { Application.class, Consumer.class },
 				"--warden.endpoint.write-scope=consumed-queues");
 		List<String> statuses = new ArrayList<>();
 		for (String path : List.of("Payments", "payments%20", "p%D0%B0yments", "payments%09", "PAYMENTS",
 				"payments;jsessionid=1", "payments%3B")) {
-			statuses.add(path + "=" + post(app, "/actuator/warden/queues/" + path, JSON, "{\"action\":\"purge\"}")
+			statuses.add(path + "=" + apps.post(app, "/actuator/warden/queues/" + path, JSON, "{\"action\":\"purge\"}")
 				.statusCode());
 		}
 		assertThat(upper.deadLetterCount()).as(statuses.toString()).isEqualTo(3);
@@ -194,7 +163,7 @@ class OperatorSurfaceAttackTests {
 	 */
 	@Test
 	void theRefusalLogLineEscapesControlCharactersOfHeaders(CapturedOutput output) throws Exception {
-		ConfigurableApplicationContext app = start(Application.class);
+		ConfigurableApplicationContext app = apps.start(Application.class);
 		int port = ((WebServerApplicationContext) app).getWebServer().getPort();
 		String body = REDRIVE;
 		ByteArrayOutputStream raw = new ByteArrayOutputStream();
@@ -222,66 +191,17 @@ class OperatorSurfaceAttackTests {
 	/** Health details to anonymous callers. */
 	@Test
 	void healthDetailsShowNothingOfTheEndpointsToAnonymousCallers() throws Exception {
-		ConfigurableApplicationContext authorized = start(new Class<?>[] { Application.class, Consumer.class },
+		ConfigurableApplicationContext authorized = apps.start(new Class<?>[] { Application.class, Consumer.class },
 				"--management.endpoint.health.show-details=when-authorized",
 				"--management.endpoints.web.exposure.include=health,warden");
-		HttpResponse<String> hidden = request(authorized, "GET", "/actuator/health/warden", null, null);
+		HttpResponse<String> hidden = apps.request(authorized, "GET", "/actuator/health/warden", null, null);
 		assertThat(hidden.body()).as(hidden.body()).doesNotContain("details", "payments");
-		ConfigurableApplicationContext always = start(new Class<?>[] { Application.class, Consumer.class },
+		ConfigurableApplicationContext always = apps.start(new Class<?>[] { Application.class, Consumer.class },
 				"--management.endpoint.health.show-details=always",
 				"--management.endpoints.web.exposure.include=health,warden");
 		String clientId = always.getBean(dev.warden.Warden.class).getClientId();
-		HttpResponse<String> shown = request(always, "GET", "/actuator/health", null, null);
+		HttpResponse<String> shown = apps.request(always, "GET", "/actuator/health", null, null);
 		assertThat(shown.body()).as(shown.body()).doesNotContain(clientId, "card declined");
-	}
-
-	private ConfigurableApplicationContext start(Class<?> source, String... more) {
-		return start(new Class<?>[] { source }, more);
-	}
-
-	private ConfigurableApplicationContext start(Class<?>[] sources, String... more) {
-		List<String> args = new ArrayList<>(List.of("--server.port=0",
-				"--spring.data.redis.host=" + redis.node().host(), "--spring.data.redis.port=" + redis.node().port(),
-				"--management.endpoints.web.exposure.include=warden", "--warden.endpoint.write-operations=true",
-				"--warden.endpoint.write-scope=all-queues", "--spring.datasource.url=jdbc:h2:mem:attacks"));
-		for (String arg : more) {
-			if (arg.startsWith("--warden.endpoint.write-scope=")) {
-				args.remove("--warden.endpoint.write-scope=all-queues");
-			}
-			args.add(arg);
-		}
-		ConfigurableApplicationContext app = new SpringApplicationBuilder(sources).run(args.toArray(String[]::new));
-		applications.add(app);
-		return app;
-	}
-
-	private HttpResponse<String> post(ConfigurableApplicationContext app, String path, String contentType, String body,
-			String... headers) throws Exception {
-		return request(app, "POST", path, contentType, body, headers);
-	}
-
-	private HttpResponse<String> request(ConfigurableApplicationContext app, String method, String path,
-			String contentType, String body, String... headers) throws Exception {
-		HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(origin(app) + path))
-			.timeout(Duration.ofSeconds(20))
-			.method(method, (body != null) ? HttpRequest.BodyPublishers.ofString(body) : HttpRequest.BodyPublishers.noBody());
-		if (contentType != null) {
-			request.header("Content-Type", contentType);
-		}
-		for (int i = 0; i < headers.length; i += 2) {
-			request.header(headers[i], headers[i + 1]);
-		}
-		return http.send(request.build(), HttpResponse.BodyHandlers.ofString());
-	}
-
-	private static String origin(ConfigurableApplicationContext app) {
-		return "http://localhost:" + ((WebServerApplicationContext) app).getWebServer().getPort();
-	}
-
-	@SpringBootConfiguration
-	@EnableAutoConfiguration
-	static class Application {
-
 	}
 
 	/** Consumes "payments" (and nothing else). */
@@ -299,25 +219,6 @@ class OperatorSurfaceAttackTests {
 
 		@DelayedTask(queue = "payments", delay = "1h")
 		public void pay(String id) {
-		}
-
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	@EnableWebSecurity
-	static class Operations {
-
-		@Bean
-		SecurityFilterChain operations(HttpSecurity http) throws Exception {
-			http.securityMatcher("/actuator/**")
-				.authorizeHttpRequests(requests -> requests.anyRequest().hasRole("OPS"))
-				.httpBasic(Customizer.withDefaults());
-			return http.build();
-		}
-
-		@Bean
-		InMemoryUserDetailsManager operators() {
-			return new InMemoryUserDetailsManager(User.withUsername("ops").password("{noop}secret").roles("OPS").build());
 		}
 
 	}
