@@ -690,6 +690,13 @@ class TaskStateMachineTests {
 			Eventually.await("nothing left in flight, deferred or holding a slot", Duration.ofSeconds(10),
 					() -> zcard(redis, base + "inflight") == 0 && zcard(redis, base + "limit-parked") == 0
 							&& zcard(redis, base + "limit-slots") == 0);
+			// Memory stays bounded: a task's meta fields go with it, so each belongs to a task still pending.
+			for (Object field : (List<?>) redis.node().call("HKEYS", base + "meta")) {
+				String id = field.toString().substring(2);
+				if (redis.node().call("ZSCORE", base + "due", id) == null) {
+					throw new AssertionError("meta field " + field + " outlived its task");
+				}
+			}
 			for (String key : List.of("limit-wakes", "limit-rates")) {
 				long ttl = ((Number) redis.node().call("PTTL", base + key)).longValue();
 				if (ttl == -1 && zcard(redis, base + key) > KEYS) {

@@ -21,7 +21,9 @@
 -- ARGV[2]  visibility timeout in ms, counted from the task's due time when it is claimed ahead
 -- ARGV[3]  consumer id (claim tokens are <consumer id>:<seconds>:<µs> of this call's TIME: unique per
 --          claim, so a delivery that was cancelled or replaced while it ran never matches the
---          delivery of the task that took its id, even in the same consumer at the same attempt)
+--          delivery of the task that took its id, even in the same consumer at the same attempt; a
+--          task's token ends in :<flags> when it may have meta fields besides a:, c: and x:, one
+--          letter each, which its completion deletes with those three: e (e: and l:), d, h, n, k)
 -- ARGV[4]  max deliveries: a task claimed more often goes to the dead letters instead
 -- ARGV[5]  claim-ahead window in ms (0: only tasks already due)
 -- ARGV[6]  how many finished deliveries follow, n
@@ -67,10 +69,26 @@ if finished > 0 then
     end
     local tokens = hmget(KEYS[4], tokenFields)
     local completed = {}
+    -- The meta fields the completed tasks have: those every claimed task has, and those its token's
+    -- flags name (claimFrom below).
+    local ended = {}
     for i = 1, finished do
         if tokens[i] == ARGV[6 + 2 * i] then
-            completed[#completed + 1] = ARGV[5 + 2 * i]
+            local id = ARGV[5 + 2 * i]
+            completed[#completed + 1] = id
             out[#out + 1] = 1
+            ended[#ended + 1] = 'a:' .. id
+            ended[#ended + 1] = 'c:' .. id
+            ended[#ended + 1] = 'x:' .. id
+            local flags = string.match(tokens[i], ':(%a+)$')
+            if flags then
+                for flag in string.gmatch(flags, '%a') do
+                    ended[#ended + 1] = flag .. ':' .. id
+                    if flag == 'e' then
+                        ended[#ended + 1] = 'l:' .. id
+                    end
+                end
+            end
         else
             out[#out + 1] = 0
         end
@@ -85,7 +103,7 @@ if finished > 0 then
         end
         variadic('zrem', KEYS[3], completed)
         variadic('hdel', KEYS[2], completed)
-        variadic('hdel', KEYS[4], metaFields(completed))
+        variadic('hdel', KEYS[4], ended)
     end
 end
 
@@ -112,9 +130,10 @@ local function claimFrom(source, upTo)
     local payloads = redis.call('hmget', KEYS[2], unpack(ids))
     local metaRead = {}
     for i, id in ipairs(ids) do
-        metaRead[3 * i - 2] = 'a:' .. id
-        metaRead[3 * i - 1] = 'h:' .. id
-        metaRead[3 * i] = 'n:' .. id
+        metaRead[4 * i - 3] = 'a:' .. id
+        metaRead[4 * i - 2] = 'h:' .. id
+        metaRead[4 * i - 1] = 'n:' .. id
+        metaRead[4 * i] = 'l:' .. id
     end
     local read = hmget(KEYS[4], metaRead)
     local meta = {}
@@ -125,17 +144,38 @@ local function claimFrom(source, upTo)
     for i, id in ipairs(ids) do
         local payload = payloads[i]
         if payload then
-            local attempt = (tonumber(read[3 * i - 2]) or 0) + 1
+            local attempt = (tonumber(read[4 * i - 3]) or 0) + 1
             if attempt > maxDeliveries then
                 local error = redis.call('hget', KEYS[4], 'e:' .. id) or 'no acknowledgement'
                 redis.call('hset', KEYS[5], id, deadLetterRecord(KEYS[4], id, payload, attempt - 1,
                     'gave up after ' .. (attempt - 1) .. ' deliveries; last: ' .. error, now))
                 dead[#dead + 1] = id
             else
+                -- The token's flags name the meta fields the task may have besides a:, c: and x:, so
+                -- that its completion deletes those and no others: e (e: and l:, which only a task
+                -- delivered or left before has), d (claimed ahead), h (a trace context), n (a format
+                -- mark), k (a task-limit key, which admission may add).
+                local flags = ''
+                if read[4 * i - 3] or read[4 * i] then
+                    flags = 'e'
+                end
+                if dues[i] > now then
+                    flags = flags .. 'd'
+                end
+                if read[4 * i - 2] then
+                    flags = flags .. 'h'
+                end
+                if read[4 * i - 1] then
+                    flags = flags .. 'n'
+                end
+                if limited then
+                    flags = flags .. 'k'
+                end
+                local taskToken = (flags == '') and token or (token .. ':' .. flags)
                 meta[#meta + 1] = 'a:' .. id
                 meta[#meta + 1] = attempt
                 meta[#meta + 1] = 'c:' .. id
-                meta[#meta + 1] = token
+                meta[#meta + 1] = taskToken
                 if dues[i] > now then
                     meta[#meta + 1] = 'd:' .. id
                     meta[#meta + 1] = dues[i]
@@ -151,10 +191,10 @@ local function claimFrom(source, upTo)
                 out[#out + 1] = id
                 out[#out + 1] = payload
                 out[#out + 1] = attempt
-                out[#out + 1] = token
+                out[#out + 1] = taskToken
                 out[#out + 1] = scores[i] * 1000 - micros
-                out[#out + 1] = read[3 * i - 1] or ''
-                out[#out + 1] = tonumber(read[3 * i]) or 1
+                out[#out + 1] = read[4 * i - 2] or ''
+                out[#out + 1] = tonumber(read[4 * i - 1]) or 1
                 claimed = claimed + 1
             end
         end
