@@ -27,6 +27,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.filter.Filter;
+import ch.qos.logback.core.read.ListAppender;
+import ch.qos.logback.core.spi.FilterReply;
+import org.slf4j.LoggerFactory;
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -37,7 +44,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * This version and the last release on one Redis, as during a rolling deploy (and the other way
  * round during a rollback): tasks scheduled by either run by the other, both consuming one queue
  * run each task once, every lock kind contended across versions, limiters and task limits shared,
- * dead letters re-driven across; neither logs an error.
+ * dead letters re-driven across. This version logs no WARN or ERROR line, the last release no ERROR
+ * line but its handler's failures on purpose.
  */
 class MixedVersionTests {
 
@@ -54,8 +62,15 @@ class MixedVersionTests {
 
 	private final List<TaskConsumer> consumers = new ArrayList<>();
 
+	/** What this JVM logs at WARN or above while the tests run. */
+	private static final ListAppender<ILoggingEvent> logged = new ListAppender<>();
+
 	@BeforeAll
 	static void start() throws Exception {
+		Logger root = (Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+		logged.addFilter(new ThresholdFilter());
+		logged.start();
+		root.addAppender(logged);
 		last = OtherVersion.lastRelease("mixed-versions", redis.node());
 		client = RedisClient.create(RedisURI.create(redis.node().host(), redis.node().port()));
 		warden = Warden.builder(client).build();
@@ -73,6 +88,20 @@ class MixedVersionTests {
 			warden.close();
 			client.shutdown();
 		}
+		((Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME)).detachAppender(logged);
+		assertThat(logged.list).as("WARN and ERROR lines logged by this version")
+			.map(ILoggingEvent::getFormattedMessage)
+			.isEmpty();
+	}
+
+	/** Lets WARN and above through. */
+	private static final class ThresholdFilter extends Filter<ILoggingEvent> {
+
+		@Override
+		public FilterReply decide(ILoggingEvent event) {
+			return event.getLevel().isGreaterOrEqual(Level.WARN) ? FilterReply.NEUTRAL : FilterReply.DENY;
+		}
+
 	}
 
 	@BeforeEach
