@@ -1210,7 +1210,8 @@ public class WardenProperties {
 		/**
 		 * Options of single queues, by queue name: visibility timeout, max attempts, backoff and max
 		 * backoff, each falling back to the warden.delayed-task value. A @DelayedTask attribute
-		 * overrides them for its method's queue.
+		 * overrides them for its method's queue. Empty by default: every queue takes the
+		 * warden.delayed-task values.
 		 */
 		private final Map<String, Queue> queues = new LinkedHashMap<>();
 
@@ -1889,7 +1890,7 @@ public class WardenProperties {
 
 		/**
 		 * More key patterns (Redis globs such as cart:*) that TaskClock.reset() deletes besides
-		 * Warden's own keys: the test's own keys.
+		 * Warden's own keys: the test's own keys. Empty by default.
 		 */
 		private List<String> resetKeys = new ArrayList<>();
 
