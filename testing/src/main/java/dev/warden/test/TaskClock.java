@@ -13,6 +13,9 @@ import dev.warden.TestClock;
 import dev.warden.Warden;
 import dev.warden.task.QueueStats;
 import dev.warden.task.interceptor.RecurringTaskRegistrar;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -40,6 +43,8 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  */
 public final class TaskClock {
 
+	private static final Log logger = LogFactory.getLog(WardenTest.class);
+
 	/** How many due times one call may step through before it gives up: a task that reschedules itself forever. */
 	private static final int MAX_STEPS = 100_000;
 
@@ -55,6 +60,9 @@ public final class TaskClock {
 	private final ObjectProvider<RecurringTaskRegistrar> recurring;
 
 	private final ObjectProvider<TestRedisKeys> keys;
+
+	/** Whether {@link #resetBeforeTest()} said once that it leaves this Redis as it is. */
+	private volatile boolean notResetLogged;
 
 	/** How long one call waits for the tasks it runs unless told otherwise. */
 	static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(30);
@@ -126,7 +134,8 @@ public final class TaskClock {
 	}
 
 	/**
-	 * Starts a test from a clean slate: deletes Warden's keys in the application's
+	 * Starts a test from a clean slate (what {@link WardenTest} does before each test unless
+	 * {@link WardenTest#resetBeforeEach()} is {@code false}): deletes Warden's keys in the application's
 	 * {@code warden.namespace} ({@code warden} by default) from its Redis — tasks, dead letters and
 	 * recurring plans ({@code warden:task:*}), rate limiters ({@code warden:rate:*}), the locks under
 	 * {@code warden.lock.key-prefix} with their queues (not the fencing counters, which count for every
@@ -147,16 +156,54 @@ public final class TaskClock {
 		try (RedisConnection connection = connections.getObject().getConnection()) {
 			TestRedisKeys keys = this.keys.getObject();
 			keys.requireResettable(connection);
-			RecurringTaskRegistrar jobs = recurring.getIfAvailable();
-			boolean replan = jobs != null && jobs.isRunning();
-			if (replan) {
-				jobs.stop();
+			reset(connection, keys);
+		}
+	}
+
+	/**
+	 * What {@link WardenTest} does before each test (unless {@link WardenTest#resetBeforeEach()} is
+	 * {@code false}): {@link #reset()} where it is allowed; on a Redis it may not reset, the recorder
+	 * is emptied, nothing in Redis is touched, and the context says so once, at INFO. A test that
+	 * names a Redis of its own is not connected to for this unless the reset is allowed there.
+	 */
+	void resetBeforeTest() {
+		TestRedisKeys keys = this.keys.getIfAvailable();
+		RedisConnectionFactory factory = connections.getIfAvailable();
+		if (keys == null || factory == null || !keys.mayBeResettable()) {
+			notReset(keys);
+			return;
+		}
+		try (RedisConnection connection = factory.getConnection()) {
+			if (!keys.isResettable(connection)) {
+				notReset(keys);
+				return;
 			}
-			keys.delete(connection);
-			recorder.clear();
-			if (replan) {
-				jobs.start();
-			}
+			reset(connection, keys);
+		}
+	}
+
+	private void notReset(@Nullable TestRedisKeys keys) {
+		recorder.clear();
+		if (!notResetLogged) {
+			notResetLogged = true;
+			logger.info("@WardenTest does not reset Warden's keys and the test clock before each test: the "
+					+ "application's Redis is not the one @WardenTest started (the test sets spring.data.redis.*) and "
+					+ "may be shared with other services. Set " + TestRedisKeys.RESET_SHARED_REDIS + "=true to reset it"
+					+ ((keys != null) ? " (only the keys matching " + keys.patterns() + " are deleted)" : "")
+					+ ", or @WardenTest(resetBeforeEach = false) to keep the state between tests on purpose");
+		}
+	}
+
+	private void reset(RedisConnection connection, TestRedisKeys keys) {
+		RecurringTaskRegistrar jobs = recurring.getIfAvailable();
+		boolean replan = jobs != null && jobs.isRunning();
+		if (replan) {
+			jobs.stop();
+		}
+		keys.delete(connection);
+		recorder.clear();
+		if (replan) {
+			jobs.start();
 		}
 	}
 

@@ -88,11 +88,7 @@ final class TestRedisKeys {
 	 * @throws IllegalStateException when refused, saying how to allow it
 	 */
 	void requireResettable(RedisConnection connection) {
-		if (sharedAllowed) {
-			return;
-		}
-		String started = (testRedis != null) ? testRedis.runId() : null;
-		if (started != null && started.equals(runId(connection))) {
+		if (isResettable(connection)) {
 			return;
 		}
 		throw new IllegalStateException("TaskClock.reset() refused to delete keys: the application's Redis is not the "
@@ -100,6 +96,29 @@ final class TestRedisKeys {
 				+ "services, whose Warden keys would go too. Leave spring.data.redis.* unset so that @WardenTest "
 				+ "starts a Redis of its own, or set " + RESET_SHARED_REDIS + "=true to reset this one (only the keys "
 				+ "matching " + patterns + " are deleted)");
+	}
+
+	/**
+	 * Whether the application's Redis may be reset: {@value #RESET_SHARED_REDIS} allows it, or it is
+	 * the one {@link WardenTest} started, told by its {@code run_id}.
+	 * @param connection a connection to the application's Redis
+	 * @return whether its keys may be deleted
+	 */
+	boolean isResettable(RedisConnection connection) {
+		if (sharedAllowed) {
+			return true;
+		}
+		String started = (testRedis != null) ? testRedis.runId() : null;
+		return started != null && started.equals(runId(connection));
+	}
+
+	/**
+	 * Whether {@link #isResettable} may be true, known without a connection: false when {@link WardenTest}
+	 * started no Redis for this context and {@value #RESET_SHARED_REDIS} is off.
+	 * @return whether to ask
+	 */
+	boolean mayBeResettable() {
+		return sharedAllowed || testRedis != null;
 	}
 
 	/**
