@@ -36,7 +36,17 @@ public final class RanTask {
 		return delivery.attempt();
 	}
 
-	/** {@return how it ended} */
+	/**
+	 * How the delivery ended, in the words of {@link EndedDelivery.Outcome}, which the meters group
+	 * in two: {@link EndedDelivery.Outcome#COMPLETED COMPLETED} is what {@code warden.task.completed}
+	 * counts and {@code warden.task.duration} tags {@code outcome=completed};
+	 * {@link EndedDelivery.Outcome#RETRIED RETRIED}, {@link EndedDelivery.Outcome#DEAD_LETTER DEAD_LETTER}
+	 * (also counted in {@code warden.task.dead}) and a failed {@link EndedDelivery.Outcome#SUPERSEDED
+	 * SUPERSEDED} delivery are what {@code warden.task.failed} counts and {@code warden.task.duration}
+	 * tags {@code outcome=failed}; {@link EndedDelivery.Outcome#UNRECORDED UNRECORDED} and
+	 * {@link EndedDelivery.Outcome#LEFT LEFT} are counted by no counter. Each constant says more.
+	 * @return how it ended
+	 */
 	public EndedDelivery.Outcome outcome() {
 		return delivery.outcome();
 	}
