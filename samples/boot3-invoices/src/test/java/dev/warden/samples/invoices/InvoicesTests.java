@@ -11,7 +11,6 @@ import dev.warden.test.TaskClock;
 import dev.warden.test.TaskModes;
 import dev.warden.test.TestRedis;
 import dev.warden.test.WardenTest;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -22,7 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The application's own test, as its team writes it with {@code warden-test}: no Redis configured,
- * {@link WardenTest} gives it one.
+ * {@link WardenTest} gives it one, and resets Warden's keys and the test clock before each test.
  */
 @SpringBootTest(properties = "invoices.reminder-delay=1h")
 @WardenTest
@@ -45,11 +44,6 @@ class InvoicesTests {
 
 	@Autowired
 	LockRecorder locks;
-
-	@BeforeEach
-	void clean() {
-		clock.reset();
-	}
 
 	@Test
 	void issuingAnInvoiceSchedulesItsReminderAndItsEscalation() {

@@ -50,7 +50,7 @@ class OrderServiceTests {
 
 	@BeforeEach
 	void clean() {
-		clock.reset();
+		// Warden's keys and the test clock are reset before each test by @WardenTest: the stock is the test's own.
 		inventory.setStock("apple", 100);
 	}
 
