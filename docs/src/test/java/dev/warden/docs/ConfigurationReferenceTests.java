@@ -152,7 +152,8 @@ class ConfigurationReferenceTests {
 		out.append("# Configuration properties\n\n");
 		out.append(page.generatedBy("the configuration metadata of warden-spring-boot-autoconfigure")).append("\n\n");
 		out.append("Every property Warden reads, by prefix. Durations are written as `500ms`, `30s`, `10m`, `1h`, ")
-			.append("`14d` or ISO-8601 (`PT30M`); sizes as `512KB`, `1MB`.\n");
+			.append("`14d` or ISO-8601 (`PT30M`), a number without a unit being milliseconds; sizes as `512KB`, ")
+			.append("`1MB`, a number without a unit being bytes.\n");
 		bySection.forEach((prefix, names) -> {
 			if (names.isEmpty()) {
 				return;

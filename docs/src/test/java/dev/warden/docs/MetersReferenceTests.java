@@ -106,7 +106,11 @@ class MetersReferenceTests {
 		missing.removeAll(meters.keySet());
 		assertThat(missing).as("meter names in Warden's sources that the run of MetersReferenceTests did not register: "
 				+ "exercise what registers them in MetersReferenceTests.exercise").isEmpty();
-		page.check(render(meters, observations));
+		String rendered = render(meters, observations);
+		written.addAll(observations);
+		assertThat(written).as("meter names in Warden's sources missing from the page")
+			.allMatch(name -> rendered.contains("| `" + name + "` |"));
+		page.check(rendered);
 	}
 
 	/** Runs every feature that registers meters, and waits until each has. */
