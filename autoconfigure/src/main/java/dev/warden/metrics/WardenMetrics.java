@@ -50,12 +50,17 @@ import org.slf4j.LoggerFactory;
  * {@code @RateLimited} calls, by the annotation's name (never the call's key).</li>
  * <li>{@code warden.ratelimit.wait} (timer; {@code name}): how long permitted calls waited for their
  * permits.</li>
- * <li>{@code warden.task.pending}, {@code warden.task.in.flight}, {@code warden.task.dead.letters}
- * (gauges; {@code queue}): what each queue this instance uses holds in Redis, read in one call at
- * most once per refresh interval, whatever the number of gauges and scrapes.</li>
+ * <li>{@code warden.task.deferred} (counter; {@code queue}, {@code reason} = concurrency/rate): due
+ * tasks this instance deferred because their key was at the queue's task limits.</li>
+ * <li>{@code warden.task.pending}, {@code warden.task.in.flight}, {@code warden.task.dead.letters},
+ * {@code warden.task.deferred.pending} (gauges; {@code queue}): what each queue this instance uses
+ * holds in Redis, read in one call at most once per refresh interval, whatever the number of gauges
+ * and scrapes.</li>
  * <li>{@code warden.fleet.instances} (gauge): the Warden instances live on this Redis, this one
  * included, read at most once per refresh interval.</li>
  * </ul>
+ * Elsewhere: {@code warden.redis.memory.usage} (gauge), registered with the health indicator. The
+ * list of every meter, generated from a running application, is {@code docs/meters.md}.
  */
 public final class WardenMetrics implements LockListener, LockCalls.Listener, TaskListener, RateLimitListener {
 
