@@ -29,7 +29,7 @@ fail() {
 }
 
 releases="$root/RELEASES"
-[ -f "$releases" ] || fail "$releases is missing: it records the releases (see the README, \"Releases\")."
+[ -f "$releases" ] || fail "$releases is missing: it records the releases (see docs/release-artifacts.md)."
 
 # The artifactId of a module directory's POM (its own, not its parent's).
 artifact_id() {

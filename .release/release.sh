@@ -3,13 +3,13 @@
 #
 #   .release/release.sh <version> <next snapshot version>      e.g. 0.2.0 0.3.0-SNAPSHOT
 #
-# 1. "Release <version>": every POM (and the Boot 3 builds' warden.version) at <version>, the README's
-#    dependency snippets at <version>, and CHANGELOG.md's "[Unreleased]" section renamed
+# 1. "Release <version>": every POM (and the Boot 3 builds' warden.version) at <version>, the
+#    dependency snippets of README.md and docs/*.md at <version>, and CHANGELOG.md's "[Unreleased]" section renamed
 #    "[<version>] - <today>" under a new, empty "[Unreleased]".
 # 2. "Open <next>": RELEASES records "<version> <sha of commit 1>", and the POMs move to <next>.
 # The build then compares every published jar with this release (.release/last-release.sh, japicmp),
 # and the mixed-version suite runs against it. Deploying the release's artifacts is separate:
-# check out commit 1 and run `mvn -B -Prelease deploy` (see the README, "Release artifacts").
+# check out commit 1 and run `mvn -B -Prelease deploy` (see docs/release-artifacts.md).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
@@ -40,7 +40,7 @@ set_version() {
 }
 
 set_version "$current" "$version"
-sed -i -E "s|<version>[0-9]+\.[0-9]+\.[0-9]+(-SNAPSHOT)?</version>|<version>$version</version>|" README.md
+sed -i -E "s|<version>[0-9]+\.[0-9]+\.[0-9]+(-SNAPSHOT)?</version>|<version>$version</version>|" README.md docs/*.md
 sed -i "s|^## \[Unreleased\]|## [Unreleased]\n\n## [$version] - $(date -u +%Y-%m-%d)|" CHANGELOG.md
 git commit -q -am "Release $version"
 sha="$(git rev-parse HEAD)"

@@ -33,14 +33,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * {@code warden.namespace} and {@code warden.lock.name-prefix}: two applications on one Redis, each
- * connecting as a Redis ACL user allowed only its own keys and channels (the README's rule), run
+ * connecting as a Redis ACL user allowed only its own keys and channels (the rule of {@code docs/production.md}), run
  * their tasks, recurring tasks, rate limiters and locks without seeing or touching each other's;
  * with the default namespace, every key is the one Warden always wrote.
  */
 class NamespaceTests {
 
 	/**
-	 * The README's rule for an application in namespace {@code <ns>} whose programmatic locks have
+	 * The rule of {@code docs/production.md} for an application in namespace {@code <ns>} whose programmatic locks have
 	 * the name prefix {@code <ns>:}, word for word after the user name and password.
 	 */
 	static String rule(String ns) {

@@ -17,13 +17,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * The Redis ACL rule the README gives for Warden's user is enough: locks, fencing tokens,
+ * The Redis ACL rule {@code docs/production.md} gives for Warden's user is enough: locks, fencing tokens,
  * semaphores, a delayed queue and the operator's views (ping, queue scan, counts) work for a user
  * with only those permissions.
  */
 class RedisAclTests {
 
-	/** The README's rule, word for word after the user name and password. */
+	/** That page's rule, word for word after the user name and password. */
 	static final String RULE = "on ~* &* +@connection +@scripting +@pubsub +@string +@hash +@list +@sortedset "
 			+ "+@keyspace +time +wait";
 
@@ -59,7 +59,7 @@ class RedisAclTests {
 	}
 
 	/**
-	 * The README's rule with the keys narrowed to Warden's own under one prefix: the names an
+	 * That page's rule with the keys narrowed to Warden's own under one prefix: the names an
 	 * application locks (here {@code warden:lock:*}, the annotations' default prefix), the keys
 	 * derived from them, the fencing counters, the queues and the fleet registry.
 	 */

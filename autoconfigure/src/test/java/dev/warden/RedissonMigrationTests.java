@@ -32,7 +32,7 @@ import org.redisson.config.Config;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * One test per row of {@code src/docs/migrating-from-redisson.md}: during a rolling migration, the
+ * One test per row of {@code docs/migrating-from-redisson.md}: during a rolling migration, the
  * Redisson side (old instances) and the Warden side (new ones) use the same names on one Redis.
  * Where the row says they interoperate, each side excludes the other and sees the other's
  * releases; where it says they do not, the test shows what an operator must know.

@@ -3,7 +3,7 @@
  * limits and delayed tasks, not for use by applications; may change in any release.
  * <p>
  * The meters themselves, their names, types and tags, are what applications and dashboards rely
- * on: they are documented in the README and kept like the public API.
+ * on: they are documented in {@code docs/observability.md} and kept like the public API.
  */
 @NullMarked
 package dev.warden.metrics;

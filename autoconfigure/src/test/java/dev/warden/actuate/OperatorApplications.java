@@ -140,14 +140,14 @@ final class OperatorApplications implements AfterEachCallback {
 
 	}
 
-	/** The README's chain: operators only, HTTP Basic, CSRF protection on. */
+	/** The chain of {@code docs/observability.md}: operators only, HTTP Basic, CSRF protection on. */
 	@Configuration(proxyBeanMethods = false)
 	@EnableWebSecurity
 	static class Operations {
 
 		@Bean
 		SecurityFilterChain operations(HttpSecurity http) throws Exception {
-			// The README's EndpointRequest.toAnyEndpoint(), as a path (Boot's security module is not here).
+			// That page's EndpointRequest.toAnyEndpoint(), as a path (Boot's security module is not here).
 			http.securityMatcher("/actuator/**")
 				.authorizeHttpRequests(requests -> requests.anyRequest().hasRole("OPS"))
 				.httpBasic(Customizer.withDefaults());

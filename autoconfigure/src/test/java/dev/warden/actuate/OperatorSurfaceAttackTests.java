@@ -87,7 +87,7 @@ class OperatorSurfaceAttackTests {
 				+ page.headers().map()).isTrue();
 	}
 
-	/** Under the README's chain, where Spring Security's headers deny framing too. */
+	/** Under the chain of {@code docs/observability.md}, where Spring Security's headers deny framing too. */
 	@Test
 	void theDashboardCannotBeFramedUnderTheReadmesChain() throws Exception {
 		ConfigurableApplicationContext app = apps.start(new Class<?>[] { Application.class, Operations.class });

@@ -23,7 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The dashboard and the endpoint's writes over HTTP, in a running web application on a real Redis: a
  * page of another origin cannot have a re-drive done (a form post, or JSON with the operator's
  * credentials), and the page's own request can, without Spring Security and with it, CSRF protection
- * on, under the {@code SecurityFilterChain} the README recommends; the page is served where the
+ * on, under the {@code SecurityFilterChain} {@code docs/observability.md} recommends; the page is served where the
  * Actuator is and only where it exposes the endpoint; one task is read with its whole payload.
  */
 class WardenDashboardTests {

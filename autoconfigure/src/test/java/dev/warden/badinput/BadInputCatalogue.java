@@ -20,14 +20,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
- * The table of {@code src/docs/bad-input.md}, and the check each of its rows gets: the mistake
+ * The table of {@code docs/bad-input.md}, and the check each of its rows gets: the mistake
  * throws the row's exception with the row's message, and Redis holds afterwards exactly the keys,
  * values and expiries it held before.
  */
 final class BadInputCatalogue {
 
 	/** The catalogue, from the module's directory (where the build runs its tests). */
-	static final Path FILE = Path.of("..", "src", "docs", "bad-input.md");
+	static final Path FILE = Path.of("..", "docs", "bad-input.md");
 
 	private static final Pattern ROW = Pattern.compile("^\\| ([A-Z]\\d{2}) \\| (.+) \\| `([A-Za-z]+)` \\| `(.+)` \\|$");
 

@@ -37,7 +37,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * a short watchdog or with a fixed lease that runs out — on two clients, each with an owner bound
  * to a thread of its own and a detached owner that uses the asynchronous API, over a reentrant
  * lock, a fair lock, both sides of a read-write lock and a semaphore. After every step the holds
- * the owners were told of are checked against Redis and against the promises of the README:
+ * the owners were told of are checked against Redis and against the promises of the documentation:
  * <ul>
  * <li>at most one owner holds a lock, and a write lock excludes other owners' reads;</li>
  * <li>an owner's hold count in Redis is what its calls add up to;</li>

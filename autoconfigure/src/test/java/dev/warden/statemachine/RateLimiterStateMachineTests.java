@@ -16,7 +16,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Random sequences of rate-limiter calls, at several rates on one name, checked after each call
- * against a model of the README's promises: a limiter never grants more than its rate and burst
+ * against a model of the documentation's promises: a limiter never grants more than its rate and burst
  * allow, never refuses what they allow, keeps the permits in use re-expressed when used at another
  * rate, and its key lives exactly as long as it holds permits, at the rate it was last used.
  * <p>

@@ -43,7 +43,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  * Random sequences of what applications and operators do to a queue — schedule (with and without
  * {@code REPLACE}), cancel, reschedule, handlers that complete, fail or outlive their visibility
  * timeout, a consumer stopped and started again — on two clients consuming one queue with task
- * limits per key, checked against the README's promises:
+ * limits per key, checked against the documentation's promises:
  * <ul>
  * <li>no delivery of a task runs twice at once unless the older one's claim is reported lost;</li>
  * <li>a key's concurrency and start rate are never exceeded;</li>
@@ -410,7 +410,7 @@ class TaskStateMachineTests {
 
 		private void started(Run run) {
 			if (stopped.contains(run.consumer)) {
-				// The README: deliveries still running after a stop's grace stay in flight, unextended,
+				// The documentation: deliveries still running after a stop's grace stay in flight, unextended,
 				// and are delivered again after their visibility timeout.
 				run.abandoned = true;
 			}

@@ -31,7 +31,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
- * The rows of the table of guarantees in {@code src/docs/transactions.md} that need JPA or R2DBC,
+ * The rows of the table of guarantees in {@code docs/transactions.md} that need JPA or R2DBC,
  * on H2 and real Redis: a {@link JpaTransactionManager} over the outbox's {@code DataSource} takes
  * the rows into its transaction, and a reactive R2DBC transaction is not followed at all.
  */

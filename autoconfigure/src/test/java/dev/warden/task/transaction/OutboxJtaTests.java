@@ -36,7 +36,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The outbox under a {@link JtaTransactionManager} (Narayana), on H2 and real Redis: the JTA row of
- * the table of guarantees in {@code src/docs/transactions.md}. A global transaction in which the
+ * the table of guarantees in {@code docs/transactions.md}. A global transaction in which the
  * outbox's {@code DataSource} takes part holds its rows; one in which it does not holds its writes
  * in memory to its end.
  */

@@ -22,7 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
- * One test per row of the table of guarantees in {@code src/docs/transactions.md}, on H2 and real
+ * One test per row of the table of guarantees in {@code docs/transactions.md}, on H2 and real
  * Redis: what becomes of a write under each propagation, and under each kind of transaction manager
  * (JPA and reactive R2DBC in {@link OutboxJpaAndR2dbcTests}).
  */
