@@ -5,9 +5,11 @@ import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
-import java.io.UncheckedIOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.net.URI;
 import java.net.URL;
+import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,6 +23,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 import javax.tools.Diagnostic;
 import javax.tools.DiagnosticCollector;
@@ -35,6 +38,12 @@ import org.jetbrains.kotlin.cli.jvm.K2JVMCompiler;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.platform.engine.DiscoverySelector;
+import org.junit.platform.engine.discovery.DiscoverySelectors;
+import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
+import org.junit.platform.launcher.core.LauncherFactory;
+import org.junit.platform.launcher.listeners.SummaryGeneratingListener;
+import org.junit.platform.launcher.listeners.TestExecutionSummary;
 import org.yaml.snakeyaml.Yaml;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectMapper;
@@ -89,45 +98,93 @@ class DocumentationTests {
 
 	@Test
 	void javaSnippetsCompile(@TempDir Path out) throws IOException {
-		JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
 		List<String> errors = new ArrayList<>();
 		int compiled = 0;
 		String classPath = classPath();
 		for (Markdown page : pages) {
-			List<Snippet> units = new ArrayList<>();
-			for (Block block : page.blocks()) {
-				if (block.language().equals("java")) {
-					units.add(new Snippet(block, javaSource(block)));
-				}
-			}
-			if (units.isEmpty()) {
-				continue;
-			}
-			compiled += units.size();
-			Path classes = Files.createDirectories(out.resolve("p" + pages.indexOf(page)));
-			DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
-			try (StandardJavaFileManager files = javac.getStandardFileManager(diagnostics, Locale.ROOT,
-					StandardCharsets.UTF_8)) {
-				List<String> options = List.of("-proc:none", "-parameters", "-Xlint:none", "-nowarn", "-d",
-						classes.toString(), "-classpath", classPath);
-				javac.getTask(null, files, diagnostics, options, null, units).call();
-			}
+			Path classes = out.resolve("p" + pages.indexOf(page));
+			compiled += compileJava(page, classPath, classes, errors);
 			if (page.path().toString().equals("README.md")) {
 				// The five-minute start's application, which the pages may build on.
 				classPath = classes + File.pathSeparator + classPath;
 			}
-			for (Diagnostic<? extends JavaFileObject> diagnostic : diagnostics.getDiagnostics()) {
-				if (diagnostic.getKind() == Diagnostic.Kind.ERROR && diagnostic.getSource() instanceof Snippet snippet) {
-					errors.add(snippet.block.where((int) diagnostic.getLineNumber()) + ": "
-							+ diagnostic.getMessage(Locale.ROOT));
-				}
-				else if (diagnostic.getKind() == Diagnostic.Kind.ERROR) {
-					errors.add(page.path() + ": " + diagnostic.getMessage(Locale.ROOT));
-				}
-			}
 		}
 		assertThat(compiled).as("java snippets found").isPositive();
 		assertThat(errors).as("java snippets that do not compile").isEmpty();
+	}
+
+	/**
+	 * The README's five-minute start does more than compile: its test runs, on the Redis that
+	 * {@code @WardenTest} starts, as a reader's copy of it would.
+	 */
+	@Test
+	void theReadmesTestPasses(@TempDir Path out) throws Exception {
+		Markdown readme = pages.get(0);
+		List<String> errors = new ArrayList<>();
+		compileJava(readme, classPath(), out, errors);
+		assertThat(errors).as("the README's snippets").isEmpty();
+		List<DiscoverySelector> tests = new ArrayList<>();
+		try (Stream<Path> files = Files.walk(out);
+				URLClassLoader loader = new URLClassLoader(new URL[] { out.toUri().toURL() },
+						getClass().getClassLoader())) {
+			for (Path file : files.filter(f -> f.getFileName().toString().endsWith("Tests.class")).toList()) {
+				String name = out.relativize(file).toString().replace(File.separatorChar, '.').replaceAll("\\.class$", "");
+				tests.add(DiscoverySelectors.selectClass(loader.loadClass(name)));
+			}
+			assertThat(tests).as("test classes in the README").isNotEmpty();
+			Thread thread = Thread.currentThread();
+			ClassLoader previous = thread.getContextClassLoader();
+			thread.setContextClassLoader(loader);
+			SummaryGeneratingListener listener = new SummaryGeneratingListener();
+			try {
+				LauncherFactory.create().execute(LauncherDiscoveryRequestBuilder.request().selectors(tests).build(),
+						listener);
+			}
+			finally {
+				thread.setContextClassLoader(previous);
+			}
+			TestExecutionSummary summary = listener.getSummary();
+			StringWriter failures = new StringWriter();
+			summary.printFailuresTo(new PrintWriter(failures), 30);
+			assertThat(summary.getTotalFailureCount()).as(failures.toString()).isZero();
+			assertThat(summary.getTestsSucceededCount()).as("the README's tests that passed").isPositive();
+		}
+	}
+
+	/**
+	 * Compiles a page's java blocks in one compilation, each its own compilation unit.
+	 * @return how many blocks it compiled; their errors are added to {@code errors}
+	 */
+	private static int compileJava(Markdown page, String classPath, Path classes, List<String> errors)
+			throws IOException {
+		List<Snippet> units = new ArrayList<>();
+		for (Block block : page.blocks()) {
+			if (block.language().equals("java")) {
+				units.add(new Snippet(block, javaSource(block)));
+			}
+		}
+		if (units.isEmpty()) {
+			return 0;
+		}
+		Files.createDirectories(classes);
+		JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
+		DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
+		try (StandardJavaFileManager files = javac.getStandardFileManager(diagnostics, Locale.ROOT,
+				StandardCharsets.UTF_8)) {
+			List<String> options = List.of("-proc:none", "-parameters", "-Xlint:none", "-nowarn", "-d",
+					classes.toString(), "-classpath", classPath);
+			javac.getTask(null, files, diagnostics, options, null, units).call();
+		}
+		for (Diagnostic<? extends JavaFileObject> diagnostic : diagnostics.getDiagnostics()) {
+			if (diagnostic.getKind() == Diagnostic.Kind.ERROR && diagnostic.getSource() instanceof Snippet snippet) {
+				errors.add(snippet.block.where((int) diagnostic.getLineNumber()) + ": "
+						+ diagnostic.getMessage(Locale.ROOT));
+			}
+			else if (diagnostic.getKind() == Diagnostic.Kind.ERROR) {
+				errors.add(page.path() + ": " + diagnostic.getMessage(Locale.ROOT));
+			}
+		}
+		return units.size();
 	}
 
 	@Test
