@@ -33,6 +33,8 @@ import javax.tools.SimpleJavaFileObject;
 import javax.tools.StandardJavaFileManager;
 import javax.tools.ToolProvider;
 
+import dev.warden.docs.Markdown.Block;
+import dev.warden.docs.Markdown.Link;
 import org.jetbrains.kotlin.cli.common.ExitCode;
 import org.jetbrains.kotlin.cli.jvm.K2JVMCompiler;
 import org.junit.jupiter.api.BeforeAll;
@@ -49,9 +51,6 @@ import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectMapper;
 import tools.jackson.databind.json.JsonMapper;
 
-import dev.warden.docs.Markdown.Block;
-import dev.warden.docs.Markdown.Link;
-
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -59,11 +58,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * snippets still compile against it. Every {@code java} block is a complete compilation unit,
  * compiled against this module's test class path (a page's blocks in one compilation, so that the
  * blocks of one package see each other; a block without a package gets one of its own; the README's
- * blocks, the five-minute start's application, are on the class path of the pages'); every
- * {@code kotlin} block is a complete Kotlin file, compiled likewise; every {@code yaml} block parses
- * and names only {@code warden.*} properties the configuration metadata has; every fence is tagged;
- * and every relative link reaches a file, and its anchor a heading of that page. A failure names the
- * page and the line.
+ * blocks, the five-minute start's application, are on the class path of the pages'), and the
+ * README's test runs; every {@code kotlin} block is a complete Kotlin file, compiled likewise; every
+ * {@code yaml} block parses and names only {@code warden.*} properties the configuration metadata
+ * has; every fence is tagged; and every relative link (of the changelog too) reaches a file, and its
+ * anchor a heading of that page. A failure names the page and the line.
  */
 class DocumentationTests {
 
@@ -160,7 +159,7 @@ class DocumentationTests {
 		List<Snippet> units = new ArrayList<>();
 		for (Block block : page.blocks()) {
 			if (block.language().equals("java")) {
-				units.add(new Snippet(block, javaSource(block)));
+				units.add(new Snippet(block, withPackage(block)));
 			}
 		}
 		if (units.isEmpty()) {
@@ -195,7 +194,7 @@ class DocumentationTests {
 			for (Block block : page.blocks()) {
 				if (block.language().equals("kotlin")) {
 					String name = fileName(block) + ".kt";
-					Files.writeString(src.resolve(name), kotlinSource(block));
+					Files.writeString(src.resolve(name), withPackage(block));
 					sources.put(name, block);
 				}
 			}
@@ -286,15 +285,11 @@ class DocumentationTests {
 		assertThat(errors).isEmpty();
 	}
 
-	/** A snippet without a package gets one of its own, on its first line so that lines stay. */
-	private static String javaSource(Block block) {
-		if (PACKAGE.matcher(block.text()).lookingAt()) {
-			return block.text();
-		}
-		return "package " + packageName(block) + "; " + block.text();
-	}
-
-	private static String kotlinSource(Block block) {
+	/**
+	 * A snippet without a package gets one of its own, on its first line so that lines stay (Java and
+	 * Kotlin both take {@code package a.b; import ...} on one line).
+	 */
+	private static String withPackage(Block block) {
 		if (PACKAGE.matcher(block.text()).lookingAt()) {
 			return block.text();
 		}

@@ -61,10 +61,11 @@ record Markdown(Path root, Path path, List<String> lines) {
 	record Link(Markdown page, int line, String target) {
 	}
 
-	/** {@return the README and every page under {@code docs/}, in order} */
+	/** {@return the README, every page under {@code docs/}, and the changelog, in order} */
 	static List<Markdown> all(Path root) {
 		List<Markdown> pages = new ArrayList<>();
 		pages.add(read(root, Path.of("README.md")));
+		pages.add(read(root, Path.of("CHANGELOG.md")));
 		try (Stream<Path> docs = Files.list(root.resolve("docs"))) {
 			docs.filter(file -> file.getFileName().toString().endsWith(".md"))
 				.map(file -> root.relativize(file))
