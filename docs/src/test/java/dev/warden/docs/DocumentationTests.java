@@ -211,7 +211,7 @@ class DocumentationTests {
 		List<String> errors = new ArrayList<>();
 		Pattern located = Pattern.compile("([\\w.-]+\\.kt):(\\d+):(\\d+)");
 		for (String message : messages.toString(StandardCharsets.UTF_8).split("\n(?=\\S)")) {
-			if (!message.contains("error")) {
+			if (!message.contains(": error:") && !message.startsWith("error:")) {
 				continue;
 			}
 			Matcher where = located.matcher(message);
@@ -310,7 +310,6 @@ class DocumentationTests {
 		return (path != null && !path.isBlank()) ? path : System.getProperty("java.class.path");
 	}
 
-	@SuppressWarnings("unchecked")
 	private static List<String> flatten(String prefix, Object node) {
 		List<String> keys = new ArrayList<>();
 		if (node instanceof Map<?, ?> map) {
