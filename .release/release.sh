@@ -40,7 +40,9 @@ set_version() {
 }
 
 set_version "$current" "$version"
-sed -i -E "s|<version>[0-9]+\.[0-9]+\.[0-9]+(-SNAPSHOT)?</version>|<version>$version</version>|" README.md docs/*.md
+# Warden's own dependency snippets only: the docs name other libraries' versions too (Jackson's).
+sed -i -z -E "s#(<artifactId>warden-[^<]*</artifactId>[[:space:]]*<version>)[0-9]+\.[0-9]+\.[0-9]+(-SNAPSHOT)?(</version>)#\1$version\3#g" \
+	README.md docs/*.md
 sed -i "s|^## \[Unreleased\]|## [Unreleased]\n\n## [$version] - $(date -u +%Y-%m-%d)|" CHANGELOG.md
 git commit -q -am "Release $version"
 sha="$(git rev-parse HEAD)"
