@@ -7,6 +7,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 
 import dev.warden.Eventually;
@@ -65,12 +66,16 @@ class ClaimAheadTests {
 		return result;
 	}
 
-	/** Schedules "first" soon and "second" {@value #GAP_MILLIS} ms after it; returns second's due time. */
+	/**
+	 * Schedules "first" soon and "second" {@value #GAP_MILLIS} ms after it; returns second's due time.
+	 * "second" goes first, so that it is pending when "first" is claimed however slowly the calls
+	 * return: the claim of "first", or one before it, takes "second" ahead.
+	 */
 	private static Instant scheduleFirstAndSecond(DelayedQueue<String> queue) {
 		Instant first = Instant.ofEpochMilli(redisMillis() + 200);
-		queue.schedule("first", "x", first);
 		Instant second = first.plusMillis(GAP_MILLIS);
 		queue.schedule("second", "x", second);
+		queue.schedule("first", "x", first);
 		return second;
 	}
 
@@ -219,27 +224,46 @@ class ClaimAheadTests {
 
 	@Test
 	void stoppingHandsTheTasksClaimedAheadBackForAnotherInstanceToRunWhenDue() throws Exception {
-		Warden warden = client(Duration.ofSeconds(1));
-		DelayedQueue<String> queue = warden.getDelayedQueue("ahead-stopped", String.class);
-		consume(queue, q -> null);
-		// The first due at once, the second at the end of the window: claimed ahead with the first,
-		// and the consumers stop as soon as it is, with the most time before it is due that the
-		// window allows.
-		Instant firstDue = Instant.ofEpochMilli(redisMillis() + 20);
-		queue.schedule("first", "x", firstDue);
-		Instant secondDue = firstDue.plusMillis(950);
-		queue.schedule("second", "x", secondDue);
-		Eventually.await("claimed ahead", () -> (Long) redis.node()
-			.call("HEXISTS", "warden:task:{ahead-stopped}:meta", "d:second") == 1L);
+		Warden warden;
+		DelayedQueue<String> queue;
+		Instant secondDue;
+		String name;
+		for (int attempt = 1;; attempt++) {
+			name = "ahead-stopped-" + attempt;
+			warden = client(Duration.ofSeconds(1));
+			queue = warden.getDelayedQueue(name, String.class);
+			consume(queue, q -> null);
+			// The first due at once, the second at the end of the window: claimed ahead with the
+			// first, and the consumers stop as soon as it is, with the most time before it is due
+			// that the window allows.
+			queue.schedule("first", "x", Instant.ofEpochMilli(redisMillis() + 20));
+			secondDue = Instant.ofEpochMilli(redisMillis() + 950);
+			queue.schedule("second", "x", secondDue);
+			String meta = "warden:task:{" + name + "}:meta";
+			AtomicBoolean claimedAhead = new AtomicBoolean();
+			Eventually.holdsWithin(Duration.ofSeconds(10), () -> {
+				claimedAhead.compareAndSet(false, (Long) redis.node().call("HEXISTS", meta, "d:second") == 1L);
+				return claimedAhead.get() || ran.stream().anyMatch(run -> run.startsWith("second="));
+			});
+			if (claimedAhead.get()) {
+				break;
+			}
+			// A machine too loaded to claim within the window claimed "second" only when it was due:
+			// the setting up failed, not what is tested, so once more on a queue of its own.
+			assertThat(attempt).as("claimed ahead within three tries").isLessThan(3);
+			warden.stopConsumers();
+			ran.clear();
+		}
 
 		assertThat(warden.stopConsumers()).isTrue();
 
 		// Pending again, at its own due time, and its claim did not count as an attempt.
+		Instant due = secondDue;
 		assertThat(queue.list(0, 10)).singleElement().satisfies(task -> {
 			assertThat(task.id()).isEqualTo("second");
-			assertThat(task.dueAt()).isEqualTo(secondDue);
+			assertThat(task.dueAt()).isEqualTo(due);
 		});
-		DelayedQueue<String> elsewhere = client(Duration.ofSeconds(1)).getDelayedQueue("ahead-stopped", String.class);
+		DelayedQueue<String> elsewhere = client(Duration.ofSeconds(1)).getDelayedQueue(name, String.class);
 		consume(elsewhere, q -> null);
 		awaitBothRanAndAcknowledged(elsewhere);
 		assertThat(ran).anyMatch(run -> run.startsWith("second=x#1@"));
