@@ -5,11 +5,8 @@ import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.URI;
 import java.net.URL;
-import java.net.URLClassLoader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -40,12 +37,6 @@ import org.jetbrains.kotlin.cli.jvm.K2JVMCompiler;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.platform.engine.DiscoverySelector;
-import org.junit.platform.engine.discovery.DiscoverySelectors;
-import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
-import org.junit.platform.launcher.core.LauncherFactory;
-import org.junit.platform.launcher.listeners.SummaryGeneratingListener;
-import org.junit.platform.launcher.listeners.TestExecutionSummary;
 import org.yaml.snakeyaml.Yaml;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectMapper;
@@ -59,17 +50,14 @@ import static org.assertj.core.api.Assertions.assertThat;
  * compiled against this module's test class path (a page's blocks in one compilation, so that the
  * blocks of one package see each other; a block without a package gets one of its own; the README's
  * blocks, the five-minute start's application, are on the class path of the pages'), and the
- * README's test runs; every {@code kotlin} block is a complete Kotlin file, compiled likewise; every
- * {@code yaml} block parses and names only {@code warden.*} properties the configuration metadata
- * has; every fence is tagged; and every relative link (of the changelog too) reaches a file, and its
- * anchor a heading of that page. A failure names the page and the line.
+ * README's test and the testing page's example tests run; every {@code kotlin} block is a complete
+ * Kotlin file, compiled likewise; every {@code yaml} block parses and names only {@code warden.*}
+ * properties the configuration metadata has; every fence is tagged; and every relative link (of the
+ * changelog too) reaches a file, and its anchor a heading of that page. A failure names the page and the line.
  */
 class DocumentationTests {
 
 	private static final Pattern PACKAGE = Pattern.compile("^\\s*package\\s+([\\w.]+)\\s*;?", Pattern.MULTILINE);
-
-	/** The pages another build step generates; links to them are checked once they exist. */
-	private static final Set<String> GENERATED = Set.of("docs/configuration.md", "docs/meters.md");
 
 	private static Path root;
 
@@ -122,32 +110,49 @@ class DocumentationTests {
 		List<String> errors = new ArrayList<>();
 		compileJava(readme, classPath(), out, errors);
 		assertThat(errors).as("the README's snippets").isEmpty();
-		List<DiscoverySelector> tests = new ArrayList<>();
-		try (Stream<Path> files = Files.walk(out);
-				URLClassLoader loader = new URLClassLoader(new URL[] { out.toUri().toURL() },
-						getClass().getClassLoader())) {
-			for (Path file : files.filter(f -> f.getFileName().toString().endsWith("Tests.class")).toList()) {
-				String name = out.relativize(file).toString().replace(File.separatorChar, '.').replaceAll("\\.class$", "");
-				tests.add(DiscoverySelectors.selectClass(loader.loadClass(name)));
-			}
-			assertThat(tests).as("test classes in the README").isNotEmpty();
-			Thread thread = Thread.currentThread();
-			ClassLoader previous = thread.getContextClassLoader();
-			thread.setContextClassLoader(loader);
-			SummaryGeneratingListener listener = new SummaryGeneratingListener();
-			try {
-				LauncherFactory.create().execute(LauncherDiscoveryRequestBuilder.request().selectors(tests).build(),
-						listener);
-			}
-			finally {
-				thread.setContextClassLoader(previous);
-			}
-			TestExecutionSummary summary = listener.getSummary();
-			StringWriter failures = new StringWriter();
-			summary.printFailuresTo(new PrintWriter(failures), 30);
-			assertThat(summary.getTotalFailureCount()).as(failures.toString()).isZero();
-			assertThat(summary.getTestsSucceededCount()).as("the README's tests that passed").isPositive();
+		runTests(readme, out, out);
+	}
+
+	/**
+	 * The testing page's examples test the README's application: they run too, each class on
+	 * {@code @WardenTest}'s reset before each test, as a reader's copy of them would.
+	 */
+	@Test
+	void theTestingPagesTestsPass(@TempDir Path out) throws Exception {
+		Markdown readme = pages.get(0);
+		Markdown testing = pages.stream()
+			.filter(page -> page.path().toString().equals("docs/testing.md"))
+			.findFirst()
+			.orElseThrow();
+		List<String> errors = new ArrayList<>();
+		Path application = out.resolve("readme");
+		compileJava(readme, classPath(), application, errors);
+		Path tests = out.resolve("testing");
+		compileJava(testing, application + File.pathSeparator + classPath(), tests, errors);
+		assertThat(errors).as("the snippets of the README and the testing page").isEmpty();
+		runTests(testing, tests, application, tests);
+	}
+
+	/**
+	 * Runs the {@code *Tests} classes compiled from a page into {@code tests}, with the classes of
+	 * {@code classes} before the test class path, in a class loader of their own, and fails naming
+	 * the tests that failed.
+	 */
+	private static void runTests(Markdown page, Path tests, Path... classes) throws Exception {
+		List<String> names;
+		try (Stream<Path> files = Files.walk(tests)) {
+			names = files.filter(f -> f.getFileName().toString().endsWith("Tests.class"))
+				.map(file -> tests.relativize(file).toString().replace(File.separatorChar, '.').replaceAll("\\.class$", ""))
+				.toList();
 		}
+		assertThat(names).as("test classes in " + page.path()).isNotEmpty();
+		StringBuilder path = new StringBuilder();
+		for (Path dir : classes) {
+			path.append(dir).append(File.pathSeparator);
+		}
+		PageTestRun.Result result = PageTestRun.run(path + classPath(), names);
+		assertThat(result.failed()).as(page.path() + ": " + result.failures()).isZero();
+		assertThat(result.succeeded()).as("the tests of " + page.path() + " that passed").isPositive();
 	}
 
 	/**
@@ -271,9 +276,7 @@ class DocumentationTests {
 				Path resolved = file.isEmpty() ? root.resolve(page.path()) : dir.resolve(file).normalize();
 				String where = page.path() + ":" + link.line() + ": " + target;
 				if (!Files.exists(resolved)) {
-					if (!GENERATED.contains(root.relativize(resolved).toString())) {
-						errors.add(where + ": no such file");
-					}
+					errors.add(where + ": no such file");
 					continue;
 				}
 				if (anchor != null && resolved.toString().endsWith(".md")
