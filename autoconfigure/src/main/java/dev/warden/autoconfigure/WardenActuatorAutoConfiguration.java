@@ -114,7 +114,8 @@ public final class WardenActuatorAutoConfiguration {
 			/** {@code warden.redis.memory.usage}: the share of Redis's maxmemory in use, as the health check last read it. */
 			MemoryGaugeConfiguration(io.micrometer.core.instrument.MeterRegistry registry, HealthMonitor monitor) {
 				io.micrometer.core.instrument.Gauge.builder("warden.redis.memory.usage", monitor, HealthMonitor::memoryUsage)
-					.description("The share of Redis's maxmemory in use (0 without a limit), as the health check last read it")
+					.description("The share of Redis's maxmemory in use (0 without a limit), as the health check last "
+							+ "read it (registered with the health indicator)")
 					.register(registry);
 			}
 

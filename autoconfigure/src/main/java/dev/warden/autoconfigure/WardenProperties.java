@@ -26,7 +26,10 @@ import org.springframework.util.unit.DataSize;
 public class WardenProperties {
 
 	/**
-	 * Whether to configure Warden (its client, and the interception of annotated methods).
+	 * Whether to configure Warden (its client, and the interception of annotated methods). Off (or
+	 * without a Lettuce RedisConnectionFactory), @DistributedLock methods run without a lock, and
+	 * the @DelayedTask methods throw IllegalStateException when called, never running in place of
+	 * a schedule; one WARN line at startup says so.
 	 */
 	private boolean enabled = true;
 
@@ -36,20 +39,23 @@ public class WardenProperties {
 	private @Nullable String clientId;
 
 	/**
-	 * How long a blocking call waits for Redis before failing with RedisUnavailableException.
+	 * How long a blocking call waits for Redis before failing with RedisUnavailableException; an
+	 * asynchronous call fails after the same time.
 	 */
 	private Duration commandTimeout = WardenDefaults.COMMAND_TIMEOUT;
 
 	/**
 	 * What to do when a bean calls one of its own @DistributedLock, @RateLimited or @DelayedTask
 	 * methods on this, which Spring's proxy never sees (the lock is not taken, the limit not
-	 * applied, the task runs at once): fail startup, warn, or ignore.
+	 * applied, the task runs at once): fail startup, warn (one WARN line per bean class), or
+	 * ignore.
 	 */
 	private CheckMode selfInvocation = CheckMode.FAIL;
 
 	/**
 	 * What to do when Redis's maxmemory-policy lets it evict keys, which can take a held lock or a
-	 * pending task: warn (at startup and after each reconnect), fail startup, or ignore.
+	 * pending task: warn (one WARN line at startup, and again after a reconnect to a master with
+	 * another policy), fail startup, or ignore.
 	 */
 	private CheckMode evictionPolicyCheck = CheckMode.WARN;
 
@@ -58,9 +64,10 @@ public class WardenProperties {
 	 * (<namespace>:task:...), rate limiters (<namespace>:rate:...), fencing counters
 	 * (<namespace>_fencing:...), the test clock (<namespace>:test:clock-offset) and, unless
 	 * warden.lock.key-prefix is set, the @DistributedLock keys (<namespace>:lock:...). Applications
-	 * sharing one Redis take different namespaces to be kept apart by Redis ACLs; each lists only
-	 * its own queues. At most 64 characters, without braces, * ? [ ] \, whitespace or control
-	 * characters.
+	 * sharing one Redis take different namespaces to be kept apart by Redis ACLs; each lists and
+	 * counts only its own queues. Not empty, at most 64 characters, without braces, * ? [ ] \,
+	 * whitespace or control characters, else startup fails naming it. The default keeps the keys
+	 * Warden always wrote.
 	 */
 	private String namespace = "warden";
 
@@ -575,9 +582,9 @@ public class WardenProperties {
 	public static class Health {
 
 		/**
-		 * The health status reported while Redis answers but some queue holds dead letters, for
-		 * example DEGRADED or OUT_OF_SERVICE; unset reports UP (the queues are listed in the details
-		 * either way).
+		 * The health status reported while Redis answers but some queue consumed here holds dead
+		 * letters, for example DEGRADED or OUT_OF_SERVICE; unset reports UP (the queues are listed
+		 * in the details either way).
 		 */
 		private @Nullable String deadLetterStatus;
 
@@ -728,7 +735,8 @@ public class WardenProperties {
 
 		/**
 		 * The delayed queue that holds the application's recurring task occurrences, one per
-		 * application: recurring:<spring.application.name> by default (recurring without a name).
+		 * application, so that applications sharing a Redis do not take each other's jobs:
+		 * recurring:<spring.application.name> by default (recurring without a name).
 		 */
 		private @Nullable String queue;
 
@@ -1029,10 +1037,15 @@ public class WardenProperties {
 
 		/**
 		 * How many replicas must acknowledge the write (Redis WAIT) before it counts; 0 turns the
-		 * check off. Unset: one when the master has replicas or lost those it had (a master deposed
-		 * by a fail-over), none when it never had any (followed across fail-overs). Unacknowledged
-		 * within the timeout, a lock acquisition is given back and a schedule fails with
-		 * ReplicaSyncException (scheduling again with the same id is safe).
+		 * check off. Unset: one when the master has replicas or lost those it had while this client
+		 * watched it (a master deposed by a fail-over; a client that starts after they went waits for
+		 * none until one attaches), none when it never had any, following the master's replicas (read
+		 * at connect, after each reconnect and every 5 s, across fail-overs). On Redis Cluster, per
+		 * master: the WAIT goes to the master of the lock's or queue's slot. Unacknowledged within the
+		 * timeout, a lock acquisition is given back, so that no lock is held that a fail-over could
+		 * lose, and a schedule fails with ReplicaSyncException, a RedisUnavailableException
+		 * (scheduling again with the same id is safe), so that an acknowledged task survives a
+		 * fail-over.
 		 */
 		private @Nullable Integer replicas;
 
@@ -1100,13 +1113,16 @@ public class WardenProperties {
 	public static class DelayedTask {
 
 		/**
-		 * How many task handlers run at once on this instance, across all queues.
+		 * How many task handlers run at once on this instance, across all queues, on as many daemon
+		 * threads named warden-task-... (a work-stealing pool: a parallel stream in a handler runs on
+		 * these threads too).
 		 */
 		private int concurrency = WardenDefaults.TASK_CONCURRENCY;
 
 		/**
-		 * How long a delivered task stays invisible to other instances. A task not acknowledged by
-		 * then (its instance died) is delivered again, so it must exceed the handlers' run time.
+		 * How long a delivered task stays invisible to other instances. A running handler's claim is
+		 * extended every third of it, so it bounds how long a dead instance keeps a task (delivered
+		 * again once it is over), not how long a handler may run.
 		 */
 		private Duration visibilityTimeout = WardenDefaults.TASK_VISIBILITY_TIMEOUT;
 
@@ -1147,13 +1163,14 @@ public class WardenProperties {
 
 		/**
 		 * The largest payload a task may be scheduled with, as stored (JSON). A larger one is refused
-		 * before anything is written; at most 512MB.
+		 * with IllegalArgumentException before anything is written; at most 512MB.
 		 */
 		private DataSize maxPayloadSize = DataSize.ofBytes(WardenDefaults.TASK_MAX_PAYLOAD_BYTES);
 
 		/**
 		 * How long dead letters are kept after they failed; older ones are removed when another task
-		 * of their queue becomes a dead letter. Unset, they are kept until requeued or deleted.
+		 * of their queue becomes a dead letter, or by purgeDeadLetters. Unset, they are kept until
+		 * requeued or deleted.
 		 */
 		private @Nullable Duration deadLetterRetention;
 
@@ -1166,8 +1183,9 @@ public class WardenProperties {
 		private Duration newerFormatGrace = WardenDefaults.TASK_NEWER_FORMAT_GRACE;
 
 		/**
-		 * Whether task handlers run on virtual threads, one per task (Java 21 and later). Unset, it
-		 * follows spring.threads.virtual.enabled; true under an older Java fails startup.
+		 * Whether task handlers run on virtual threads, one per task (Java 21 and later); the
+		 * concurrency still bounds how many run at once. Unset, it follows
+		 * spring.threads.virtual.enabled; true under an older Java fails startup naming this property.
 		 */
 		private @Nullable Boolean virtualThreads;
 
@@ -1208,10 +1226,15 @@ public class WardenProperties {
 		}
 
 		/**
-		 * Options of single queues, by queue name: visibility timeout, max attempts, backoff and max
-		 * backoff, each falling back to the warden.delayed-task value. A @DelayedTask attribute
-		 * overrides them for its method's queue. Empty by default: every queue takes the
-		 * warden.delayed-task values.
+		 * Options of single queues, by queue name (warden.delayed-task.queues.<queue>.*):
+		 * visibility-timeout, max-attempts, backoff and max-backoff, each falling back to the
+		 * warden.delayed-task value (a @DelayedTask attribute overrides them for its method's queue);
+		 * transactional, true by default, false making the queue's schedules, cancels and reschedules
+		 * at once, inside transactions too; and the queue's task limits, unset by default:
+		 * limit.concurrency, how many tasks of one key (or of the queue) run at once across
+		 * instances, limit.rate, how many of them start per limit.period (1s by default), and
+		 * limit.burst, how many starts a key that waited long enough may make at once (the rate by
+		 * default). Empty by default: every queue takes the warden.delayed-task values.
 		 */
 		private final Map<String, Queue> queues = new LinkedHashMap<>();
 
@@ -1884,7 +1907,9 @@ public class WardenProperties {
 		/**
 		 * Whether TaskClock.reset() may delete Warden's keys on a Redis that @WardenTest did not
 		 * start (one the test names with spring.data.redis.*), which may be shared with other
-		 * services whose Warden keys would be deleted too. Off, it refuses with an exception.
+		 * services whose Warden keys would be deleted too. Off, a call of TaskClock.reset() refuses
+		 * with an exception, and the reset @WardenTest makes before each test deletes nothing there
+		 * (one INFO line says so).
 		 */
 		private boolean resetSharedRedis = false;
 

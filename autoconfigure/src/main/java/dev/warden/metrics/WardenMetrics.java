@@ -94,7 +94,7 @@ public final class WardenMetrics implements LockListener, LockCalls.Listener, Ta
 		this.queueStats = queueStats;
 		this.refreshNanos = refreshInterval.toNanos();
 		this.leasesLost = Counter.builder("warden.lock.lease.lost")
-			.description("Locks whose lease was lost while they were held")
+			.description("Locks whose lease was lost while they were held (the LockListener's onLeaseLost event)")
 			.register(registry);
 		// Held strongly: a gauge keeps only a weak reference to its object, and nothing else refers to
 		// this supplier, which a garbage collection would otherwise take (the gauge then reads NaN).
@@ -113,7 +113,8 @@ public final class WardenMetrics implements LockListener, LockCalls.Listener, Ta
 	public void registerFleetGauge(IntSupplier liveInstances) {
 		FleetCount count = new FleetCount(liveInstances);
 		Gauge.builder("warden.fleet.instances", count, FleetCount::read)
-			.description("Warden instances live on this Redis, this one included")
+			.description("Warden instances live on this Redis, this one included (read at most once per "
+					+ "warden.metrics.queue-refresh-interval)")
 			.strongReference(true)
 			.register(registry);
 	}
@@ -359,9 +360,10 @@ public final class WardenMetrics implements LockListener, LockCalls.Listener, Ta
 
 		QueueMeters(String queue) {
 			this.queue = queue;
-			this.scheduled = counter("warden.task.scheduled", "Tasks this instance scheduled");
+			this.scheduled = counter("warden.task.scheduled",
+					"Tasks this instance scheduled (not counting a schedule that found the task already pending)");
 			this.completed = counter("warden.task.completed", "Deliveries this instance ran that succeeded");
-			this.failed = counter("warden.task.failed", "Deliveries this instance ran that failed");
+			this.failed = counter("warden.task.failed", "Deliveries this instance ran that failed, retried or not");
 			this.dead = counter("warden.task.dead", "Deliveries this instance ran that moved their task to the dead letters");
 			this.deferredForConcurrency = deferred("concurrency");
 			this.deferredForRate = deferred("rate");
