@@ -53,7 +53,16 @@ public final class Benchmark {
 			System.setProperty(RedisBinary.SERVER_PROPERTY, server);
 			System.out.println("Running " + server);
 		}
+		String model = stringArgument(args, "--model=", null);
+		if (model != null) {
+			// Only the prediction, from the medians an earlier run wrote.
+			System.out.println(CostModel.describe(Report.fromMedians(Files.readString(Path.of(model))), cores(args)));
+			return;
+		}
 		Transport.use(stringArgument(args, "--transport=", "nio"));
+		if (List.of(args).contains("--pin")) {
+			Pinning.enable();
+		}
 		long runMillis = longArgument(args, "--run-ms=", 3000);
 		int repetitions = (int) longArgument(args, "--repetitions=", 3);
 		int tasks = (int) longArgument(args, "--tasks=", 10_000);
@@ -70,7 +79,7 @@ public final class Benchmark {
 		String table = report.markdown();
 		String text = "Warden vs Redisson on one loopback redis-server (" + redisVersion() + "), "
 				+ Runtime.getRuntime().availableProcessors() + " cores, Java " + System.getProperty("java.version") + ", "
-				+ Transport.describe() + " transport; "
+				+ Transport.describe() + " transport" + Pinning.describe() + "; "
 				+ repetitions + " repetitions of " + runMillis + " ms per measurement, median (min–max); " + Instant.now()
 				+ "\n\n" + ((report.size() > 0) ? table : "");
 		if (metrics.size() > 0) {
@@ -98,12 +107,18 @@ public final class Benchmark {
 					+ "RRateLimiter, Bucket4j's Lettuce proxy manager), one after the other in each repetition:\n\n"
 					+ limits.markdown(RateLimitScenarios.WARDEN, RateLimitScenarios.REDISSON, RateLimitScenarios.BUCKET4J);
 		}
+		if (CostModel.applies(report)) {
+			text += "\n" + CostModel.describe(report, cores(args));
+		}
 		Files.createDirectories(output.toAbsolutePath().getParent());
 		Files.writeString(output, text, StandardCharsets.UTF_8);
+		Path medians = output.resolveSibling(output.getFileName().toString().replaceFirst("\\.md$", "") + "-medians.tsv");
+		Files.writeString(medians, report.medians(), StandardCharsets.UTF_8);
 		Path chart = output.resolveSibling(output.getFileName().toString().replaceFirst("\\.md$", "") + ".png");
 		Chart.write(report.comparisons(), chart);
 		System.out.println(text);
-		System.out.println("Written to " + output.toAbsolutePath() + " and " + chart.toAbsolutePath());
+		System.out.println("Written to " + output.toAbsolutePath() + ", " + chart.toAbsolutePath() + " and (the medians "
+				+ "the cost model reads: --model=PATH) " + medians.toAbsolutePath());
 	}
 
 	/** Runs every scenario and returns the figures. */
@@ -123,6 +138,10 @@ public final class Benchmark {
 		Report report = new Report();
 		try (RedisNode redis = RedisNode.start(RedisNode.config().name("benchmark"));
 				RedisCluster cluster = groups.contains("cluster") ? RedisCluster.start(3) : null) {
+			Pinning.pinRedis(redis.pid());
+			for (RedisNode node : (cluster != null) ? cluster.nodes() : List.<RedisNode>of()) {
+				Pinning.pinRedis(node.pid());
+			}
 			Scenarios scenarios = new Scenarios(redis, runMillis);
 			// Each round sleeps 3 ms: 500 rounds for a 2 s run, fewer for a short one.
 			int handoffRounds = (int) Math.max(20, Math.min(500, runMillis / 4));
@@ -238,6 +257,12 @@ public final class Benchmark {
 			}
 		}
 		return "Redis";
+	}
+
+	/** The core counts to predict for: {@code --cores=16,64}, by default 16 and 64. */
+	private static int[] cores(String[] args) {
+		return java.util.Arrays.stream(stringArgument(args, "--cores=", "16,64").split(",")).mapToInt(Integer::parseInt)
+			.toArray();
 	}
 
 	private static long longArgument(String[] args, String prefix, long otherwise) {

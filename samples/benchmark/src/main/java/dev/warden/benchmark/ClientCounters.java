@@ -84,6 +84,18 @@ record ClientCounters(long cpuNanos, long allocatedBytes, Map<Long, Long> ioThre
 			return allocatedBytes / Math.max(1, operations);
 		}
 
+		/**
+		 * The busiest I/O thread's CPU microseconds per operation: what one event loop spends on an
+		 * operation, so that it can carry at most one operation per that many microseconds.
+		 */
+		double busiestIoThreadCpuMicrosPer(double operations) {
+			long busiest = 0;
+			for (long cpu : ioThreadCpuNanos.values()) {
+				busiest = Math.max(busiest, cpu);
+			}
+			return busiest / 1e3 / Math.max(1, operations);
+		}
+
 		/** The busiest I/O thread's CPU time as a share of the wall time, in %. */
 		double busiestIoThreadPercent() {
 			long busiest = 0;

@@ -116,6 +116,25 @@ final class DelayedTaskScenarios {
 				lateness[Math.min(tasks - 1, (int) (tasks * 0.99))]);
 		report.add(new Metric(scenario + ": lateness max (ms)", false), label, lateness[tasks - 1]);
 		Scenarios.clientFigures(report, label, scenario, "task", measured.used(), tasks);
+		if (spreadMillis == 0) {
+			// The drain alone, from the last task scheduled to the last one run: what the cost model's
+			// drain row divides by.
+			RedisCounters draining = measured.drainedRedis().minus(measured.scheduled());
+			report.add(new Metric(scenario + ": while draining, Redis scripts per task", false), label,
+					draining.scriptsPer(tasks));
+			report.add(new Metric(scenario + ": while draining, Redis commands per task", false), label,
+					draining.commandsPer(tasks));
+			report.add(new Metric(scenario + ": while draining, Redis read events per task", false), label,
+					draining.readsPer(tasks));
+			report.add(new Metric(scenario + ": while draining, Redis CPU per task (µs)", false), label,
+					draining.cpuMicrosPer(tasks));
+			report.add(new Metric(scenario + ": while draining, bytes on the wire per task", false), label,
+					draining.wireBytesPer(tasks));
+			report.add(new Metric(scenario + ": while draining, client CPU per task (µs)", false), label,
+					measured.drained().cpuMicrosPer(tasks));
+			report.add(new Metric(scenario + ": while draining, event-loop CPU per task (µs)", false), label,
+					measured.drained().busiestIoThreadCpuMicrosPer(tasks));
+		}
 		// From the first due time to the last run: for tasks spread out, about the rate they fall due.
 		double seconds = Math.max(1, lastRun - measured.firstDue()) / 1000.0;
 		report.add(new Metric(scenario + (spreadMillis == 0 ? ": drain rate (tasks/s)" : ": throughput (tasks/s)"), true),
@@ -226,9 +245,11 @@ final class DelayedTaskScenarios {
 
 	/**
 	 * Where a measured run started: Redis's counters before the tasks were scheduled and once they
-	 * all were, and the first task's due time.
+	 * all were, and the first task's due time; the client's use over the whole run and over the drain
+	 * alone (from the last task scheduled to the last one run), and Redis's counters at its end.
 	 */
-	private record Measured(RedisCounters before, RedisCounters scheduled, long firstDue, ClientCounters.Delta used) {
+	private record Measured(RedisCounters before, RedisCounters scheduled, long firstDue, ClientCounters.Delta used,
+			ClientCounters.Delta drained, RedisCounters drainedRedis) {
 	}
 
 	/**
@@ -243,8 +264,12 @@ final class DelayedTaskScenarios {
 		long firstDue = System.currentTimeMillis() + leadMillis;
 		scheduleAll(tasks, firstDue, spreadMillis, schedule);
 		RedisCounters scheduled = RedisCounters.read(redis);
+		ClientCounters clientScheduled = ClientCounters.read(ioThreads);
 		deliveries.await();
-		return new Measured(before, scheduled, firstDue, ClientCounters.read(ioThreads).since(clientBefore));
+		ClientCounters clientAfter = ClientCounters.read(ioThreads);
+		RedisCounters drained = RedisCounters.read(redis);
+		return new Measured(before, scheduled, firstDue, clientAfter.since(clientBefore), clientAfter.since(clientScheduled),
+				drained);
 	}
 
 	private static void scheduleAll(int tasks, long firstDue, long spreadMillis, Schedule schedule) throws Exception {

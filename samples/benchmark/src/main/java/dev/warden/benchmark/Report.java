@@ -34,6 +34,34 @@ final class Report {
 		return Double.NaN;
 	}
 
+	/**
+	 * Every median as tab-separated lines of metric, library ({@code -} for a figure of neither) and
+	 * value, the form {@link #fromMedians} reads back (for the cost model).
+	 */
+	String medians() {
+		StringBuilder out = new StringBuilder("# metric\tlibrary\tmedian\n");
+		for (Map.Entry<Metric, Map<String, List<Double>>> entry : values.entrySet()) {
+			for (Map.Entry<String, List<Double>> library : entry.getValue().entrySet()) {
+				out.append(entry.getKey().name()).append('\t').append(library.getKey().isEmpty() ? "-" : library.getKey())
+					.append('\t').append(median(library.getValue())).append('\n');
+			}
+		}
+		return out.toString();
+	}
+
+	/** A report of the medians that {@link #medians()} wrote. */
+	static Report fromMedians(String text) {
+		Report report = new Report();
+		for (String line : text.split("\r?\n")) {
+			if (line.isBlank() || line.startsWith("#")) {
+				continue;
+			}
+			String[] fields = line.split("\t");
+			report.add(new Metric(fields[0], false), fields[1].equals("-") ? "" : fields[1], Double.parseDouble(fields[2]));
+		}
+		return report;
+	}
+
 	int size() {
 		return values.size();
 	}

@@ -37,6 +37,7 @@ final class Scenarios {
 		this.redis = redis;
 		this.runNanos = TimeUnit.MILLISECONDS.toNanos(runMillis);
 		this.warmupNanos = TimeUnit.MILLISECONDS.toNanos(Math.max(20, runMillis / 4));
+		RedisCounters.calibrate(redis);
 	}
 
 	/**
@@ -54,8 +55,7 @@ final class Scenarios {
 			long sliceNanos = runNanos / CEILING_SLICES;
 			Run pairs = null;
 			Run noOps = null;
-			long commands = 0;
-			double cpuMicros = 0;
+			RedisCounters redisUsed = RedisCounters.ZERO;
 			String ioThreads = ClientCounters.ioThreadPrefix(client.label());
 			ClientCounters.Delta used = null;
 			for (int slice = 0; slice < CEILING_SLICES; slice++) {
@@ -64,9 +64,7 @@ final class Scenarios {
 				Run run = loop(client, threads, kind, key, sliceNanos);
 				ClientCounters.Delta slicesUse = ClientCounters.read(ioThreads).since(clientBefore);
 				used = (used == null) ? slicesUse : used.plus(slicesUse);
-				RedisCounters after = RedisCounters.read(redis);
-				commands += after.commands() - before.commands();
-				cpuMicros += (after.cpuSeconds() - before.cpuSeconds()) * 1e6;
+				redisUsed = redisUsed.plus(RedisCounters.read(redis).minus(before));
 				pairs = (pairs == null) ? run : pairs.plus(run);
 				Run ceiling = noOp.run(threads, sliceNanos);
 				noOps = (noOps == null) ? ceiling : noOps.plus(ceiling);
@@ -77,9 +75,21 @@ final class Scenarios {
 					100 * pairs.perSecond() / (noOps.perSecond() / 2));
 			if (threads == 1) {
 				report.add(new Metric(scenario + ": Redis commands per pair", false), client.label(),
-						commands / (double) pairs.count());
+						redisUsed.commandsPer(pairs.count()));
+			}
+			if (threads == 1 && kind == Kind.REENTRANT) {
+				report.add(new Metric(scenario + ": Redis scripts per pair", false), client.label(),
+						redisUsed.scriptsPer(pairs.count()));
+				report.add(new Metric(scenario + ": bytes on the wire per pair", false), client.label(),
+						redisUsed.wireBytesPer(pairs.count()));
+			}
+			if (threads == 1 || kind == Kind.REENTRANT) {
 				report.add(new Metric(scenario + ": Redis CPU per pair (µs)", false), client.label(),
-						cpuMicros / pairs.count());
+						redisUsed.cpuMicrosPer(pairs.count()));
+			}
+			if (kind == Kind.REENTRANT) {
+				report.add(new Metric(scenario + ": Redis read events per pair", false), client.label(),
+						redisUsed.readsPer(pairs.count()));
 			}
 			if (threads > 1) {
 				report.add(new Metric(scenario + ": acquire p99 (ms)", false), client.label(), pairs.percentileMillis(0.99));
@@ -119,6 +129,8 @@ final class Scenarios {
 		report.add(new Metric(scenario + ": bytes allocated per " + operation, false), label,
 				used.bytesPer(operations));
 		report.add(new Metric(scenario + ": busiest I/O thread busy (%)", false), label, used.busiestIoThreadPercent());
+		report.add(new Metric(scenario + ": event-loop CPU per " + operation + " (µs)", false), label,
+				used.busiestIoThreadCpuMicrosPer(operations));
 	}
 
 	/** Every thread on one key: acquisitions per second, acquire latency and fairness. */
@@ -133,18 +145,31 @@ final class Scenarios {
 		RedisCounters after = RedisCounters.read(redis);
 		String scenario = kind.prefix + threads + " threads, one key";
 		report.add(new Metric(scenario + ": acquisitions/s", true), client.label(), run.perSecond());
+		RedisCounters redisUsed = after.minus(before);
 		if (threads == 8) {
 			report.add(new Metric(scenario + ": Redis commands per acquisition", false), client.label(),
-					after.commandsPer(before, run.count()));
+					redisUsed.commandsPer(run.count()));
+		}
+		if (threads == 8 && kind != Kind.SIMPLE) {
+			report.add(new Metric(scenario + ": Redis scripts per acquisition", false), client.label(),
+					redisUsed.scriptsPer(run.count()));
+			report.add(new Metric(scenario + ": bytes on the wire per acquisition", false), client.label(),
+					redisUsed.wireBytesPer(run.count()));
+		}
+		if (threads == 8 || kind == Kind.REENTRANT) {
 			report.add(new Metric(scenario + ": Redis CPU per acquisition (µs)", false), client.label(),
-					after.cpuMicrosPer(before, run.count()));
+					redisUsed.cpuMicrosPer(run.count()));
+		}
+		if (kind != Kind.SIMPLE) {
+			report.add(new Metric(scenario + ": Redis read events per acquisition", false), client.label(),
+					redisUsed.readsPer(run.count()));
 		}
 		if (kind != Kind.FAIR) {
 			report.add(new Metric(scenario + ": acquire p50 (ms)", false), client.label(), run.percentileMillis(0.50));
 			report.add(new Metric(scenario + ": acquire p99 (ms)", false), client.label(), run.percentileMillis(0.99));
 			report.add(new Metric(scenario + ": fairness (min/max per thread)", true), client.label(), run.fairness());
 		}
-		if (kind == Kind.REENTRANT) {
+		if (kind != Kind.SIMPLE) {
 			clientFigures(report, client.label(), scenario, "acquisition", used, run.count());
 		}
 	}
@@ -231,8 +256,19 @@ final class Scenarios {
 	void ceiling(int threads, Report report) throws Exception {
 		try (NoOpScript noOp = new NoOpScript(redis)) {
 			noOp.run(threads, warmupNanos);
+			RedisCounters before = RedisCounters.read(redis);
+			ClientCounters clientBefore = ClientCounters.read(ClientCounters.ioThreadPrefix(""));
 			Run run = noOp.run(threads, runNanos);
-			report.add(new Metric("ceiling: no-op EVALSHA, " + threads + " threads (ops/s)", true), "", run.perSecond());
+			ClientCounters.Delta used = ClientCounters.read(ClientCounters.ioThreadPrefix("")).since(clientBefore);
+			RedisCounters redisUsed = RedisCounters.read(redis).minus(before);
+			String scenario = "ceiling: no-op EVALSHA, " + threads + " threads";
+			report.add(new Metric(scenario + " (ops/s)", true), "", run.perSecond());
+			// What one call costs each side, the figures the cost model divides an operation's by.
+			report.add(new Metric(scenario + ": Redis CPU per call (µs)", false), "", redisUsed.cpuMicrosPer(run.count()));
+			report.add(new Metric(scenario + ": Redis read events per call", false), "", redisUsed.readsPer(run.count()));
+			report.add(new Metric(scenario + ": client CPU per call (µs)", false), "", used.cpuMicrosPer(run.count()));
+			report.add(new Metric(scenario + ": event-loop CPU per call (µs)", false), "",
+					used.busiestIoThreadCpuMicrosPer(run.count()));
 		}
 	}
 

@@ -1,0 +1,70 @@
+package dev.warden.benchmark;
+
+import dev.warden.benchmark.CostModel.Costs;
+import dev.warden.benchmark.CostModel.Machine;
+import dev.warden.benchmark.CostModel.Prediction;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+/** The cost model's arithmetic, on made-up costs. */
+class CostModelTests {
+
+	private static final Costs NO_OP_64 = new Costs(1, 4, 8, 20, 0);
+
+	@Test
+	void theMachineIsReadOffItsNoOpCeiling() {
+		// The no-op's largest cost at 64 callers is its event loop's 8 µs: 100 k calls/s means 10 µs there.
+		Machine machine = CostModel.machine(25_000, 100_000, NO_OP_64, 16);
+		assertThat(machine.roundTripMicros()).isCloseTo(40, within(1e-9));
+		assertThat(machine.speed()).isCloseTo(1.25, within(1e-9));
+		// On 2 cores the CPU bound (20 + 4) / 2 = 12 µs is the largest instead.
+		assertThat(CostModel.machine(25_000, 100_000, NO_OP_64, 2).speed()).isCloseTo(10 / 12.0, within(1e-9));
+	}
+
+	@Test
+	void eachBoundIsItsResourcesCapacityOverTheOperationsCost() {
+		Machine machine = new Machine(40, 0.5, 16);
+		Prediction prediction = CostModel.throughput(new Costs(2, 20, 10, 60, 30), 8, machine);
+		assertThat(prediction.bounds()).extracting(CostModel.Bound::name)
+			.containsExactly("Redis", "event loop", "CPU", "latency");
+		assertThat(prediction.bounds()).extracting(CostModel.Bound::perSecond)
+			.containsExactly(1e6 / 10, 1e6 / 5, 16e6 / 40, 8e6 / (2 * 40 + 15));
+		// 84.2 k pairs/s from the callers' latency, under Redis's 100 k.
+		assertThat(prediction.binding().name()).isEqualTo("latency");
+		assertThat(prediction.perSecond()).isCloseTo(8e6 / 95, within(1e-6));
+		assertThat(prediction.headroom()).isCloseTo(1e5 / (8e6 / 95), within(1e-9));
+	}
+
+	@Test
+	void moreCallersMoveTheBindingBoundToASharedResource() {
+		Machine machine = new Machine(40, 0.5, 16);
+		Costs costs = new Costs(2, 20, 10, 60, 30);
+		assertThat(CostModel.throughput(costs, 1, machine).binding().name()).isEqualTo("latency");
+		assertThat(CostModel.throughput(costs, 64, machine).binding().name()).isEqualTo("Redis");
+		// A client with a busier event loop than Redis is held back by its event loop.
+		assertThat(CostModel.throughput(new Costs(2, 20, 30, 60, 30), 64, machine).binding().name())
+			.isEqualTo("event loop");
+		// On 2 cores the client's CPU is the limit.
+		assertThat(CostModel.throughput(costs, 64, new Machine(40, 0.5, 2)).binding().name()).isEqualTo("CPU");
+	}
+
+	@Test
+	void oneKeyIsBoundByItsHandOverChainOfUncontendedRoundTrips() {
+		Machine machine = new Machine(40, 0.5, 16);
+		// An uncontended pair: 2 round trips that its CPU lengthens by 30 µs × 0.5 in all, 7.5 µs each.
+		Costs pair = new Costs(2, 20, 10, 60, 30);
+		Costs acquisition = new Costs(3, 10, 5, 50, 0);
+		Prediction oneRoundTrip = CostModel.serialised(acquisition, pair, 1, machine);
+		Prediction twoRoundTrips = CostModel.serialised(acquisition, pair, 2, machine);
+		assertThat(oneRoundTrip.binding().name()).isEqualTo("hand-over chain");
+		assertThat(oneRoundTrip.perSecond()).isCloseTo(1e6 / 47.5, within(1e-6));
+		assertThat(twoRoundTrips.perSecond()).isCloseTo(1e6 / 95, within(1e-6));
+		assertThat(oneRoundTrip.bounds()).extracting(CostModel.Bound::name).doesNotContain("latency");
+		// A Redis that costs more per acquisition than the chain takes binds instead.
+		assertThat(CostModel.serialised(new Costs(3, 60, 5, 50, 0), pair, 1, machine).binding().name())
+			.isEqualTo("Redis");
+	}
+
+}
