@@ -31,7 +31,10 @@ import dev.warden.test.redis.RedisNode;
  * limiters of Warden, Redisson and Bucket4j, in tables of their own. {@code --redis-server=PATH} runs
  * that {@code redis-server} binary (by default the one on the {@code PATH}, else the one bundled
  * with the embedded-redis jar). {@code --transport=epoll} runs both libraries on Netty's native
- * epoll transport instead of Java's NIO (x86-64 Linux).
+ * epoll transport instead of Java's NIO (x86-64 Linux). {@code --pin} pins {@code redis-server} and this
+ * JVM to disjoint CPUs ({@link Pinning}). The medians also go to {@code target/benchmark-medians.tsv};
+ * {@code --model=PATH[,PATH...]} prints the {@link CostModel}'s prediction from such files (of several,
+ * the median of their medians) without running anything, {@code --cores=16,64} for which core counts.
  * <p>
  * The build packages it as one runnable jar:
  * {@code java -jar samples/benchmark/target/warden-benchmark.jar --only=locks --redis-server=/usr/bin/redis-server}.
@@ -55,8 +58,12 @@ public final class Benchmark {
 		}
 		String model = stringArgument(args, "--model=", null);
 		if (model != null) {
-			// Only the prediction, from the medians an earlier run wrote.
-			System.out.println(CostModel.describe(Report.fromMedians(Files.readString(Path.of(model))), cores(args)));
+			// Only the prediction, from the medians earlier runs wrote (of several, their median).
+			StringBuilder medians = new StringBuilder();
+			for (String path : model.split(",")) {
+				medians.append(Files.readString(Path.of(path))).append('\n');
+			}
+			System.out.println(CostModel.describe(Report.fromMedians(medians.toString()), cores(args)));
 			return;
 		}
 		Transport.use(stringArgument(args, "--transport=", "nio"));

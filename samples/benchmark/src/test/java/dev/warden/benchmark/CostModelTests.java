@@ -26,25 +26,26 @@ class CostModelTests {
 	@Test
 	void eachBoundIsItsResourcesCapacityOverTheOperationsCost() {
 		Machine machine = new Machine(40, 0.5, 16);
-		Prediction prediction = CostModel.throughput(new Costs(2, 20, 10, 60, 30), 8, machine);
+		// Two round trips that take 2.5 no-op round trips of 40 µs with one caller.
+		Prediction prediction = CostModel.throughput(new Costs(2, 20, 10, 60, 2.5), 8, machine);
 		assertThat(prediction.bounds()).extracting(CostModel.Bound::name)
 			.containsExactly("Redis", "event loop", "CPU", "latency");
 		assertThat(prediction.bounds()).extracting(CostModel.Bound::perSecond)
-			.containsExactly(1e6 / 10, 1e6 / 5, 16e6 / 40, 8e6 / (2 * 40 + 15));
-		// 84.2 k pairs/s from the callers' latency, under Redis's 100 k.
+			.containsExactly(1e6 / 10, 1e6 / 5, 16e6 / 40, 8e6 / 100);
+		// 80 k pairs/s from the callers' latency, under Redis's 100 k.
 		assertThat(prediction.binding().name()).isEqualTo("latency");
-		assertThat(prediction.perSecond()).isCloseTo(8e6 / 95, within(1e-6));
-		assertThat(prediction.headroom()).isCloseTo(1e5 / (8e6 / 95), within(1e-9));
+		assertThat(prediction.perSecond()).isCloseTo(80_000, within(1e-6));
+		assertThat(prediction.headroom()).isCloseTo(1.25, within(1e-9));
 	}
 
 	@Test
 	void moreCallersMoveTheBindingBoundToASharedResource() {
 		Machine machine = new Machine(40, 0.5, 16);
-		Costs costs = new Costs(2, 20, 10, 60, 30);
+		Costs costs = new Costs(2, 20, 10, 60, 2.5);
 		assertThat(CostModel.throughput(costs, 1, machine).binding().name()).isEqualTo("latency");
 		assertThat(CostModel.throughput(costs, 64, machine).binding().name()).isEqualTo("Redis");
 		// A client with a busier event loop than Redis is held back by its event loop.
-		assertThat(CostModel.throughput(new Costs(2, 20, 30, 60, 30), 64, machine).binding().name())
+		assertThat(CostModel.throughput(new Costs(2, 20, 30, 60, 2.5), 64, machine).binding().name())
 			.isEqualTo("event loop");
 		// On 2 cores the client's CPU is the limit.
 		assertThat(CostModel.throughput(costs, 64, new Machine(40, 0.5, 2)).binding().name()).isEqualTo("CPU");
@@ -53,17 +54,17 @@ class CostModelTests {
 	@Test
 	void oneKeyIsBoundByItsHandOverChainOfUncontendedRoundTrips() {
 		Machine machine = new Machine(40, 0.5, 16);
-		// An uncontended pair: 2 round trips that its CPU lengthens by 30 µs × 0.5 in all, 7.5 µs each.
-		Costs pair = new Costs(2, 20, 10, 60, 30);
-		Costs acquisition = new Costs(3, 10, 5, 50, 0);
+		// An uncontended pair: 2 round trips in 2.5 no-op round trips of 40 µs, 50 µs each.
+		Costs pair = new Costs(2, 20, 10, 60, 2.5);
+		Costs acquisition = new Costs(3, 10, 5, 50, Double.NaN);
 		Prediction oneRoundTrip = CostModel.serialised(acquisition, pair, 1, machine);
 		Prediction twoRoundTrips = CostModel.serialised(acquisition, pair, 2, machine);
 		assertThat(oneRoundTrip.binding().name()).isEqualTo("hand-over chain");
-		assertThat(oneRoundTrip.perSecond()).isCloseTo(1e6 / 47.5, within(1e-6));
-		assertThat(twoRoundTrips.perSecond()).isCloseTo(1e6 / 95, within(1e-6));
+		assertThat(oneRoundTrip.perSecond()).isCloseTo(20_000, within(1e-6));
+		assertThat(twoRoundTrips.perSecond()).isCloseTo(10_000, within(1e-6));
 		assertThat(oneRoundTrip.bounds()).extracting(CostModel.Bound::name).doesNotContain("latency");
 		// A Redis that costs more per acquisition than the chain takes binds instead.
-		assertThat(CostModel.serialised(new Costs(3, 60, 5, 50, 0), pair, 1, machine).binding().name())
+		assertThat(CostModel.serialised(new Costs(3, 120, 5, 50, Double.NaN), pair, 1, machine).binding().name())
 			.isEqualTo("Redis");
 	}
 
