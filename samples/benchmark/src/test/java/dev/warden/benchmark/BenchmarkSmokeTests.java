@@ -38,6 +38,25 @@ class BenchmarkSmokeTests {
 			assertThat(report.median("delayed, 200 due at once: client CPU per task (µs)", library)).as(library)
 				.isPositive();
 		}
+		// What the cost model reads, and its prediction from it.
+		for (String library : new String[] { "Warden", "Redisson" }) {
+			assertThat(report.median("1 thread, own keys: Redis scripts per pair", library)).as(library).isPositive();
+			assertThat(report.median("1 thread, own keys: bytes on the wire per pair", library)).as(library).isPositive();
+			assertThat(report.median("64 threads, own keys: Redis read events per pair", library)).as(library)
+				.isPositive();
+			assertThat(report.median("64 threads, own keys: event-loop CPU per pair (µs)", library)).as(library)
+				.isPositive();
+			assertThat(report.median("delayed, 200 due at once: while draining, Redis CPU per task (µs)", library))
+				.as(library)
+				.isPositive();
+		}
+		assertThat(report.median("ceiling: no-op EVALSHA, 64 threads: event-loop CPU per call (µs)", "")).isPositive();
+		Report medians = Report.fromMedians(report.medians());
+		assertThat(medians.median("8 threads, own keys: pairs/s", "Redisson"))
+			.isEqualTo(report.median("8 threads, own keys: pairs/s", "Redisson"));
+		assertThat(CostModel.applies(medians)).isTrue();
+		assertThat(CostModel.describe(medians, new int[] { 16 })).contains("On 16 cores",
+				"| 64 threads, own keys: pairs/s");
 		for (String library : new String[] { "Warden", "Redisson" }) {
 			assertThat(report.median(Benchmark.CLUSTER + ", 64 threads, own keys: pairs/s", library)).as(library)
 				.isPositive();
