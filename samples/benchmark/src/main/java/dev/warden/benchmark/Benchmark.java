@@ -67,6 +67,8 @@ public final class Benchmark {
 			return;
 		}
 		Transport.use(stringArgument(args, "--transport=", "nio"));
+		// The machine's, before pinning leaves this JVM fewer.
+		int cores = Runtime.getRuntime().availableProcessors();
 		if (List.of(args).contains("--pin")) {
 			Pinning.enable();
 		}
@@ -85,7 +87,7 @@ public final class Benchmark {
 				replicas, limits);
 		String table = report.markdown();
 		String text = "Warden vs Redisson on one loopback redis-server (" + redisVersion() + "), "
-				+ Runtime.getRuntime().availableProcessors() + " cores, Java " + System.getProperty("java.version") + ", "
+				+ cores + " cores, Java " + System.getProperty("java.version") + ", "
 				+ Transport.describe() + " transport" + Pinning.describe() + "; "
 				+ repetitions + " repetitions of " + runMillis + " ms per measurement, median (min–max); " + Instant.now()
 				+ "\n\n" + ((report.size() > 0) ? table : "");
