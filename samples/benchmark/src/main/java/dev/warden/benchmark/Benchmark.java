@@ -34,7 +34,8 @@ import dev.warden.test.redis.RedisNode;
  * epoll transport instead of Java's NIO (x86-64 Linux). {@code --pin} pins {@code redis-server} and this
  * JVM to disjoint CPUs ({@link Pinning}). The medians also go to {@code target/benchmark-medians.tsv};
  * {@code --model=PATH[,PATH...]} prints the {@link CostModel}'s prediction from such files (of several,
- * the median of their medians) without running anything, {@code --cores=16,64} for which core counts.
+ * the median of their medians) without running anything, {@code --cores=16,64} for which core counts,
+ * {@code --wake-us=N} for how much longer a sleeping waiter takes to wake there (default 0).
  * <p>
  * The build packages it as one runnable jar:
  * {@code java -jar samples/benchmark/target/warden-benchmark.jar --only=locks --redis-server=/usr/bin/redis-server}.
@@ -63,7 +64,8 @@ public final class Benchmark {
 			for (String path : model.split(",")) {
 				medians.append(Files.readString(Path.of(path))).append('\n');
 			}
-			System.out.println(CostModel.describe(Report.fromMedians(medians.toString()), cores(args)));
+			System.out.println(CostModel.describe(Report.fromMedians(medians.toString()), cores(args),
+					Double.parseDouble(stringArgument(args, "--wake-us=", "0"))));
 			return;
 		}
 		Transport.use(stringArgument(args, "--transport=", "nio"));

@@ -55,8 +55,17 @@ final class CostModel {
 	 * @param roundTripMicros the no-op call's round trip with one caller, µs
 	 * @param speed how many times the benchmark machine's CPU time the same work takes there
 	 * @param cores its cores
+	 * @param wakeMicros how much longer than a round trip's own wake-ups it takes to wake a thread that
+	 * slept through a turn of the other waiters (its core gone idle): paid on a hand-over chain whose
+	 * lock always goes to such a sleeper (Warden's; Redisson's fair lock's); not derived from the
+	 * ceiling, so 0 unless given
 	 */
-	record Machine(double roundTripMicros, double speed, int cores) {
+	record Machine(double roundTripMicros, double speed, int cores, double wakeMicros) {
+
+		Machine(double roundTripMicros, double speed, int cores) {
+			this(roundTripMicros, speed, cores, 0);
+		}
+
 	}
 
 	/**
@@ -109,10 +118,18 @@ final class CostModel {
 	 * ({@code pair}).
 	 */
 	static Prediction serialised(Costs costs, Costs pair, double chainRoundTrips, Machine machine) {
+		return serialised(costs, pair, chainRoundTrips, 0, machine);
+	}
+
+	/**
+	 * Like {@link #serialised(Costs, Costs, double, Machine)}, each hand-over also waiting
+	 * {@code wakeMicros} for its successor to wake.
+	 */
+	static Prediction serialised(Costs costs, Costs pair, double chainRoundTrips, double wakeMicros, Machine machine) {
 		double roundTrip = machine.roundTripMicros() * pair.latency() / pair.roundTrips();
 		List<Bound> bounds = new ArrayList<>(throughput(costs, Integer.MAX_VALUE, machine).bounds());
 		bounds.removeIf(bound -> bound.name().equals("latency"));
-		bounds.add(new Bound("hand-over chain", 1e6 / (chainRoundTrips * roundTrip)));
+		bounds.add(new Bound("hand-over chain", 1e6 / (chainRoundTrips * roundTrip + wakeMicros)));
 		return new Prediction(bounds);
 	}
 
@@ -209,6 +226,14 @@ final class CostModel {
 	 * machine's measured figures.
 	 */
 	static String describe(Report report, int[] coreCounts) {
+		return describe(report, coreCounts, 0);
+	}
+
+	/**
+	 * Like {@link #describe(Report, int[])}, for a machine whose sleepers take {@code wakeMicros}
+	 * longer to wake ({@link Machine#wakeMicros()}).
+	 */
+	static String describe(Report report, int[] coreCounts, double wakeMicros) {
 		StringBuilder out = new StringBuilder();
 		out.append("Cost model: this run's per-operation costs, on a machine whose no-op ceiling is ")
 			.append(format(CEILING_16_CORES[0])).append(" / ").append(format(CEILING_16_CORES[2]))
@@ -216,7 +241,8 @@ final class CostModel {
 		out.append(inputs(report));
 		Machine anchor = machine(CEILING_16_CORES[0], CEILING_16_CORES[2], noOp(report), 16);
 		for (int cores : coreCounts) {
-			out.append('\n').append(predictions(report, new Machine(anchor.roundTripMicros(), anchor.speed(), cores)));
+			out.append('\n')
+				.append(predictions(report, new Machine(anchor.roundTripMicros(), anchor.speed(), cores, wakeMicros)));
 		}
 		return out.toString();
 	}
@@ -251,8 +277,8 @@ final class CostModel {
 		boolean reference = machine.cores() == 16;
 		StringBuilder out = new StringBuilder();
 		out.append(String.format(Locale.ROOT,
-				"On %d cores (no-op round trip %.1f µs, CPU time ×%.2f this machine's):%n%n", machine.cores(),
-				machine.roundTripMicros(), machine.speed()));
+				"On %d cores (no-op round trip %.1f µs, CPU time ×%.2f this machine's, a sleeper's wake-up +%.0f µs):%n%n",
+				machine.cores(), machine.roundTripMicros(), machine.speed(), machine.wakeMicros()));
 		out.append("| row | Warden | binding bound | Redisson | binding bound | Warden ÷ Redisson |")
 			.append(reference ? " measured on 16 cores (own keys: Warden, % of ceiling; Redisson) | error (Warden; Redisson) |" : "").append("\n|---|---|---|---|---|---|")
 			.append(reference ? "---|---|" : "").append('\n');
@@ -296,10 +322,12 @@ final class CostModel {
 		String[] contended = { "8 threads, one key", "64 threads, one key", "fair lock, 8 threads, one key" };
 		double[] contended16 = { 0.98, 0.96, 2.39 };
 		for (int i = 0; i < contended.length; i++) {
+			// A sleeper's wake-up is on the chain where the lock always goes to a sleeping waiter: Warden's
+			// hand-overs, and Redisson's fair lock (its next in line, woken by a message of its own).
 			Prediction warden = serialised(acquisition(report, "Warden", contended[i]), pair(report, "Warden"),
-					chainRoundTrips("Warden"), machine);
+					chainRoundTrips("Warden"), machine.wakeMicros(), machine);
 			Prediction redisson = serialised(acquisition(report, "Redisson", contended[i]), pair(report, "Redisson"),
-					chainRoundTrips("Redisson"), machine);
+					chainRoundTrips("Redisson"), contended[i].startsWith("fair") ? machine.wakeMicros() : 0, machine);
 			line(out, contended[i] + ": acquisitions/s", warden, redisson, reference ? contended16[i] : Double.NaN);
 		}
 		line(out, "delayed, due at once: drain rate (tasks/s)", throughput(drainedTask(report, "Warden"), 8, machine),

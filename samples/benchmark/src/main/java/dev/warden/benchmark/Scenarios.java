@@ -252,6 +252,53 @@ final class Scenarios {
 		client.close();
 	}
 
+	/**
+	 * How long a parked thread takes to run once unparked, after it slept about {@code idleMicros}:
+	 * the step in which a lock's hand-over wakes a sleeping waiter. A thread that slept long enough for
+	 * its core to go idle can take much longer to wake on a machine with idle cores than on a busy one.
+	 * The median of {@code rounds} wake-ups, in µs.
+	 */
+	static double wakeUpMicros(long idleMicros, int rounds) throws InterruptedException {
+		long[] latencies = new long[rounds];
+		java.util.concurrent.atomic.AtomicLong unparkedAt = new java.util.concurrent.atomic.AtomicLong();
+		java.util.concurrent.atomic.AtomicInteger woken = new java.util.concurrent.atomic.AtomicInteger();
+		CountDownLatch done = new CountDownLatch(1);
+		Thread sleeper = new Thread(() -> {
+			for (int round = 0; round < rounds; round++) {
+				while (unparkedAt.get() == 0) {
+					java.util.concurrent.locks.LockSupport.park();
+				}
+				latencies[round] = System.nanoTime() - unparkedAt.getAndSet(0);
+				woken.incrementAndGet();
+			}
+			done.countDown();
+		}, "wake-up-probe");
+		sleeper.setDaemon(true);
+		sleeper.start();
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+		for (int round = 0; round < rounds && System.nanoTime() < deadline; round++) {
+			// Let it park and its core settle, then wake it.
+			long until = System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(idleMicros);
+			if (idleMicros >= 1000) {
+				java.util.concurrent.locks.LockSupport.parkNanos(until - System.nanoTime());
+			}
+			while (System.nanoTime() < until) {
+				Thread.onSpinWait();
+			}
+			unparkedAt.set(System.nanoTime());
+			java.util.concurrent.locks.LockSupport.unpark(sleeper);
+			while (woken.get() <= round && System.nanoTime() < deadline) {
+				Thread.onSpinWait();
+			}
+		}
+		if (!done.await(1, TimeUnit.SECONDS)) {
+			sleeper.interrupt();
+			return Double.NaN;
+		}
+		Arrays.sort(latencies);
+		return latencies[rounds / 2] / 1e3;
+	}
+
 	/** The ceiling: a no-op script by EVALSHA on one shared Lettuce connection. */
 	void ceiling(int threads, Report report) throws Exception {
 		try (NoOpScript noOp = new NoOpScript(redis)) {
@@ -269,6 +316,11 @@ final class Scenarios {
 			report.add(new Metric(scenario + ": client CPU per call (µs)", false), "", used.cpuMicrosPer(run.count()));
 			report.add(new Metric(scenario + ": event-loop CPU per call (µs)", false), "",
 					used.busiestIoThreadCpuMicrosPer(run.count()));
+			if (threads == 1) {
+				// Once per repetition, beside the ceiling: a figure of the machine, as its round trip is.
+				report.add(new Metric("wake-up of a thread parked for 50 µs: p50 (µs)", false), "", wakeUpMicros(50, 200));
+				report.add(new Metric("wake-up of a thread parked for 2 ms: p50 (µs)", false), "", wakeUpMicros(2000, 200));
+			}
 		}
 	}
 

@@ -63,6 +63,8 @@ class CostModelTests {
 		assertThat(oneRoundTrip.perSecond()).isCloseTo(20_000, within(1e-6));
 		assertThat(twoRoundTrips.perSecond()).isCloseTo(10_000, within(1e-6));
 		assertThat(oneRoundTrip.bounds()).extracting(CostModel.Bound::name).doesNotContain("latency");
+		// A successor that takes 50 µs more to wake lengthens each hand-over by that.
+		assertThat(CostModel.serialised(acquisition, pair, 1, 50, machine).perSecond()).isCloseTo(1e4, within(1e-6));
 		// A Redis that costs more per acquisition than the chain takes binds instead.
 		assertThat(CostModel.serialised(new Costs(3, 120, 5, 50, Double.NaN), pair, 1, machine).binding().name())
 			.isEqualTo("Redis");
