@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 import java.util.function.Function;
@@ -272,7 +273,7 @@ public final class Benchmark {
 
 	/** The core counts to predict for: {@code --cores=16,64}, by default 16 and 64. */
 	private static int[] cores(String[] args) {
-		return java.util.Arrays.stream(stringArgument(args, "--cores=", "16,64").split(",")).mapToInt(Integer::parseInt)
+		return Arrays.stream(stringArgument(args, "--cores=", "16,64").split(",")).mapToInt(Integer::parseInt)
 			.toArray();
 	}
 

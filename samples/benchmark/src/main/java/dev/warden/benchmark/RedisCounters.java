@@ -117,7 +117,7 @@ record RedisCounters(long commands, long scripts, double cpuSeconds, long reads,
 		return (bytesIn + bytesOut) / Math.max(1, operations);
 	}
 
-	/** No use: the start of a sum of differences. */
+	/** Nothing used: the start of a sum of differences. */
 	static final RedisCounters ZERO = new RedisCounters(0, 0, 0, 0, 0, 0);
 
 }

@@ -9,6 +9,9 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
 
 import dev.warden.benchmark.Report.Metric;
@@ -260,13 +263,16 @@ final class Scenarios {
 	 */
 	static double wakeUpMicros(long idleMicros, int rounds) throws InterruptedException {
 		long[] latencies = new long[rounds];
-		java.util.concurrent.atomic.AtomicLong unparkedAt = new java.util.concurrent.atomic.AtomicLong();
-		java.util.concurrent.atomic.AtomicInteger woken = new java.util.concurrent.atomic.AtomicInteger();
+		AtomicLong unparkedAt = new AtomicLong();
+		AtomicInteger woken = new AtomicInteger();
 		CountDownLatch done = new CountDownLatch(1);
 		Thread sleeper = new Thread(() -> {
 			for (int round = 0; round < rounds; round++) {
 				while (unparkedAt.get() == 0) {
-					java.util.concurrent.locks.LockSupport.park();
+					if (Thread.currentThread().isInterrupted()) {
+						return;
+					}
+					LockSupport.park();
 				}
 				latencies[round] = System.nanoTime() - unparkedAt.getAndSet(0);
 				woken.incrementAndGet();
@@ -280,13 +286,13 @@ final class Scenarios {
 			// Let it park and its core settle, then wake it.
 			long until = System.nanoTime() + TimeUnit.MICROSECONDS.toNanos(idleMicros);
 			if (idleMicros >= 1000) {
-				java.util.concurrent.locks.LockSupport.parkNanos(until - System.nanoTime());
+				LockSupport.parkNanos(until - System.nanoTime());
 			}
 			while (System.nanoTime() < until) {
 				Thread.onSpinWait();
 			}
 			unparkedAt.set(System.nanoTime());
-			java.util.concurrent.locks.LockSupport.unpark(sleeper);
+			LockSupport.unpark(sleeper);
 			while (woken.get() <= round && System.nanoTime() < deadline) {
 				Thread.onSpinWait();
 			}
