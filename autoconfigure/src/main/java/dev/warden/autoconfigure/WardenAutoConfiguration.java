@@ -174,6 +174,12 @@ public final class WardenAutoConfiguration {
 		return new RedLockNodeClients(properties.getRedlock().getNodes());
 	}
 
+	/** Static: a bean post-processor, made before the connection factory it applies to. */
+	@Bean
+	static RedisClientKeeper wardenRedisClientKeeper() {
+		return new RedisClientKeeper();
+	}
+
 	@Bean
 	@ConditionalOnBean(Warden.class)
 	WardenLifecycle wardenLifecycle(Warden warden) {
