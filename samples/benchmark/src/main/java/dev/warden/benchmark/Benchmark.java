@@ -8,6 +8,7 @@ import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Function;
 
 import dev.warden.benchmark.Scenarios.Kind;
@@ -52,7 +53,22 @@ public final class Benchmark {
 	private Benchmark() {
 	}
 
+	/** The options this benchmark takes: the value ones with their '='. */
+	private static final List<String> OPTIONS = List.of("--redis-server=", "--model=", "--cores=", "--wake-us=",
+			"--transport=", "--pin", "--run-ms=", "--repetitions=", "--tasks=", "--spread-ms=", "--output=", "--only=");
+
 	public static void main(String[] args) throws Exception {
+		for (String arg : args) {
+			if (OPTIONS.stream().noneMatch(option -> option.endsWith("=") ? arg.startsWith(option) : arg.equals(option))) {
+				throw new IllegalArgumentException("Unknown option '" + arg + "'; the benchmark takes " + OPTIONS
+						+ " (see the class javadoc and docs/benchmarks.md)");
+			}
+		}
+		Set<String> unknownGroups = new TreeSet<>(Set.of(stringArgument(args, "--only=", "ceiling").split(",")));
+		unknownGroups.removeAll(ALL_GROUPS);
+		if (!unknownGroups.isEmpty()) {
+			throw new IllegalArgumentException("Unknown group(s) " + unknownGroups + " in --only; the groups are " + ALL_GROUPS);
+		}
 		String server = stringArgument(args, "--redis-server=", "");
 		if (!server.isBlank()) {
 			System.setProperty(RedisBinary.SERVER_PROPERTY, server);
