@@ -175,6 +175,8 @@ class DocumentationTests {
 		DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
 		try (StandardJavaFileManager files = javac.getStandardFileManager(diagnostics, Locale.ROOT,
 				StandardCharsets.UTF_8)) {
+			// -parameters as spring-boot-starter-parent compiles an application (the README's first
+			// step): without it a key expression such as #orderId names an unknown parameter.
 			List<String> options = List.of("-proc:none", "-parameters", "-Xlint:none", "-nowarn", "-d",
 					classes.toString(), "-classpath", classPath);
 			javac.getTask(null, files, diagnostics, options, null, units).call();
