@@ -52,7 +52,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * blocks, the five-minute start's application, are on the class path of the pages'), and the
  * README's test and the testing page's example tests run; every {@code kotlin} block is a complete
  * Kotlin file, compiled likewise; every {@code yaml} block parses and names only {@code warden.*}
- * properties the configuration metadata has; every fence is tagged; and every relative link (of the
+ * properties the configuration metadata has; every Warden dependency snippet names the last release;
+ * every fence is tagged; and every relative link (of the
  * changelog too) reaches a file, and its anchor a heading of that page. A failure names the page and the line.
  */
 class DocumentationTests {
@@ -233,6 +234,47 @@ class DocumentationTests {
 		}
 		assertThat(errors).as("kotlin snippets that do not compile").isEmpty();
 		assertThat(exit).as("the Kotlin compiler's exit code").isEqualTo(ExitCode.OK);
+	}
+
+	/**
+	 * A reader copies a Warden dependency snippet as it is, so its {@code <version>} is a version
+	 * that was released: the last line of {@code RELEASES} (or, in a release commit, whose POMs are
+	 * at a release version that {@code RELEASES} records only in the next commit, that version).
+	 * {@code .release/release.sh} rewrites the snippets at each release; a version written as a
+	 * property ({@code ${warden.version}}) is the reader's.
+	 */
+	@Test
+	void wardenDependencySnippetsNameTheLastRelease() throws IOException {
+		List<String> releases = Files.readAllLines(root.resolve("RELEASES"))
+			.stream()
+			.filter(line -> !line.isBlank() && !line.startsWith("#"))
+			.map(line -> line.split("\\s+")[0])
+			.toList();
+		assertThat(releases).as("the releases in RELEASES").isNotEmpty();
+		Set<String> allowed = new HashSet<>(List.of(releases.get(releases.size() - 1)));
+		Matcher own = Pattern.compile("(?m)^  <version>([^<]+)</version>").matcher(Files.readString(root.resolve("pom.xml")));
+		if (own.find() && !own.group(1).endsWith("-SNAPSHOT")) {
+			allowed.add(own.group(1));
+		}
+		Pattern dependency = Pattern.compile("<artifactId>(warden-[^<]*)</artifactId>\\s*<version>([^<]*)</version>");
+		List<String> errors = new ArrayList<>();
+		int found = 0;
+		for (Markdown page : pages) {
+			for (Block block : page.blocks()) {
+				Matcher snippet = dependency.matcher(block.text());
+				while (snippet.find()) {
+					found++;
+					String version = snippet.group(2).strip();
+					if (!version.startsWith("${") && !allowed.contains(version)) {
+						int line = 1 + (int) block.text().substring(0, snippet.start()).chars().filter(c -> c == '\n').count();
+						errors.add(block.where(line) + ": " + snippet.group(1) + " " + version
+								+ ", but the last release (RELEASES) is " + allowed);
+					}
+				}
+			}
+		}
+		assertThat(found).as("Warden dependency snippets found").isPositive();
+		assertThat(errors).as("Warden dependency snippets not at the last release").isEmpty();
 	}
 
 	@Test
