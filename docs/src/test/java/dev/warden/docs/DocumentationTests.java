@@ -48,7 +48,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The README and the reference under {@code docs/} say what the code does only as long as their
  * snippets still compile against it. Every {@code java} block is a complete compilation unit,
  * compiled against this module's test class path (a page's blocks in one compilation, so that the
- * blocks of one package see each other; a block without a package gets one of its own; the README's
+ * blocks of one package see each other; every block names its package, {@code com.example.shop} or
+ * one under it unless it is a standalone program with a {@code main}; the README's
  * blocks, the five-minute start's application, are on the class path of the pages'), and the
  * README's test and the testing page's example tests run; every {@code kotlin} block is a complete
  * Kotlin file, compiled likewise; every {@code yaml} block parses and names only {@code warden.*}
@@ -57,6 +58,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * changelog too) reaches a file, and its anchor a heading of that page. A failure names the page and the line.
  */
 class DocumentationTests {
+
+	/** The package of the README's application, which its {@code @SpringBootApplication} scans. */
+	private static final String APPLICATION_PACKAGE = "com.example.shop";
 
 	private static final Pattern PACKAGE = Pattern.compile("^\\s*package\\s+([\\w.]+)\\s*;?", Pattern.MULTILINE);
 
@@ -192,6 +196,36 @@ class DocumentationTests {
 			}
 		}
 		return units.size();
+	}
+
+	/**
+	 * A reader puts a snippet into the README's application, whose {@code @SpringBootApplication} in
+	 * {@code com.example.shop} scans that package and those under it: every {@code java} block
+	 * names its package, and one outside {@code com.example.shop} is a standalone program, with a
+	 * {@code main} method of its own (the plain Java page's).
+	 */
+	@Test
+	void javaSnippetsAreInTheApplicationsPackageOrStandalone() {
+		Pattern main = Pattern.compile("\\bstatic\\s+void\\s+main\\s*\\(");
+		List<String> errors = new ArrayList<>();
+		for (Markdown page : pages) {
+			for (Block block : page.blocks()) {
+				if (!block.language().equals("java")) {
+					continue;
+				}
+				Matcher declared = PACKAGE.matcher(block.text());
+				if (!declared.lookingAt()) {
+					errors.add(block.where(1) + ": no package; the README's application is com.example.shop");
+				}
+				else if (!declared.group(1).equals(APPLICATION_PACKAGE)
+						&& !declared.group(1).startsWith(APPLICATION_PACKAGE + ".")
+						&& !main.matcher(block.text()).find()) {
+					errors.add(block.where(1) + ": package " + declared.group(1) + ", which the README's application ("
+							+ APPLICATION_PACKAGE + ") does not scan, and no main method of a standalone program");
+				}
+			}
+		}
+		assertThat(errors).as("java snippets outside the README's application").isEmpty();
 	}
 
 	@Test
