@@ -20,6 +20,7 @@ import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -35,6 +36,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  * planned anew or removed.
  */
 class RecurringTaskTests {
+
+	/**
+	 * Tags the tests of the schedule's timing across instances (missed, overlapping, retried and
+	 * redeployed occurrences): seconds of waiting on the engine's scripts and timers, with no Spring
+	 * in between, so the Boot 3 module, which runs the rest of this class, leaves them out.
+	 */
+	static final String SCHEDULING_TIMING = "scheduling-timing";
 
 	private static final String QUEUE = "recurring-jobs-test";
 
@@ -109,6 +117,7 @@ class RecurringTaskTests {
 	}
 
 	@Test
+	@Tag(SCHEDULING_TIMING)
 	void aFixedRateRunSlowerThanItsRateNeverOverlapsItselfAcrossInstances() {
 		// Runs every 200 ms; the first run is held open for three periods and more (by Redis's clock),
 		// then every run is fast. Both instances consume the job's queue.
@@ -148,6 +157,7 @@ class RecurringTaskTests {
 	}
 
 	@Test
+	@Tag(SCHEDULING_TIMING)
 	void anOccurrenceMissedWhileNoInstanceWasUpRunsOnceThenTheScheduleGoesOn() throws Exception {
 		ApplicationContextRunner hourly = runner.withUserConfiguration(Pulse.class)
 			.withPropertyValues("job.rate=1h", "job.initial-delay=1s", "instance=a");
@@ -166,6 +176,7 @@ class RecurringTaskTests {
 	}
 
 	@Test
+	@Tag(SCHEDULING_TIMING)
 	void anOccurrenceMissedUnderTheSkipPolicyDoesNotRun() throws Exception {
 		ApplicationContextRunner hourly = runner.withUserConfiguration(SkippingPulse.class)
 			.withPropertyValues("job.rate=1h", "job.initial-delay=1s", "instance=a");
@@ -204,6 +215,7 @@ class RecurringTaskTests {
 	}
 
 	@Test
+	@Tag(SCHEDULING_TIMING)
 	void instancesWithTwoSchedulesSideBySideRunEveryOccurrenceAndKeepTheLaterPlan() throws Exception {
 		// A rolling deployment that changes the rate: the old version, then the new one beside it.
 		List<String> delivered = new CopyOnWriteArrayList<>();
@@ -230,6 +242,7 @@ class RecurringTaskTests {
 	}
 
 	@Test
+	@Tag(SCHEDULING_TIMING)
 	void aNewScheduleDeployedWhileARunIsUnderWayWaitsForItAndPlansTheNextOne() {
 		// A run held open while an instance with another rate starts: the job still runs once at a
 		// time, and the held run plans the next occurrence by the new rate when it ends.
@@ -312,6 +325,7 @@ class RecurringTaskTests {
 	}
 
 	@Test
+	@Tag(SCHEDULING_TIMING)
 	void aRetriedOccurrencePlansNothingSoTheJobKeepsOneChainOfOccurrences() {
 		runner.withUserConfiguration(FailingOnce.class)
 			.withPropertyValues("warden.delayed-task.queues." + QUEUE + ".max-attempts=2",
