@@ -18,7 +18,7 @@ class BenchmarkSmokeTests {
 		Report coroutines = new Report();
 		Report replicas = new Report();
 		Report limits = new Report();
-		Report report = Benchmark.run(80, 1, 200, 200, Set.of("ceiling", "locks", "weight", "delayed",
+		Report report = Benchmark.run(40, 1, 200, 100, Set.of("ceiling", "locks", "weight", "delayed",
 				"cluster", "metrics", "transactions", "coroutines", "replicas", "limits"), metrics, transactions, coroutines,
 				replicas, limits);
 		String table = report.markdown();
