@@ -106,7 +106,8 @@ class WardenMetricsTests {
 
 	@Test
 	void aLeaseLostWhileHeldIsCounted() {
-		runner.run(context -> {
+		// A 3 s lease, so that the watchdog looks every second rather than every 10 s.
+		runner.withPropertyValues("warden.lock.watchdog-timeout=3s").run(context -> {
 			MeterRegistry registry = context.getBean(MeterRegistry.class);
 			Stock stock = context.getBean(Stock.class);
 			Holding holder = hold(stock, "sku-2");
