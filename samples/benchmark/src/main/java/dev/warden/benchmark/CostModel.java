@@ -28,7 +28,11 @@ import java.util.Locale;
  * <li>on one contended key, the hand-over bound {@code 1 / (h t L / n)}: the lock passes from holder to
  * holder through {@code h} round trips, each as long as one of an uncontended pair's {@code n}
  * (Warden: 1, the release that hands the lock to a sleeping waiter of its client, and one release
- * in 16 published; Redisson: 2, the release and the next try), instead of the latency bound.</li>
+ * in 16 published; Redisson: 2, the release and the next try), instead of the latency bound;</li>
+ * <li>draining a backlog, the consumer-chain bound {@code m / (R t + k (r + e))}, instead of the latency
+ * bound: each of {@code m} consumers (Warden: its one claim loop; Redisson: 8 blocking pops) waits
+ * for its request's round trip ({@code R} per task: Warden's one claim script per 6–8 tasks), Redis's
+ * time on it and its event loop's handing the tasks over, one request after the other.</li>
  * </ul>
  * The prediction is the least of them. {@code t = 1 / C1} and {@code k = 1 / (C64 max(r0, e0, (u0 + r0)
  * / N))}, with {@code C1} and {@code C64} the target machine's no-op ceiling at one and 64 callers and
@@ -130,6 +134,25 @@ final class CostModel {
 		List<Bound> bounds = new ArrayList<>(throughput(costs, Integer.MAX_VALUE, machine).bounds());
 		bounds.removeIf(bound -> bound.name().equals("latency"));
 		bounds.add(new Bound("hand-over chain", 1e6 / (chainRoundTrips * roundTrip + wakeMicros)));
+		return new Prediction(bounds);
+	}
+
+	/**
+	 * Consumers draining a backlog: the throughput bounds, and instead of the latency bound the
+	 * consumers' chain. Each of {@code consumers} consumers asks Redis for tasks, waits for the reply,
+	 * hands the tasks to its handlers, and asks again (Warden: one claim loop, its handlers' completions
+	 * riding on its next claim; Redisson: a blocking pop per task and handler). Per task, a consumer's
+	 * chain is its share of a request's round trip ({@code roundTrips} no-op round trips per task: one
+	 * per request, over the tasks a request brings), the Redis time of its request ({@code k r}) and the
+	 * event loop's time to read the reply and hand the tasks over ({@code k e}); so at most
+	 * {@code consumers / (roundTrips t + k (r + e))} tasks/s.
+	 */
+	static Prediction drain(Costs task, int consumers, Machine machine) {
+		List<Bound> bounds = new ArrayList<>(throughput(task, Integer.MAX_VALUE, machine).bounds());
+		bounds.removeIf(bound -> bound.name().equals("latency"));
+		double chainMicros = task.roundTrips() * machine.roundTripMicros()
+				+ machine.speed() * (task.redisMicros() + task.loopMicros());
+		bounds.add(new Bound("consumer chain", consumers * 1e6 / chainMicros));
 		return new Prediction(bounds);
 	}
 
@@ -330,8 +353,9 @@ final class CostModel {
 					chainRoundTrips("Redisson"), contended[i].startsWith("fair") ? machine.wakeMicros() : 0, machine);
 			line(out, contended[i] + ": acquisitions/s", warden, redisson, reference ? contended16[i] : Double.NaN);
 		}
-		line(out, "delayed, due at once: drain rate (tasks/s)", throughput(drainedTask(report, "Warden"), 8, machine),
-				throughput(drainedTask(report, "Redisson"), 8, machine), reference ? 1.71 : Double.NaN);
+		// Warden: one claim loop; Redisson: a consumer per handler, 8.
+		line(out, "delayed, due at once: drain rate (tasks/s)", drain(drainedTask(report, "Warden"), 1, machine),
+				drain(drainedTask(report, "Redisson"), 8, machine), reference ? 1.71 : Double.NaN);
 		// Carried over as measured: a hand-over between clients is the same chain of round trips and
 		// wake-ups in both libraries, and Redis's CPU per pair is Redis's own work.
 		String[] asMeasured = { "handoff, two clients, unlock() called → waiter holds: p50 (µs)",

@@ -70,4 +70,20 @@ class CostModelTests {
 			.isEqualTo("Redis");
 	}
 
+	@Test
+	void aDrainIsBoundByItsConsumersChainOfRequests() {
+		Machine machine = new Machine(40, 0.5, 16);
+		// One request per 8 tasks: 5 µs of round trip, 0.5 × (20 + 10) = 15 µs of Redis and event loop per task.
+		Costs batched = new Costs(0.125, 20, 10, 60, 0.125);
+		Prediction oneConsumer = CostModel.drain(batched, 1, machine);
+		assertThat(oneConsumer.binding().name()).isEqualTo("consumer chain");
+		assertThat(oneConsumer.perSecond()).isCloseTo(1e6 / 20, within(1e-6));
+		assertThat(oneConsumer.bounds()).extracting(CostModel.Bound::name).doesNotContain("latency");
+		// Eight consumers of one task per request: 8 / (40 + 15) µs, above Redis's 1 / 10 µs, which binds.
+		Prediction eight = CostModel.drain(new Costs(1, 20, 10, 60, 1), 8, machine);
+		assertThat(eight.bounds()).extracting(CostModel.Bound::perSecond).contains(8e6 / 55);
+		assertThat(eight.binding().name()).isEqualTo("Redis");
+		assertThat(eight.perSecond()).isCloseTo(1e5, within(1e-6));
+	}
+
 }
