@@ -21,7 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the completion deletes the fields its claim token names, so each way a field comes to be is
  * covered — a failed delivery (e:), a task left by an instance that could not read it (l:, with and
  * without its deliveries count), a trace context (h:), a format mark (n:), a later version's state
- * (x:), a claim ahead of the due time (d:) and a task-limit key (k:).
+ * (x:), a claim ahead of the due time (d:, which its start deletes) and a task-limit key (k:).
  */
 class TaskMetaCleanupTests {
 

@@ -23,7 +23,7 @@
 --          claim, so a delivery that was cancelled or replaced while it ran never matches the
 --          delivery of the task that took its id, even in the same consumer at the same attempt; a
 --          task's token ends in :<flags> when it may have meta fields besides a:, c: and x:, one
---          letter each, which its completion deletes with those three: e (e: and l:), d, h, n, k)
+--          letter each, which its completion deletes with those three: e (e: and l:), h, n, k)
 -- ARGV[4]  max deliveries: a task claimed more often goes to the dead letters instead
 -- ARGV[5]  claim-ahead window in ms (0: only tasks already due)
 -- ARGV[6]  how many finished deliveries follow, n
@@ -153,14 +153,12 @@ local function claimFrom(source, upTo)
             else
                 -- The token's flags name the meta fields the task may have besides a:, c: and x:, so
                 -- that its completion deletes those and no others: e (e: and l:, which only a task
-                -- delivered or left before has), d (claimed ahead), h (a trace context), n (a format
-                -- mark), k (a task-limit key, which admission may add).
+                -- delivered or left before has), h (a trace context), n (a format mark), k (a
+                -- task-limit key, which admission may add). A claim ahead's d: needs none: the start
+                -- that its handler waits for deletes it (task-start.lua).
                 local flags = ''
                 if read[4 * i - 3] or read[4 * i] then
                     flags = 'e'
-                end
-                if dues[i] > now then
-                    flags = flags .. 'd'
                 end
                 if read[4 * i - 2] then
                     flags = flags .. 'h'
