@@ -16,6 +16,39 @@ public final class WardenDefaults {
 	/** How long a blocking call waits for Redis before it fails. */
 	public static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(10);
 
+	/** The most command connections a client may open. */
+	public static final int MAX_CONNECTIONS = 16;
+
+	/** The most command connections a client opens by default, whatever the number of cores. */
+	public static final int MAX_DEFAULT_CONNECTIONS = 4;
+
+	/**
+	 * How many command connections a client opens on a standalone Redis (Sentinel's included) when
+	 * none is configured: one per processor the JVM has, at least one and at most
+	 * {@value #MAX_DEFAULT_CONNECTIONS}. A connection is served by one I/O thread of the Lettuce
+	 * client's resources (which has one per processor, at least two), so more connections than
+	 * processors would only share threads.
+	 * @param processors the JVM's available processors
+	 * @return the number of connections
+	 */
+	public static int connections(int processors) {
+		return Math.max(1, Math.min(MAX_DEFAULT_CONNECTIONS, processors));
+	}
+
+	/**
+	 * Checks a number of command connections.
+	 * @param option the option's name as the caller knows it
+	 * @param connections the number
+	 * @return the number
+	 * @throws IllegalArgumentException when it is below 1 or above {@value #MAX_CONNECTIONS}
+	 */
+	public static int requireConnections(String option, int connections) {
+		if (connections < 1 || connections > MAX_CONNECTIONS) {
+			throw new IllegalArgumentException(option + " must be from 1 to " + MAX_CONNECTIONS + ", not " + connections);
+		}
+		return connections;
+	}
+
 	/** The lease of locks acquired without one, renewed every third of it. */
 	public static final Duration WATCHDOG_TIMEOUT = Duration.ofSeconds(30);
 

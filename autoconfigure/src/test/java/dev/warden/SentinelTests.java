@@ -123,7 +123,8 @@ class SentinelTests {
 
 	@Test
 	void afterAFailOverCommandsGoToTheNewMasterAndALockHeldAcrossItStaysHeld() throws Exception {
-		Warden holder = clients.open(sentinelClient(), options -> options.lockListener(new LockListener() {
+		// Three command connections: every one of them moves.
+		Warden holder = clients.open(sentinelClient(), options -> options.connections(3).lockListener(new LockListener() {
 			@Override
 			public void onLeaseLost(String lockName, LockOwner owner, @Nullable Throwable cause) {
 				lost.add(lockName);
@@ -146,14 +147,18 @@ class SentinelTests {
 		Set<String> ran = ConcurrentHashMap.newKeySet();
 		other.getDelayedQueue("s-failover", String.class).consume(delivery -> ran.add(delivery.id()));
 
-		// Commands reach the new master once Warden has moved (a hold there proves it).
+		// Commands reach the new master once Warden has moved (a hold there proves it), on names
+		// spread over every connection.
 		LockOwner prober = holder.newOwner();
-		Eventually.await("a lock taken on the new master", Duration.ofSeconds(15), () -> {
-			DistributedReentrantLock probe = holder.getLock("probe");
+		Eventually.await("locks taken on the new master", Duration.ofSeconds(15), () -> {
 			try {
-				boolean there = probe.tryLock(prober, 0, TimeUnit.SECONDS)
-						&& Long.valueOf(1).equals(promoted.call("EXISTS", "probe"));
-				probe.unlock(prober);
+				boolean there = true;
+				for (int i = 0; i < 12 && there; i++) {
+					DistributedReentrantLock probe = holder.getLock("probe-" + i);
+					there = probe.tryLock(prober, 0, TimeUnit.SECONDS)
+							&& Long.valueOf(1).equals(promoted.call("EXISTS", "probe-" + i));
+					probe.forceUnlock();
+				}
 				return there;
 			}
 			catch (RuntimeException ex) {
@@ -229,8 +234,8 @@ class SentinelTests {
 	}
 
 	@Test
-	void withTheDefaultsAcknowledgedSchedulesAndLocksSurviveAFailOver() throws Exception {
-		Warden warden = clients.open(sentinelClient());
+	void withTheDefaultsOnThreeConnectionsAcknowledgedSchedulesAndLocksSurviveAFailOver() throws Exception {
+		Warden warden = clients.open(sentinelClient(), options -> options.connections(3));
 		DelayedQueue<String> queue = warden.getDelayedQueue("s-default", String.class);
 		LockOwner owner = warden.newOwner();
 		for (int i = 0; i < 50; i++) {

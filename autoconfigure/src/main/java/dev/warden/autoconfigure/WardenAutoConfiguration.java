@@ -127,6 +127,9 @@ public final class WardenAutoConfiguration {
 			.taskReplicaSync(tasks.getReplicaSync().replicasOrAuto(), tasks.getReplicaSync().getTimeout())
 			.replicaSync(properties.getLock().getReplicaSync().replicasOrAuto(),
 					properties.getLock().getReplicaSync().getTimeout());
+		if (properties.getConnections() != null) {
+			builder.connections(properties.getConnections());
+		}
 		for (String queue : tasks.getQueues().keySet()) {
 			builder.taskQueueDefaults(queue, tasks.toConsumerOptions(queue));
 		}

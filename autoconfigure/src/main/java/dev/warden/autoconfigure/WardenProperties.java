@@ -45,6 +45,15 @@ public class WardenProperties {
 	private Duration commandTimeout = WardenDefaults.COMMAND_TIMEOUT;
 
 	/**
+	 * How many command connections Warden opens on a standalone Redis (Sentinel's included), from 1
+	 * to 16. Calls on one lock, queue or limiter share one connection and keep their order; others
+	 * spread over the connections, each on its own Lettuce I/O thread. By default one per available
+	 * processor, at least 1 and at most 4. Ignored on a Redis Cluster, whose connection
+	 * holds one connection per master.
+	 */
+	private @Nullable Integer connections;
+
+	/**
 	 * What to do when a bean calls one of its own @DistributedLock, @RateLimited or @DelayedTask
 	 * methods on this, which Spring's proxy never sees (the lock is not taken, the limit not
 	 * applied, the task runs at once): fail startup, warn (one WARN line per bean class), or
@@ -151,6 +160,23 @@ public class WardenProperties {
 	 */
 	public void setCommandTimeout(Duration commandTimeout) {
 		this.commandTimeout = WardenDefaults.requirePositive("warden.command-timeout", commandTimeout);
+	}
+
+	/**
+	 * The {@code warden.connections} property.
+	 * @return its value, or {@code null} for the default
+	 */
+	public @Nullable Integer getConnections() {
+		return connections;
+	}
+
+	/**
+	 * Sets the {@code warden.connections} property.
+	 * @param connections the value, or {@code null} for the default
+	 */
+	public void setConnections(@Nullable Integer connections) {
+		this.connections = (connections != null) ? WardenDefaults.requireConnections("warden.connections", connections)
+				: null;
 	}
 
 	/**

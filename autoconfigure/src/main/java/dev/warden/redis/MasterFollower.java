@@ -5,6 +5,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.net.UnknownHostException;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -21,7 +22,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Moves Warden's two connections to a Sentinel-managed master within moments of its promotion.
+ * Moves Warden's connections to a Sentinel-managed master within moments of its promotion.
  * <p>
  * After a fail-over, Lettuce's connections stay on the deposed master, which keeps taking writes
  * until the Sentinels turn it into a replica (seconds later), and those writes are lost then. Every
@@ -63,7 +64,11 @@ final class MasterFollower extends RedisPubSubAdapter<String, String> {
 	/** The client's Sentinel URI, or {@code null} without Sentinel: then the channel is not followed. */
 	private final @Nullable RedisURI sentinels;
 
+	/** The first command connection: it asks the node about itself. */
 	private final StatefulRedisConnection<String, String> commands;
+
+	/** Every command connection, the first included. */
+	private final List<StatefulRedisConnection<String, String>> lanes;
 
 	private final StatefulRedisPubSubConnection<String, String> pubSub;
 
@@ -81,11 +86,12 @@ final class MasterFollower extends RedisPubSubAdapter<String, String> {
 	/** The master's host name as last resolved. */
 	private volatile @Nullable Resolved resolved;
 
-	MasterFollower(RedisClient client, StatefulRedisConnection<String, String> commands,
+	MasterFollower(RedisClient client, List<StatefulRedisConnection<String, String>> lanes,
 			StatefulRedisPubSubConnection<String, String> pubSub) {
 		this.client = client;
 		this.sentinels = sentinelUri(client);
-		this.commands = commands;
+		this.commands = lanes.get(0);
+		this.lanes = List.copyOf(lanes);
 		this.pubSub = pubSub;
 	}
 
@@ -157,19 +163,24 @@ final class MasterFollower extends RedisPubSubAdapter<String, String> {
 	}
 
 	/**
-	 * A Sentinel names {@code master}: moves the connections unless they are on it. Sentinels may
-	 * name the master by host name ({@code announce-hostnames yes}) while the server gives the
-	 * connection's address as an IP, so the name is resolved (on another thread than the event
-	 * loop's, and cached for {@value #RESOLVED_MILLIS} ms) and the node is the master when one of its
-	 * addresses, and the port, are those of the command connection's server end.
+	 * A Sentinel names {@code master}: moves the connections unless every command connection is on
+	 * it (each reconnects by itself, so one may be on the new master and another still on the
+	 * deposed one). Sentinels may name the master by host name ({@code announce-hostnames yes})
+	 * while the server gives the connection's address as an IP, so the name is resolved (on another
+	 * thread than the event loop's, and cached for {@value #RESOLVED_MILLIS} ms) and a connection is
+	 * on the master when one of its addresses, and the port, are those of the connection's server
+	 * end.
 	 */
 	private void masterIs(InetSocketAddress master) {
 		String named = master.getHostString() + ":" + master.getPort();
 		CompletableFuture<?> comparing;
 		try {
-			comparing = commands.async().clientInfo().toCompletableFuture().thenAcceptAsync(info -> {
-				String node = field(info, "laddr");
-				compare(named, node, (node != null) ? resolve(master.getHostString()) : new InetAddress[0],
+			List<CompletableFuture<String>> infos = lanes.stream()
+				.map(lane -> lane.async().clientInfo().toCompletableFuture())
+				.toList();
+			comparing = CompletableFuture.allOf(infos.toArray(CompletableFuture<?>[]::new)).thenRunAsync(() -> {
+				List<String> nodes = infos.stream().map(info -> field(info.join(), "laddr")).toList();
+				compare(named, nodes, nodes.contains(null) ? new InetAddress[0] : resolve(master.getHostString()),
 						master.getPort());
 			}, client.getResources().eventExecutorGroup());
 		}
@@ -184,14 +195,24 @@ final class MasterFollower extends RedisPubSubAdapter<String, String> {
 		});
 	}
 
-	private void compare(String named, @Nullable String node, InetAddress[] addresses, int port) {
+	private void compare(String named, List<@Nullable String> nodes, InetAddress[] addresses, int port) {
 		actedOn = named;
-		if (node == null || isOn(node, addresses, port)) {
-			// On the master already (or nothing to compare with: Redis before 6.2).
+		String elsewhere = null;
+		for (String node : nodes) {
+			if (node == null) {
+				// Nothing to compare with: Redis before 6.2.
+				moving.set(false);
+				return;
+			}
+			if (elsewhere == null && !isOn(node, addresses, port)) {
+				elsewhere = node;
+			}
+		}
+		if (elsewhere == null) {
 			moving.set(false);
 		}
 		else {
-			move("the Sentinels name " + named + " the master, and Warden's connections are on " + node);
+			move("the Sentinels name " + named + " the master, and a connection of Warden's is on " + elsewhere);
 		}
 	}
 
@@ -247,12 +268,23 @@ final class MasterFollower extends RedisPubSubAdapter<String, String> {
 		return false;
 	}
 
-	/** Closes both connections from the server side; Lettuce reconnects them to the master. */
+	/**
+	 * Closes the connections from the server side; Lettuce reconnects them to the master. Each
+	 * command connection closes itself, since one of them may be on another node by now.
+	 */
 	private void move(String why) {
 		logger.info("Reconnecting Warden to the Redis master: {}", why);
 		pubSub.async().clientId().whenComplete((pubSubId, ignored) -> {
 			if (pubSubId != null) {
 				commands.async().clientKill(KillArgs.Builder.id(pubSubId));
+			}
+			for (int i = 1; i < lanes.size(); i++) {
+				StatefulRedisConnection<String, String> lane = lanes.get(i);
+				lane.async().clientId().whenComplete((laneId, failure) -> {
+					if (laneId != null) {
+						lane.async().clientKill(KillArgs.Builder.id(laneId).skipme(false));
+					}
+				});
 			}
 			commands.async().clientId().whenComplete((commandId, failure) -> {
 				if (commandId != null) {

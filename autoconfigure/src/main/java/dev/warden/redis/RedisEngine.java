@@ -3,6 +3,7 @@ package dev.warden.redis;
 import java.io.IOException;
 import java.net.SocketAddress;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -42,10 +43,20 @@ import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The Redis side of one Warden client: a shared command connection used asynchronously by every
- * caller, one pub/sub connection behind {@link ChannelSubscriptions}, and one scheduler thread.
+ * The Redis side of one Warden client: command connections used asynchronously by every caller, one
+ * pub/sub connection behind {@link ChannelSubscriptions}, and one scheduler thread.
+ * <p>
+ * On a standalone Redis (Sentinel's included) a client may open several command connections, its
+ * <em>lanes</em>: each script goes out on the lane of its first key's hash tag (or of the whole key
+ * when it has none), so that the calls on one lock or one queue keep the order they were sent in,
+ * and each lane's socket is served by its own event-loop thread of the client's resources. Other
+ * commands go out on the first lane. On a Redis Cluster the cluster connection already holds one
+ * connection per master, and the client has one lane.
  */
 public final class RedisEngine implements AutoCloseable {
+
+	/** The most command connections ({@link #connect(AbstractRedisClient, String, Duration, KeyNamespace, int)}). */
+	public static final int MAX_LANES = dev.warden.WardenDefaults.MAX_CONNECTIONS;
 
 	/** The longest wait before a script is sent again to a slot that was busy. */
 	static final long MAX_SLOT_BACKOFF_MILLIS = 50;
@@ -96,10 +107,20 @@ public final class RedisEngine implements AutoCloseable {
 	/** On the engine of one Redis Cluster node: its {@code host:port}; {@code null} otherwise. */
 	private final @Nullable String nodeAddress;
 
+	/**
+	 * The engines of the lanes, this one first, when there are more than one; {@code null} otherwise
+	 * (and on a lane's own engine).
+	 */
+	private final RedisEngine @Nullable [] lanes;
+
+	/** On the engine of a lane after the first: the engine of the first; {@code null} otherwise. */
+	private final @Nullable RedisEngine firstLane;
+
 	private RedisEngine(StatefulConnection<String, String> commandConnection,
 			RedisClusterAsyncCommands<String, String> commands,
 			StatefulRedisPubSubConnection<String, String> pubSubConnection, String threadName,
-			Duration commandTimeout, @Nullable MasterFollower follower, KeyNamespace namespace) {
+			Duration commandTimeout, @Nullable MasterFollower follower, KeyNamespace namespace,
+			List<StatefulRedisConnection<String, String>> otherLanes) {
 		this.follower = follower;
 		this.namespace = namespace;
 		this.commandConnection = commandConnection;
@@ -110,6 +131,38 @@ public final class RedisEngine implements AutoCloseable {
 		this.commandTimeout = commandTimeout;
 		this.cluster = null;
 		this.nodeAddress = null;
+		this.firstLane = null;
+		if (otherLanes.isEmpty()) {
+			this.lanes = null;
+		}
+		else {
+			RedisEngine[] all = new RedisEngine[otherLanes.size() + 1];
+			all[0] = this;
+			for (int i = 0; i < otherLanes.size(); i++) {
+				all[i + 1] = new RedisEngine(this, otherLanes.get(i));
+			}
+			this.lanes = all;
+		}
+		countDisconnects();
+	}
+
+	/**
+	 * The engine of a lane after the first of {@code first}: its commands go out on {@code lane};
+	 * everything else is the first lane's. It is closed by the first lane's engine.
+	 */
+	private RedisEngine(RedisEngine first, StatefulRedisConnection<String, String> lane) {
+		this.follower = first.follower;
+		this.commandConnection = lane;
+		this.commands = lane.async();
+		this.pubSubConnection = first.pubSubConnection;
+		this.subscriptions = first.subscriptions;
+		this.scheduler = first.scheduler;
+		this.commandTimeout = first.commandTimeout;
+		this.cluster = null;
+		this.nodeAddress = null;
+		this.namespace = first.namespace;
+		this.lanes = null;
+		this.firstLane = first;
 		countDisconnects();
 	}
 
@@ -129,6 +182,8 @@ public final class RedisEngine implements AutoCloseable {
 		this.cluster = cluster;
 		this.nodeAddress = address;
 		this.namespace = cluster.namespace;
+		this.lanes = null;
+		this.firstLane = null;
 		countDisconnects();
 	}
 
@@ -173,6 +228,31 @@ public final class RedisEngine implements AutoCloseable {
 	 */
 	public static RedisEngine connect(AbstractRedisClient client, String threadName, Duration commandTimeout,
 			KeyNamespace namespace) {
+		return connect(client, threadName, commandTimeout, namespace, 1);
+	}
+
+	/**
+	 * Opens the connections on the application's client, as
+	 * {@link #connect(AbstractRedisClient, String, Duration, KeyNamespace)} does, with
+	 * {@code lanes} command connections on a standalone Redis (Sentinel's included): each script
+	 * goes out on the lane of its first key. On a Redis Cluster the engine has one lane whatever
+	 * {@code lanes} says: the cluster connection holds one connection per master already.
+	 * @param client a {@link RedisClient} (standalone, Sentinel) or a {@link RedisClusterClient};
+	 * it stays the application's to shut down
+	 * @param threadName the name of the engine's scheduler thread
+	 * @param commandTimeout how long a call waits for Redis before giving up
+	 * @param namespace where the keys and channels Warden names itself are
+	 * @param lanes how many command connections to open, from 1 to {@value #MAX_LANES}
+	 * @return the engine
+	 * @throws RedisAuthenticationException when Redis refuses the client's credentials
+	 * @throws RedisUnavailableException when Redis cannot be reached, or does not answer in time
+	 */
+	public static RedisEngine connect(AbstractRedisClient client, String threadName, Duration commandTimeout,
+			KeyNamespace namespace, int lanes) {
+		if (lanes < 1 || lanes > MAX_LANES) {
+			throw new IllegalArgumentException("The number of command connections must be from 1 to " + MAX_LANES
+					+ ", not " + lanes);
+		}
 		if (!(client instanceof RedisClient) && !(client instanceof RedisClusterClient)) {
 			throw new IllegalArgumentException("Unsupported Lettuce client: " + client.getClass().getName());
 		}
@@ -181,7 +261,7 @@ public final class RedisEngine implements AutoCloseable {
 		CompletableFuture<RedisEngine> connecting = new CompletableFuture<>();
 		Thread opener = new Thread(() -> {
 			try {
-				connecting.complete(open(client, threadName, commandTimeout, namespace));
+				connecting.complete(open(client, threadName, commandTimeout, namespace, lanes));
 			}
 			catch (RuntimeException | Error ex) {
 				connecting.completeExceptionally(ex);
@@ -216,9 +296,9 @@ public final class RedisEngine implements AutoCloseable {
 	}
 
 	private static RedisEngine open(AbstractRedisClient client, String threadName, Duration commandTimeout,
-			KeyNamespace namespace) {
+			KeyNamespace namespace, int lanes) {
 		try {
-			return openOnce(client, threadName, commandTimeout, namespace);
+			return openOnce(client, threadName, commandTimeout, namespace, lanes);
 		}
 		catch (RedisUnavailableException ex) {
 			// A connection closed during the handshake can hide why: Redis may have refused the
@@ -226,7 +306,7 @@ public final class RedisEngine implements AutoCloseable {
 			// prematurely", or "RedisHandshakeHandler not registered" when the close wins the race
 			// with the handshake's own failure). One more attempt says why, or fails the same way.
 			if (closedDuringHandshake(ex)) {
-				return openOnce(client, threadName, commandTimeout, namespace);
+				return openOnce(client, threadName, commandTimeout, namespace, lanes);
 			}
 			throw ex;
 		}
@@ -244,31 +324,39 @@ public final class RedisEngine implements AutoCloseable {
 	}
 
 	private static RedisEngine openOnce(AbstractRedisClient client, String threadName, Duration commandTimeout,
-			KeyNamespace namespace) {
+			KeyNamespace namespace, int lanes) {
 		StatefulConnection<String, String> commandConnection = null;
+		List<StatefulRedisConnection<String, String>> otherLanes = new ArrayList<>();
 		try {
 			if (client instanceof RedisClusterClient cluster) {
 				StatefulRedisClusterConnection<String, String> connection = cluster.connect(StringCodec.UTF8);
 				commandConnection = connection;
 				RedisEngine engine = new RedisEngine(connection, connection.async(),
-						cluster.connectPubSub(StringCodec.UTF8), threadName, commandTimeout, null, namespace);
+						cluster.connectPubSub(StringCodec.UTF8), threadName, commandTimeout, null, namespace, List.of());
 				engine.clusterFlushes = ClusterFlushCoalescing.start(connection, engine.scheduler);
 				engine.clusterNodes = new ClusterNodes(engine, cluster, connection);
 				return engine;
 			}
 			StatefulRedisConnection<String, String> connection = ((RedisClient) client).connect(StringCodec.UTF8);
 			commandConnection = connection;
+			for (int i = 1; i < lanes; i++) {
+				otherLanes.add(((RedisClient) client).connect(StringCodec.UTF8));
+			}
 			StatefulRedisPubSubConnection<String, String> pubSub = ((RedisClient) client).connectPubSub(StringCodec.UTF8);
-			MasterFollower follower = new MasterFollower((RedisClient) client, connection, pubSub);
+			List<StatefulRedisConnection<String, String>> all = new ArrayList<>();
+			all.add(connection);
+			all.addAll(otherLanes);
+			MasterFollower follower = new MasterFollower((RedisClient) client, all, pubSub);
 			follower.start();
-			FlushCoalescing.follow(connection);
+			all.forEach(FlushCoalescing::follow);
 			return new RedisEngine(connection, connection.async(), pubSub, threadName, commandTimeout, follower,
-					namespace);
+					namespace, otherLanes);
 		}
 		catch (RedisException ex) {
 			if (commandConnection != null) {
 				commandConnection.close();
 			}
+			otherLanes.forEach(StatefulConnection::close);
 			String refusal = authenticationRefusal(ex);
 			if (refusal != null) {
 				throw new RedisAuthenticationException("Redis refused Warden's credentials: " + refusal, ex);
@@ -314,7 +402,7 @@ public final class RedisEngine implements AutoCloseable {
 	 */
 	public long ping() {
 		long started = System.nanoTime();
-		CompletableFuture<String> command = commands.ping().toCompletableFuture();
+		CompletableFuture<String> command = pingLanes();
 		CompletableFuture<String> pubSub = pubSubConnection.async().ping().toCompletableFuture();
 		await(command, "PING on the command connection");
 		await(pubSub, "PING on the pub/sub connection");
@@ -330,7 +418,7 @@ public final class RedisEngine implements AutoCloseable {
 	 */
 	public CompletableFuture<Long> pingAsync(Duration timeout) {
 		long started = System.nanoTime();
-		CompletableFuture<String> command = commands.ping().toCompletableFuture();
+		CompletableFuture<String> command = pingLanes();
 		CompletableFuture<String> pubSub = pubSubConnection.async().ping().toCompletableFuture();
 		return CompletableFuture.allOf(command, pubSub)
 			.orTimeout(timeout.toNanos(), TimeUnit.NANOSECONDS)
@@ -346,6 +434,39 @@ public final class RedisEngine implements AutoCloseable {
 			});
 	}
 
+	/** {@code PING} on every command connection: completes once all answered, fails when one fails. */
+	private CompletableFuture<String> pingLanes() {
+		CompletableFuture<String> first = commands.ping().toCompletableFuture();
+		RedisEngine[] all = lanes;
+		if (all == null) {
+			return first;
+		}
+		CompletableFuture<?>[] pings = new CompletableFuture<?>[all.length];
+		pings[0] = first;
+		for (int i = 1; i < all.length; i++) {
+			pings[i] = all[i].commands.ping().toCompletableFuture();
+		}
+		CommandReply<String> answered = new CommandReply<>(first);
+		CompletableFuture.allOf(pings).whenComplete((ignored, failure) -> {
+			if (failure != null) {
+				answered.completeExceptionally(failure);
+			}
+			else {
+				answered.complete(first.join());
+			}
+		});
+		return answered;
+	}
+
+	/**
+	 * How many command connections the engine has: its lanes ({@link #connect(AbstractRedisClient,
+	 * String, Duration, KeyNamespace, int)}).
+	 */
+	public int lanes() {
+		RedisEngine[] all = lanes;
+		return (all != null) ? all.length : 1;
+	}
+
 	/** Sends {@code INFO} for {@code section} on the command connection. */
 	public CompletableFuture<String> infoAsync(String section) {
 		return commands.info(section).toCompletableFuture();
@@ -357,16 +478,19 @@ public final class RedisEngine implements AutoCloseable {
 	}
 
 	/**
-	 * Runs {@code action} each time the command connection is established again after a loss (not
+	 * Runs {@code action} each time a command connection is established again after a loss (not
 	 * the first time), on a Lettuce thread.
 	 */
 	public void onReconnect(Runnable action) {
-		commandConnection.addListener(new RedisConnectionStateListener() {
-			@Override
-			public void onRedisConnected(RedisChannelHandler<?, ?> connection, SocketAddress address) {
-				action.run();
-			}
-		});
+		RedisEngine[] all = (lanes != null) ? lanes : new RedisEngine[] { this };
+		for (RedisEngine lane : all) {
+			lane.commandConnection.addListener(new RedisConnectionStateListener() {
+				@Override
+				public void onRedisConnected(RedisChannelHandler<?, ?> connection, SocketAddress address) {
+					action.run();
+				}
+			});
+		}
 	}
 
 	/**
@@ -374,6 +498,14 @@ public final class RedisEngine implements AutoCloseable {
 	 * either reconnects.
 	 */
 	public boolean connected() {
+		RedisEngine[] all = lanes;
+		if (all != null) {
+			for (int i = 1; i < all.length; i++) {
+				if (!all[i].commandConnection.isOpen()) {
+					return false;
+				}
+			}
+		}
 		return commandConnection.isOpen() && pubSubConnection.isOpen();
 	}
 
@@ -432,7 +564,9 @@ public final class RedisEngine implements AutoCloseable {
 			Function<RedisEngine, CompletableFuture<T>> write, int replicas, long timeoutMillis) {
 		ClusterNodes nodes = clusterNodes;
 		if (nodes == null) {
-			return replicationBarrier.write(() -> write.apply(this), replicas, timeoutMillis);
+			// The write and its WAIT on one connection: the lane the write's scripts take.
+			RedisEngine lane = laneOf(key);
+			return lane.replicationBarrier.write(() -> write.apply(lane), replicas, timeoutMillis);
 		}
 		CompletableFuture<RedisEngine> node = nodes.ofKey(key);
 		if (node.isDone() && !node.isCompletedExceptionally()) {
@@ -569,6 +703,15 @@ public final class RedisEngine implements AutoCloseable {
 		if (clusterFlushes != null) {
 			return clusterFlushes.installedOnAllMasters();
 		}
+		RedisEngine[] all = lanes;
+		if (all != null) {
+			for (int i = 1; i < all.length; i++) {
+				if (!(all[i].commandConnection instanceof RedisChannelHandler<?, ?> handler
+						&& FlushCoalescing.installed(handler))) {
+					return false;
+				}
+			}
+		}
 		return commandConnection instanceof RedisChannelHandler<?, ?> handler && FlushCoalescing.installed(handler);
 	}
 
@@ -601,9 +744,21 @@ public final class RedisEngine implements AutoCloseable {
 		return reply;
 	}
 
-	/** Async commands on the shared connection. */
+	/**
+	 * Async commands on the first command connection: for commands that touch no key of a lock,
+	 * queue or limiter (a read of one of them takes {@link #commands(String)}).
+	 */
 	public RedisClusterAsyncCommands<String, String> commands() {
 		return commands;
+	}
+
+	/**
+	 * Async commands on the connection of {@code key}'s lane, the one its scripts take, so that they
+	 * run after the scripts on the same name sent before them.
+	 * @param key a key of the lock, queue or limiter the commands touch
+	 */
+	public RedisClusterAsyncCommands<String, String> commands(String key) {
+		return laneOf(key).commands;
 	}
 
 	public ChannelSubscriptions subscriptions() {
@@ -630,7 +785,41 @@ public final class RedisEngine implements AutoCloseable {
 	 * @return the reply
 	 */
 	public <T> CompletableFuture<T> eval(LuaScript called, ScriptOutputType type, String[] keys, String... args) {
-		LuaScript script = clockShifted ? called.shifted(namespace.clockOffsetKey()) : called;
+		if (lanes != null && keys.length > 0) {
+			return laneOf(keys[0]).evalHere(called, type, keys, args);
+		}
+		return evalHere(called, type, keys, args);
+	}
+
+	/**
+	 * The engine whose connection takes the scripts whose first key is {@code key}: by the key's hash
+	 * tag, or the whole key when it has none, so that every script on one lock or one queue takes
+	 * one lane. This engine when it has one lane.
+	 */
+	RedisEngine laneOf(String key) {
+		RedisEngine[] all = lanes;
+		if (all == null) {
+			return this;
+		}
+		int open = key.indexOf('{');
+		int close = (open >= 0) ? key.indexOf('}', open + 1) : -1;
+		int hash;
+		if (close > open + 1) {
+			// The tag's String.hashCode, without a substring for every call.
+			hash = 0;
+			for (int i = open + 1; i < close; i++) {
+				hash = 31 * hash + key.charAt(i);
+			}
+		}
+		else {
+			hash = key.hashCode();
+		}
+		return all[Math.floorMod(hash, all.length)];
+	}
+
+	private <T> CompletableFuture<T> evalHere(LuaScript called, ScriptOutputType type, String[] keys, String... args) {
+		boolean shifted = (firstLane != null) ? firstLane.clockShifted : clockShifted;
+		LuaScript script = shifted ? called.shifted(namespace.clockOffsetKey()) : called;
 		CompletableFuture<T> bySha = commands.<T>evalsha(script.sha1(), type, keys, args).toCompletableFuture();
 		CommandReply<T> reply = new CommandReply<>(bySha);
 		bySha.whenComplete((value, failure) -> {
@@ -899,12 +1088,26 @@ public final class RedisEngine implements AutoCloseable {
 			// A node's engine: its connection is the cluster connection's.
 			return;
 		}
+		if (firstLane != null) {
+			// A lane's engine: the first lane's engine closes its connection.
+			return;
+		}
 		scheduler.shutdownNow();
 		try {
 			pubSubConnection.close();
 		}
 		finally {
-			commandConnection.close();
+			try {
+				commandConnection.close();
+			}
+			finally {
+				RedisEngine[] all = lanes;
+				if (all != null) {
+					for (int i = 1; i < all.length; i++) {
+						all[i].commandConnection.close();
+					}
+				}
+			}
 		}
 	}
 

@@ -59,7 +59,7 @@ class WardenAutoConfigurationTests {
 	void bindsProperties() {
 		runner.withPropertyValues("warden.client-id=orders-1", "warden.lock.aspect-order=42",
 				"warden.lock.watchdog-timeout=5s", "warden.command-timeout=2s", "warden.lock.key-prefix=app:",
-				"warden.lock.default-wait-time=250ms", "warden.fleet.announce-interval=1s")
+				"warden.lock.default-wait-time=250ms", "warden.fleet.announce-interval=1s", "warden.connections=3")
 			.run(context -> {
 				Warden warden = context.getBean(Warden.class);
 				assertThat(warden.getClientId()).isEqualTo("orders-1");
@@ -67,6 +67,7 @@ class WardenAutoConfigurationTests {
 				WardenProperties properties = context.getBean(WardenProperties.class);
 				assertThat(properties.getLock().getDefaultWaitTime()).isEqualTo(Duration.ofMillis(250));
 				assertThat(properties.getLock().getKeyPrefix()).isEqualTo("app:");
+				assertThat(properties.getConnections()).isEqualTo(3);
 				warden.getLock("leased").lock();
 				assertThat(warden.getLock("leased").remainingTimeToLive()).isBetween(1L, 5_000L);
 				warden.getLock("leased").unlock();
@@ -109,7 +110,8 @@ class WardenAutoConfigurationTests {
 		for (String property : new String[] { "warden.command-timeout=0s", "warden.lock.watchdog-timeout=1ms",
 				"warden.lock.replica-sync.timeout=-1s", "warden.delayed-task.concurrency=0",
 				"warden.delayed-task.sweep-interval=0s", "warden.delayed-task.shutdown-grace=-1s",
-				"warden.redlock.node-timeout=0ms", "warden.fleet.announce-interval=0s" }) {
+				"warden.redlock.node-timeout=0ms", "warden.fleet.announce-interval=0s", "warden.connections=0",
+				"warden.connections=17" }) {
 			runner.withPropertyValues(property).run(context -> {
 				assertThat(context).as(property).hasFailed();
 				StringBuilder messages = new StringBuilder();

@@ -194,8 +194,10 @@ class AutoReplicaSyncTests {
 	@Test
 	void acquisitionsInFlightTogetherShareTheirWait() throws Exception {
 		startPrimaryAndReplica();
-		// A timeout no machine reaches, so that the first WAIT returns when the replica is back.
-		Warden warden = clients.open(primary, options -> options.replicaSync(ReplicaSync.AUTO, Duration.ofSeconds(60)));
+		// A timeout no machine reaches, so that the first WAIT returns when the replica is back; one
+		// command connection, which that WAIT blocks (with several, each has its own WAIT).
+		Warden warden = clients.open(primary,
+				options -> options.connections(1).replicaSync(ReplicaSync.AUTO, Duration.ofSeconds(60)));
 		LockOwner owner = warden.newOwner();
 		lockAndSchedule(warden, "warm-up");
 		long before = waitCalls(primary);

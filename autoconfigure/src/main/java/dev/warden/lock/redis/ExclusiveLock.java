@@ -218,7 +218,7 @@ abstract sealed class ExclusiveLock implements DistributedMutex permits RedisDis
 
 	@Override
 	public long remainingTimeToLive() {
-		Long ttl = engine.await(engine.commands().pttl(name), "time to live of '" + name + "'");
+		Long ttl = engine.await(engine.commands(name).pttl(name), "time to live of '" + name + "'");
 		return (ttl != null) ? ttl : -2;
 	}
 

@@ -198,7 +198,7 @@ abstract class LockLayout {
 
 	/** How many holds {@code ownerId} has in Redis: the value of its hold field. */
 	CompletableFuture<Integer> holdCount(RedisEngine engine, String ownerId) {
-		return engine.commands()
+		return engine.commands(name)
 			.hget(name, holdField(ownerId))
 			.toCompletableFuture()
 			.thenApply(count -> (count != null) ? Integer.parseInt(count) : 0);
@@ -218,7 +218,7 @@ abstract class LockLayout {
 
 	/** Whether anyone holds the lock (in this layout's sense). */
 	CompletableFuture<Boolean> isLocked(RedisEngine engine) {
-		return engine.commands().exists(name).toCompletableFuture().thenApply(count -> count != null && count > 0);
+		return engine.commands(name).exists(name).toCompletableFuture().thenApply(count -> count != null && count > 0);
 	}
 
 	/**

@@ -33,7 +33,7 @@ abstract class ReadWriteSide extends LockLayout {
 	/** Whether this side holds the lock. */
 	@Override
 	final CompletableFuture<Boolean> isLocked(RedisEngine engine) {
-		return engine.commands().hget(name, "mode").toCompletableFuture().thenApply(mode::equals);
+		return engine.commands(name).hget(name, "mode").toCompletableFuture().thenApply(mode::equals);
 	}
 
 }

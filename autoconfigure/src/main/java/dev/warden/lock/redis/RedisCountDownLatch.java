@@ -59,7 +59,7 @@ public final class RedisCountDownLatch extends ChannelSynchronizer implements Di
 
 	@Override
 	public long getCount() {
-		String value = engine.await(engine.commands().get(name), "count of latch '" + name + "'");
+		String value = engine.await(engine.commands(name).get(name), "count of latch '" + name + "'");
 		return (value != null) ? Math.max(0, Long.parseLong(value)) : 0;
 	}
 
@@ -83,7 +83,7 @@ public final class RedisCountDownLatch extends ChannelSynchronizer implements Di
 
 		@Override
 		public CompletableFuture<Contender.Try<Boolean>> tryOnce(boolean willWait) {
-			return RedisEngine.map(engine.commands().get(name).toCompletableFuture(),
+			return RedisEngine.map(engine.commands(name).get(name).toCompletableFuture(),
 					count -> (count == null || Long.parseLong(count) <= 0) ? Contender.Try.succeeded(Boolean.TRUE)
 							: Contender.Try.failed(-1));
 		}

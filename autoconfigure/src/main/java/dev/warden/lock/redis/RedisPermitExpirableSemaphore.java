@@ -40,7 +40,7 @@ public final class RedisPermitExpirableSemaphore extends ChannelSynchronizer imp
 	@Override
 	public boolean trySetPermits(int permits) {
 		String capacity = Integer.toString(LockArguments.requireCapacity(permits));
-		Boolean set = engine.await(engine.commands().setnx(name, capacity), "permits of semaphore '" + name + "'");
+		Boolean set = engine.await(engine.commands(name).setnx(name, capacity), "permits of semaphore '" + name + "'");
 		if (Boolean.TRUE.equals(set)) {
 			engine.commands().publish(channel, capacity);
 			return true;

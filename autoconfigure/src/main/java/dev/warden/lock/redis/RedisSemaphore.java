@@ -83,7 +83,7 @@ public final class RedisSemaphore extends ChannelSynchronizer implements Distrib
 
 	@Override
 	public int availablePermits() {
-		String value = engine.await(engine.commands().get(name), "permits of semaphore '" + name + "'");
+		String value = engine.await(engine.commands(name).get(name), "permits of semaphore '" + name + "'");
 		return (value != null) ? Integer.parseInt(value) : 0;
 	}
 

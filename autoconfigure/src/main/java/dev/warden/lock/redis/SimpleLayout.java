@@ -59,7 +59,7 @@ final class SimpleLayout extends LockLayout {
 
 	@Override
 	CompletableFuture<Integer> holdCount(RedisEngine engine, String ownerId) {
-		return engine.commands().get(name).toCompletableFuture().thenApply(holder -> ownerId.equals(holder) ? 1 : 0);
+		return engine.commands(name).get(name).toCompletableFuture().thenApply(holder -> ownerId.equals(holder) ? 1 : 0);
 	}
 
 	/** One hold at most: an acquisition whose reply was lost is taken over by the next, never stacked. */

@@ -124,7 +124,7 @@ public final class RedisRateLimiter implements DistributedRateLimiter {
 
 	@Override
 	public boolean reset() {
-		Long deleted = engine.await(engine.commands().del(keys[0]), action);
+		Long deleted = engine.await(engine.commands(keys[0]).del(keys[0]), action);
 		return deleted != null && deleted > 0;
 	}
 

@@ -40,7 +40,7 @@ final class DeadLetters {
 	}
 
 	List<DeadLetter> all() {
-		Map<String, String> letters = engine.await(engine.commands().hgetall(keys.dead), "dead letters of '" + name + "'");
+		Map<String, String> letters = engine.await(engine.commands(keys.dead).hgetall(keys.dead), "dead letters of '" + name + "'");
 		return letters.values()
 			.stream()
 			.map(this::readDeadLetter)
@@ -77,7 +77,7 @@ final class DeadLetters {
 	}
 
 	long count() {
-		Long count = engine.await(engine.commands().hlen(keys.dead), "dead letters of '" + name + "'");
+		Long count = engine.await(engine.commands(keys.dead).hlen(keys.dead), "dead letters of '" + name + "'");
 		return (count != null) ? count : 0;
 	}
 

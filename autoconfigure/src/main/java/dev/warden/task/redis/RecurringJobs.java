@@ -130,7 +130,7 @@ public final class RecurringJobs {
 
 	/** Brings the plans in Redis in line with this instance's jobs. */
 	void reconcile() {
-		Map<String, String> plans = engine.await(engine.commands().hgetall(planKey[0]), "recurring plans of '"
+		Map<String, String> plans = engine.await(engine.commands(planKey[0]).hgetall(planKey[0]), "recurring plans of '"
 				+ queue.getName() + "'");
 		for (RecurringJob job : jobs.values()) {
 			plan(job, plans.get(job.name()));
@@ -184,7 +184,7 @@ public final class RecurringJobs {
 		if (job == null) {
 			throw new IllegalStateException("No recurring job '" + occurrence.job() + "' is defined on this instance");
 		}
-		String current = engine.await(engine.commands().hget(planKey[0], job.name()), "recurring plan of '"
+		String current = engine.await(engine.commands(planKey[0]).hget(planKey[0], job.name()), "recurring plan of '"
 				+ job.name() + "'");
 		Plan plan = (current != null) ? Plan.parse(current) : null;
 		if (plan == null) {
@@ -235,7 +235,7 @@ public final class RecurringJobs {
 	 * nothing.
 	 */
 	private void planAfter(RecurringJob job, Occurrence occurrence, long started) {
-		String current = engine.await(engine.commands().hget(planKey[0], job.name()), "recurring plan of '"
+		String current = engine.await(engine.commands(planKey[0]).hget(planKey[0], job.name()), "recurring plan of '"
 				+ job.name() + "'");
 		Plan plan = (current != null) ? Plan.parse(current) : null;
 		if (plan == null || plan.due() != occurrence.due()) {

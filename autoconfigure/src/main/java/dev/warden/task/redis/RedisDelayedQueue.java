@@ -222,7 +222,7 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 	@Override
 	public boolean contains(String taskId) {
 		requireId(taskId);
-		return Boolean.TRUE.equals(engine.await(engine.commands().hexists(keys.tasks, taskId), "task '" + taskId + "'"));
+		return Boolean.TRUE.equals(engine.await(engine.commands(keys.tasks).hexists(keys.tasks, taskId), "task '" + taskId + "'"));
 	}
 
 	@Override
@@ -235,7 +235,7 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 
 	@Override
 	public long size() {
-		Long size = engine.await(engine.commands().hlen(keys.tasks), "size of queue '" + name + "'");
+		Long size = engine.await(engine.commands(keys.tasks).hlen(keys.tasks), "size of queue '" + name + "'");
 		return (size != null) ? size : 0;
 	}
 
