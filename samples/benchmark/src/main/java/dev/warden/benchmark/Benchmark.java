@@ -11,6 +11,7 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Function;
 
+import dev.warden.benchmark.Report.Metric;
 import dev.warden.benchmark.Scenarios.Kind;
 import dev.warden.test.redis.RedisBinary;
 import dev.warden.test.redis.RedisCluster;
@@ -33,7 +34,8 @@ import dev.warden.test.redis.RedisNode;
  * limiters of Warden, Redisson and Bucket4j, in tables of their own. {@code --redis-server=PATH} runs
  * that {@code redis-server} binary (by default the one on the {@code PATH}, else the one bundled
  * with the embedded-redis jar). {@code --transport=epoll} runs both libraries on Netty's native
- * epoll transport instead of Java's NIO (x86-64 Linux). {@code --pin} pins {@code redis-server} and this
+ * epoll transport instead of Java's NIO (x86-64 Linux). {@code --connections=N} gives Warden N
+ * command connections (by default its own default, from the core count). {@code --pin} pins {@code redis-server} and this
  * JVM to disjoint CPUs ({@link Pinning}). The medians also go to {@code target/benchmark-medians.tsv};
  * {@code --model=PATH[,PATH...]} prints the {@link CostModel}'s prediction from such files (of several,
  * the median of their medians) without running anything, {@code --cores=16,64} for which core counts,
@@ -43,6 +45,9 @@ import dev.warden.test.redis.RedisNode;
  * {@code java -jar samples/benchmark/target/warden-benchmark.jar --only=locks --redis-server=/usr/bin/redis-server}.
  */
 public final class Benchmark {
+
+	/** The row of how many event-loop threads Warden's calls spread over ({@link LockClient#connectionsInUse()}). */
+	static final String CONNECTIONS_IN_USE = "own keys: command connections, each on an I/O thread of its own";
 
 	private static final List<String> ALL_GROUPS = List.of("ceiling", "locks", "weight", "delayed", "cluster",
 			"metrics", "transactions", "coroutines", "replicas", "limits");
@@ -55,7 +60,7 @@ public final class Benchmark {
 
 	/** The options this benchmark takes: the value ones with their '='. */
 	private static final List<String> OPTIONS = List.of("--redis-server=", "--model=", "--cores=", "--wake-us=",
-			"--transport=", "--pin", "--run-ms=", "--repetitions=", "--tasks=", "--spread-ms=", "--output=", "--only=");
+			"--transport=", "--connections=", "--pin", "--run-ms=", "--repetitions=", "--tasks=", "--spread-ms=", "--output=", "--only=");
 
 	public static void main(String[] args) throws Exception {
 		for (String arg : args) {
@@ -86,6 +91,7 @@ public final class Benchmark {
 			return;
 		}
 		Transport.use(stringArgument(args, "--transport=", "nio"));
+		LockClient.CONNECTIONS[0] = (int) longArgument(args, "--connections=", 0);
 		// The machine's, before pinning leaves this JVM fewer.
 		int cores = Runtime.getRuntime().availableProcessors();
 		if (List.of(args).contains("--pin")) {
@@ -183,6 +189,9 @@ public final class Benchmark {
 					Function<String, LockClient> factory = libraries.get((i + repetition) % libraries.size());
 					try (LockClient client = factory.apply(redis.uri())) {
 						String label = client.label();
+						if (label.equals("Warden")) {
+							report.add(new Metric(CONNECTIONS_IN_USE, false), label, LockClient.connectionsInUse());
+						}
 						for (int threads : new int[] { 1, 8, 64 }) {
 							measure(label, "uncontended " + threads,
 									() -> scenarios.uncontended(client, threads, Kind.REENTRANT, report));

@@ -5,6 +5,9 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 
+import dev.warden.WardenDefaults;
+import io.lettuce.core.resource.DefaultClientResources;
+
 /**
  * A throughput model of both libraries on one Redis: each row's rate on another machine, from what
  * one operation costs (measured by this benchmark, on any machine) and two figures of the machine
@@ -206,6 +209,26 @@ final class CostModel {
 	}
 
 	/**
+	 * How many event-loop threads Warden's own-key pairs were spread over in the run: its command
+	 * connections, at most the client's I/O threads ({@code 1} for a run that did not say, from before
+	 * Warden had several).
+	 */
+	static double connectionsInUse(Report report) {
+		double inUse = report.median(Benchmark.CONNECTIONS_IN_USE, "Warden");
+		return Double.isNaN(inUse) ? 1 : inUse;
+	}
+
+	/**
+	 * {@code pair} measured with its calls spread over {@code measured} event loops, on {@code target}
+	 * of them: the busiest loop's share of the pairs, and so its CPU per pair, scales with
+	 * {@code measured / target} (keys spread evenly over the connections, as the own-key callers' do).
+	 */
+	static Costs onConnections(Costs pair, double measured, double target) {
+		return new Costs(pair.roundTrips(), pair.redisMicros(), pair.loopMicros() * measured / target,
+				pair.clientMicros(), pair.latency());
+	}
+
+	/**
 	 * One contended acquisition of the lock of {@code scenario} ("8 threads, one key"): its resources'
 	 * costs with the most callers measured (64 on one key; the fair lock's 8).
 	 */
@@ -318,9 +341,11 @@ final class CostModel {
 			out.append('\n');
 		}
 		Measured[] ownKeys = { new Measured(1.25, 83), new Measured(1.39, 73), new Measured(1.60, 74) };
+		// The 16-core run had Warden on one command connection: these rows predict that.
+		Costs wardenPair = onConnections(pair(report, "Warden"), connectionsInUse(report), 1);
 		for (int i = 0; i < THREADS.length; i++) {
 			int threads = THREADS[i];
-			Prediction warden = throughput(pair(report, "Warden"), threads, machine);
+			Prediction warden = throughput(wardenPair, threads, machine);
 			Prediction redisson = throughput(pair(report, "Redisson"), threads, machine);
 			double share = 100 * warden.perSecond() / (ceilings[i] / 2);
 			double ratio = warden.perSecond() / redisson.perSecond();
@@ -341,6 +366,19 @@ final class CostModel {
 					.append(error(redisson.perSecond(), redissonThere)).append(") |");
 			}
 			out.append('\n');
+		}
+		int connections = WardenDefaults.connections(machine.cores());
+		double inUse = Math.min(connections, Math.max(DefaultClientResources.MIN_IO_THREADS, machine.cores()));
+		Costs spread = onConnections(pair(report, "Warden"), connectionsInUse(report), inUse);
+		for (int i = 1; i < THREADS.length; i++) {
+			Prediction warden = throughput(spread, THREADS[i], machine);
+			Prediction redisson = throughput(pair(report, "Redisson"), THREADS[i], machine);
+			out.append("| ").append(THREADS[i]).append(" threads, own keys, Warden on its default ").append(connections)
+				.append(" command connections: pairs/s (% of the no-op ceiling) | ").append(format(warden.perSecond()))
+				.append(String.format(Locale.ROOT, " (%.0f %%)", 100 * warden.perSecond() / (ceilings[i] / 2)))
+				.append(" | ").append(bound(warden)).append(" | ").append(format(redisson.perSecond())).append(" | ")
+				.append(bound(redisson)).append(" | ").append(ratio(warden.perSecond() / redisson.perSecond())).append(" |")
+				.append(reference ? " | |" : "").append('\n');
 		}
 		String[] contended = { "8 threads, one key", "64 threads, one key", "fair lock, 8 threads, one key" };
 		double[] contended16 = { 0.98, 0.96, 2.39 };

@@ -55,7 +55,7 @@ final class DelayedTaskScenarios {
 		Measured measured;
 		if (!label.equals("Redisson")) {
 			RedisClient client = RedisClient.create(redis.uri());
-			Warden.Builder builder = Warden.builder(client).shutdownGrace(Duration.ofSeconds(5));
+			Warden.Builder builder = LockClient.withConnections(Warden.builder(client)).shutdownGrace(Duration.ofSeconds(5));
 			AtomicReference<Warden> built = new AtomicReference<>();
 			if (label.equals(MetricsScenarios.ON)) {
 				// Every delivery is counted and timed; the gauges are not scraped here.

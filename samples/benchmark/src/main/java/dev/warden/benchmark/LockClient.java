@@ -4,10 +4,12 @@ import java.time.Duration;
 import java.util.List;
 
 import dev.warden.Warden;
+import dev.warden.WardenDefaults;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.resource.DefaultClientResources;
 import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
@@ -47,8 +49,27 @@ interface LockClient extends AutoCloseable {
 		return warden(RedisClusterClient.create(uris.stream().map(RedisURI::create).toList()));
 	}
 
+	/** Warden's command connections ({@code --connections=}); 0 for the client's default. */
+	int[] CONNECTIONS = { 0 };
+
+	/**
+	 * How many I/O threads Warden's calls on different keys spread over: its command connections,
+	 * each served by one of the Lettuce client's I/O threads, of which there are as many as cores (at
+	 * least two).
+	 */
+	static int connectionsInUse() {
+		int connections = (CONNECTIONS[0] > 0) ? CONNECTIONS[0]
+				: WardenDefaults.connections(Runtime.getRuntime().availableProcessors());
+		return Math.min(connections, DefaultClientResources.DEFAULT_IO_THREADS);
+	}
+
+	/** {@code builder} with the command connections {@code --connections=} asks for, if any. */
+	static Warden.Builder withConnections(Warden.Builder builder) {
+		return (CONNECTIONS[0] > 0) ? builder.connections(CONNECTIONS[0]) : builder;
+	}
+
 	private static LockClient warden(AbstractRedisClient redis) {
-		Warden warden = Warden.builder(redis).build();
+		Warden warden = withConnections(Warden.builder(redis)).build();
 		return new LockClient() {
 			@Override
 			public String label() {
