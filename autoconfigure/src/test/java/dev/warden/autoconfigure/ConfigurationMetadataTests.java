@@ -27,13 +27,14 @@ class ConfigurationMetadataTests {
 	 * Properties without a default: a random id, no RedLock nodes, no per-queue options, virtual
 	 * threads as Spring's own property says, the recurring queue named after the application, dead
 	 * letters kept for good, the replicas to wait for following the master's, no key patterns of
-	 * the test's own for warden-test's reset, the annotated locks' key prefix following the namespace.
+	 * the test's own for warden-test's reset, the annotated locks' key prefix following the namespace,
+	 * the command connections following the processors.
 	 */
 	private static final Set<String> WITHOUT_DEFAULT = Set.of("warden.client-id", "warden.redlock.nodes",
 			"warden.delayed-task.queues", "warden.delayed-task.virtual-threads", "warden.recurring.queue",
 			"warden.delayed-task.dead-letter-retention", "warden.health.dead-letter-status",
 			"warden.lock.replica-sync.replicas", "warden.delayed-task.replica-sync.replicas",
-			"warden.test.reset-keys", "warden.lock.key-prefix");
+			"warden.test.reset-keys", "warden.lock.key-prefix", "warden.connections");
 
 	@Test
 	void everyPropertyShowsTheDefaultItStartsWith() throws IOException {
