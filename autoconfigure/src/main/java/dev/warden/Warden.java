@@ -539,7 +539,7 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 	}
 
 	/**
-	 * Checks that Redis answers on both of this client's connections: the command connection, and
+	 * Checks that Redis answers on every connection of this client: the command connections, and
 	 * the pub/sub connection that wakes lock waiters and task consumers.
 	 * @return how long the slower answer took, in microseconds
 	 * @throws RedisUnavailableException naming the connection that did not answer within the
@@ -577,9 +577,9 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 	}
 
 	/**
-	 * Whether both of this client's connections are open now, as its Lettuce connections know
-	 * without asking Redis: false while either reconnects after losing Redis.
-	 * @return whether both connections are open
+	 * Whether every connection of this client is open now, as its Lettuce connections know
+	 * without asking Redis: false while any reconnects after losing Redis.
+	 * @return whether every connection is open
 	 */
 	public boolean isConnected() {
 		return engine.connected();
@@ -822,8 +822,8 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 		/**
 		 * How many command connections the client opens on a standalone Redis (Sentinel's included).
 		 * Calls on one lock, semaphore, queue or limiter always share one connection, so they keep the
-		 * order they were sent in; different names spread over the connections, each served by its
-		 * own I/O thread of the Lettuce client's resources. One connection carries some 60 to 70
+		 * order they were sent in; different names spread over the connections, and the connections
+		 * over the I/O threads of the Lettuce client's resources. One connection carries some 60 to 70
 		 * thousand calls a second on one I/O thread; more are for hosts with many cores. On a Redis
 		 * Cluster the client has one cluster connection, which holds one connection per master, and
 		 * this is ignored. By default one per available processor, at least 1 and at most 4.

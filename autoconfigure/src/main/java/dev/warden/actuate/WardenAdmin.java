@@ -611,7 +611,7 @@ public final class WardenAdmin {
 	 * What a health check found.
 	 *
 	 * @param clientId the client's id
-	 * @param up whether Redis answered on both connections
+	 * @param up whether Redis answered on every connection
 	 * @param reason why it is down, or {@code null} when up
 	 * @param checkedAt when it was found
 	 * @param pingMicros how long the slower {@code PING} took; -1 when down

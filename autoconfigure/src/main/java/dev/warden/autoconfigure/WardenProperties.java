@@ -47,7 +47,7 @@ public class WardenProperties {
 	/**
 	 * How many command connections Warden opens on a standalone Redis (Sentinel's included), from 1
 	 * to 16. Calls on one lock, queue or limiter share one connection and keep their order; others
-	 * spread over the connections, each on its own Lettuce I/O thread. By default one per available
+	 * spread over the connections and the Lettuce I/O threads. By default one per available
 	 * processor, at least 1 and at most 4. Ignored on a Redis Cluster, whose connection
 	 * holds one connection per master.
 	 */

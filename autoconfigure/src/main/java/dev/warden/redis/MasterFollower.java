@@ -5,10 +5,13 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.net.UnknownHostException;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 
 import io.lettuce.core.KillArgs;
 import io.lettuce.core.RedisClient;
@@ -70,6 +73,9 @@ final class MasterFollower extends RedisPubSubAdapter<String, String> {
 	/** Every command connection, the first included. */
 	private final List<StatefulRedisConnection<String, String>> lanes;
 
+	/** How long a question to the node may take before the check gives up, to try at the next announcement. */
+	private final Duration commandTimeout;
+
 	private final StatefulRedisPubSubConnection<String, String> pubSub;
 
 	private final AtomicBoolean moving = new AtomicBoolean();
@@ -87,8 +93,9 @@ final class MasterFollower extends RedisPubSubAdapter<String, String> {
 	private volatile @Nullable Resolved resolved;
 
 	MasterFollower(RedisClient client, List<StatefulRedisConnection<String, String>> lanes,
-			StatefulRedisPubSubConnection<String, String> pubSub) {
+			StatefulRedisPubSubConnection<String, String> pubSub, Duration commandTimeout) {
 		this.client = client;
+		this.commandTimeout = commandTimeout;
 		this.sentinels = sentinelUri(client);
 		this.commands = lanes.get(0);
 		this.lanes = List.copyOf(lanes);
@@ -129,7 +136,7 @@ final class MasterFollower extends RedisPubSubAdapter<String, String> {
 		long now = System.nanoTime();
 		if (now - lastReadOnlyMove >= READ_ONLY_PAUSE_NANOS && moving.compareAndSet(false, true)) {
 			lastReadOnlyMove = now;
-			move("the node answered READONLY");
+			move("the node answered READONLY", null);
 		}
 	}
 
@@ -176,7 +183,8 @@ final class MasterFollower extends RedisPubSubAdapter<String, String> {
 		CompletableFuture<?> comparing;
 		try {
 			List<CompletableFuture<String>> infos = lanes.stream()
-				.map(lane -> lane.async().clientInfo().toCompletableFuture())
+				.map(lane -> lane.async().clientInfo().toCompletableFuture()
+					.orTimeout(commandTimeout.toNanos(), TimeUnit.NANOSECONDS))
 				.toList();
 			comparing = CompletableFuture.allOf(infos.toArray(CompletableFuture<?>[]::new)).thenRunAsync(() -> {
 				List<String> nodes = infos.stream().map(info -> field(info.join(), "laddr")).toList();
@@ -197,23 +205,32 @@ final class MasterFollower extends RedisPubSubAdapter<String, String> {
 
 	private void compare(String named, List<@Nullable String> nodes, InetAddress[] addresses, int port) {
 		actedOn = named;
-		String elsewhere = null;
-		for (String node : nodes) {
-			if (node == null) {
-				// Nothing to compare with: Redis before 6.2.
-				moving.set(false);
-				return;
-			}
-			if (elsewhere == null && !isOn(node, addresses, port)) {
-				elsewhere = node;
-			}
-		}
-		if (elsewhere == null) {
+		List<Integer> elsewhere = elsewhere(nodes, addresses, port);
+		if (elsewhere.isEmpty()) {
 			moving.set(false);
 		}
 		else {
-			move("the Sentinels name " + named + " the master, and a connection of Warden's is on " + elsewhere);
+			move("the Sentinels name " + named + " the master, and a connection of Warden's is on "
+					+ nodes.get(elsewhere.get(0)), elsewhere);
 		}
+	}
+
+	/**
+	 * Which of the connections, by the server ends they are on ({@code laddr}), are not on the master
+	 * at {@code addresses} and {@code port}: none when a node is not known (Redis before 6.2).
+	 */
+	static List<Integer> elsewhere(List<@Nullable String> nodes, InetAddress[] addresses, int port) {
+		List<Integer> elsewhere = new ArrayList<>();
+		for (int i = 0; i < nodes.size(); i++) {
+			String node = nodes.get(i);
+			if (node == null) {
+				return List.of();
+			}
+			if (!isOn(node, addresses, port)) {
+				elsewhere.add(i);
+			}
+		}
+		return elsewhere;
 	}
 
 	/** The addresses of {@code host}, at most {@value #RESOLVED_MILLIS} ms old. */
@@ -269,30 +286,32 @@ final class MasterFollower extends RedisPubSubAdapter<String, String> {
 	}
 
 	/**
-	 * Closes the connections from the server side; Lettuce reconnects them to the master. Each
-	 * command connection closes itself, since one of them may be on another node by now.
+	 * Closes connections from the server side, each through itself (they may be on different nodes
+	 * by now); Lettuce reconnects them to the master. The pub/sub connection always goes, and the
+	 * command connections {@code lanes} names, or all when {@code null}.
 	 */
-	private void move(String why) {
+	private void move(String why, @Nullable List<Integer> which) {
 		logger.info("Reconnecting Warden to the Redis master: {}", why);
-		pubSub.async().clientId().whenComplete((pubSubId, ignored) -> {
-			if (pubSubId != null) {
-				commands.async().clientKill(KillArgs.Builder.id(pubSubId));
-			}
-			for (int i = 1; i < lanes.size(); i++) {
+		List<CompletableFuture<?>> kills = new ArrayList<>();
+		kills.add(killItself(pubSub.async().clientId().toCompletableFuture(),
+				id -> pubSub.async().clientKill(KillArgs.Builder.id(id).skipme(false)).toCompletableFuture()));
+		for (int i = 0; i < lanes.size(); i++) {
+			if (which == null || which.contains(i)) {
 				StatefulRedisConnection<String, String> lane = lanes.get(i);
-				lane.async().clientId().whenComplete((laneId, failure) -> {
-					if (laneId != null) {
-						lane.async().clientKill(KillArgs.Builder.id(laneId).skipme(false));
-					}
-				});
+				kills.add(killItself(lane.async().clientId().toCompletableFuture(),
+						id -> lane.async().clientKill(KillArgs.Builder.id(id).skipme(false)).toCompletableFuture()));
 			}
-			commands.async().clientId().whenComplete((commandId, failure) -> {
-				if (commandId != null) {
-					commands.async().clientKill(KillArgs.Builder.id(commandId).skipme(false));
-				}
-				moving.set(false);
-			});
-		});
+		}
+		CompletableFuture.allOf(kills.toArray(CompletableFuture<?>[]::new))
+			.orTimeout(commandTimeout.toNanos(), TimeUnit.NANOSECONDS)
+			.whenComplete((ignored, failure) -> moving.set(false));
+	}
+
+	/** Kills the client {@code id} names, once known; completes either way (a killed connection's reply may never come). */
+	private static CompletableFuture<?> killItself(CompletableFuture<Long> id,
+			Function<Long, CompletableFuture<Long>> kill) {
+		return id.thenCompose(known -> kill.apply(known).handle((killed, failure) -> killed))
+			.handle((killed, failure) -> killed);
 	}
 
 	/** The Sentinel URI {@code client} was built with, or {@code null} when it has none (or it cannot be read). */

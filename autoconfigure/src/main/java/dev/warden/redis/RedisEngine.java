@@ -49,7 +49,7 @@ import org.jspecify.annotations.Nullable;
  * On a standalone Redis (Sentinel's included) a client may open several command connections, its
  * <em>lanes</em>: each script goes out on the lane of its first key's hash tag (or of the whole key
  * when it has none), so that the calls on one lock or one queue keep the order they were sent in,
- * and each lane's socket is served by its own event-loop thread of the client's resources. Other
+ * and the lanes' sockets are spread over the event-loop threads of the client's resources. Other
  * commands go out on the first lane. On a Redis Cluster the cluster connection already holds one
  * connection per master, and the client has one lane.
  */
@@ -261,7 +261,11 @@ public final class RedisEngine implements AutoCloseable {
 		CompletableFuture<RedisEngine> connecting = new CompletableFuture<>();
 		Thread opener = new Thread(() -> {
 			try {
-				connecting.complete(open(client, threadName, commandTimeout, namespace, lanes));
+				RedisEngine engine = open(client, threadName, commandTimeout, namespace, lanes);
+				if (!connecting.complete(engine)) {
+					// Opened after the caller gave up: nobody will use it.
+					engine.close();
+				}
 			}
 			catch (RuntimeException | Error ex) {
 				connecting.completeExceptionally(ex);
@@ -273,8 +277,7 @@ public final class RedisEngine implements AutoCloseable {
 			return connecting.get(bound.toNanos(), TimeUnit.NANOSECONDS);
 		}
 		catch (TimeoutException ex) {
-			// Connections that open after all are closed at once: nobody will use them.
-			connecting.thenAccept(RedisEngine::close);
+			// Connections that open after all are closed by the opener: nobody will use them.
 			connecting.cancel(false);
 			throw new RedisUnavailableException("Redis did not complete Warden's connections within "
 					+ bound.toMillis() + " ms (the longer of the connect timeout, " + connectTimeout.toMillis()
@@ -290,7 +293,7 @@ public final class RedisEngine implements AutoCloseable {
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
-			connecting.thenAccept(RedisEngine::close);
+			connecting.cancel(false);
 			throw new RedisUnavailableException("Interrupted while connecting to Redis", ex);
 		}
 	}
@@ -346,7 +349,7 @@ public final class RedisEngine implements AutoCloseable {
 			List<StatefulRedisConnection<String, String>> all = new ArrayList<>();
 			all.add(connection);
 			all.addAll(otherLanes);
-			MasterFollower follower = new MasterFollower((RedisClient) client, all, pubSub);
+			MasterFollower follower = new MasterFollower((RedisClient) client, all, pubSub, commandTimeout);
 			follower.start();
 			all.forEach(FlushCoalescing::follow);
 			return new RedisEngine(connection, connection.async(), pubSub, threadName, commandTimeout, follower,
@@ -395,7 +398,7 @@ public final class RedisEngine implements AutoCloseable {
 	}
 
 	/**
-	 * Sends {@code PING} on both connections, the command one and the pub/sub one, and waits for
+	 * Sends {@code PING} on every connection, the command ones and the pub/sub one, and waits for
 	 * both answers within the command timeout.
 	 * @return how long the slower answer took, in microseconds
 	 * @throws RedisUnavailableException naming the connection that did not answer
@@ -447,6 +450,14 @@ public final class RedisEngine implements AutoCloseable {
 			pings[i] = all[i].commands.ping().toCompletableFuture();
 		}
 		CommandReply<String> answered = new CommandReply<>(first);
+		// A ping given up on (a timeout) is not left queued on any connection.
+		answered.whenComplete((ignored, failure) -> {
+			if (failure != null) {
+				for (CompletableFuture<?> ping : pings) {
+					ping.cancel(false);
+				}
+			}
+		});
 		CompletableFuture.allOf(pings).whenComplete((ignored, failure) -> {
 			if (failure != null) {
 				answered.completeExceptionally(failure);
@@ -465,6 +476,12 @@ public final class RedisEngine implements AutoCloseable {
 	public int lanes() {
 		RedisEngine[] all = lanes;
 		return (all != null) ? all.length : 1;
+	}
+
+	/** The engines of the command connections, this one first: one per lane. */
+	List<RedisEngine> laneEngines() {
+		RedisEngine[] all = lanes;
+		return (all != null) ? List.of(all) : List.of(this);
 	}
 
 	/** Sends {@code INFO} for {@code section} on the command connection. */
@@ -494,8 +511,8 @@ public final class RedisEngine implements AutoCloseable {
 	}
 
 	/**
-	 * Whether both connections are open now, as Lettuce knows without asking Redis: false while
-	 * either reconnects.
+	 * Whether every connection is open now, as Lettuce knows without asking Redis: false while
+	 * any reconnects.
 	 */
 	public boolean connected() {
 		RedisEngine[] all = lanes;

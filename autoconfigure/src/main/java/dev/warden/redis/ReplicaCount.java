@@ -1,6 +1,7 @@
 package dev.warden.redis;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -192,7 +193,54 @@ public final class ReplicaCount implements IntSupplier {
 		if (engine.isCluster()) {
 			return refreshMasters().thenApply(ignored -> getAsInt());
 		}
-		return refresh(engine, null);
+		List<RedisEngine> lanes = engine.laneEngines();
+		if (lanes.size() == 1) {
+			return refresh(engine, null);
+		}
+		// Each command connection reconnects by itself, so after a fail-over one may be on the new
+		// master while another is still on the deposed one: the reading is the most cautious of theirs.
+		List<CompletableFuture<String>> infos = new ArrayList<>();
+		for (RedisEngine lane : lanes) {
+			try {
+				infos.add(lane.infoAsync("replication"));
+			}
+			catch (RuntimeException ex) {
+				infos.add(CompletableFuture.failedFuture(ex));
+			}
+		}
+		return CompletableFuture.allOf(infos.toArray(CompletableFuture<?>[]::new)).handle((ignored, failure) -> {
+			if (failure != null) {
+				unreadable(failure);
+				throw new IllegalStateException("INFO replication failed", failure);
+			}
+			return read(null, cautious(infos.stream().map(info -> parse(info.join())).toList())).replicas();
+		});
+	}
+
+	/**
+	 * One reading of the nodes the command connections are on, as cautious as the most cautious of
+	 * theirs: the most replicas any has, and lost when any lost those it was seen with.
+	 */
+	Reading cautious(List<Reading> readings) {
+		boolean allMasters = true;
+		boolean lost = false;
+		int replicas = 0;
+		synchronized (replicatedMasters) {
+			for (Reading parsed : readings) {
+				String id = parsed.replicationId();
+				if (parsed.master() && id != null && parsed.replicas() > 0) {
+					replicatedMasters.remove(id);
+					replicatedMasters.add(id);
+				}
+			}
+			for (Reading parsed : readings) {
+				String id = parsed.replicationId();
+				allMasters &= parsed.master();
+				replicas = Math.max(replicas, parsed.replicas());
+				lost |= parsed.seenWithReplicas(id != null && replicatedMasters.contains(id)).lost();
+			}
+		}
+		return new Reading(allMasters, readings.get(0).replicationId(), replicas, lost);
 	}
 
 	/**
@@ -271,7 +319,7 @@ public final class ReplicaCount implements IntSupplier {
 				replicatedMasters.remove(id);
 				replicatedMasters.add(id);
 			}
-			now = parsed.seenWithReplicas(id != null && replicatedMasters.contains(id));
+			now = parsed.lost() ? parsed : parsed.seenWithReplicas(id != null && replicatedMasters.contains(id));
 			if (address == null) {
 				before = reading;
 				reading = now;

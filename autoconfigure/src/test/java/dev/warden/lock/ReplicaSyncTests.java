@@ -1,6 +1,9 @@
 package dev.warden.lock;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import dev.warden.Eventually;
@@ -48,7 +51,7 @@ class ReplicaSyncTests {
 					.option("replicaof", primary.host(), Integer.toString(primary.port())))) {
 			awaitLinkUp(replica);
 			Warden warden = clients.open(primary,
-					options -> options.connections(3).replicaSync(1, Duration.ofMillis(300)));
+					options -> options.connections(3).replicaSync(1, Duration.ofSeconds(1)));
 			LockOwner owner = warden.newOwner();
 			for (int i = 0; i < 12; i++) {
 				assertThat(warden.getLock("before-" + i).tryLock(owner, 0, 10, TimeUnit.SECONDS)).as("before-" + i).isTrue();
@@ -58,9 +61,12 @@ class ReplicaSyncTests {
 			// WAIT on a lane other than the write's would count it for writes it never saw.
 			replica.pause();
 			try {
+				List<CompletableFuture<Boolean>> during = new ArrayList<>();
 				for (int i = 0; i < 12; i++) {
-					assertThat(warden.getLock("during-" + i).tryLock(owner, 0, 10, TimeUnit.SECONDS))
-						.as("during-" + i).isFalse();
+					during.add(warden.getLock("during-" + i).tryLockAsync(owner, 0, 10, TimeUnit.SECONDS));
+				}
+				for (int i = 0; i < 12; i++) {
+					assertThat(during.get(i).get(30, TimeUnit.SECONDS)).as("during-" + i).isFalse();
 					assertThat(primary.call("EXISTS", "during-" + i)).isEqualTo(0L);
 				}
 			}

@@ -1,6 +1,9 @@
 package dev.warden.redis;
 
+import java.net.InetAddress;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
 
 import dev.warden.WardenClients;
 import dev.warden.test.redis.RedisServerExtension;
@@ -36,6 +39,18 @@ class MasterFollowerTests {
 			assertThat(engine.disconnects()).as("connections lost to the spoofed announcements").isZero();
 			assertThat(engine.connected()).isTrue();
 		}
+	}
+
+	@Test
+	void onlyTheConnectionsOnAnotherNodeThanTheMasterMove() throws Exception {
+		InetAddress[] master = { InetAddress.getByName("127.0.0.1") };
+		assertThat(MasterFollower.elsewhere(List.of("127.0.0.1:7001", "127.0.0.1:7002", "127.0.0.1:7001"), master, 7001))
+			.as("the second is still on the deposed master").containsExactly(1);
+		assertThat(MasterFollower.elsewhere(List.of("127.0.0.1:7001", "[::1]:7001"), master, 7001))
+			.as("an address of another host").containsExactly(1);
+		assertThat(MasterFollower.elsewhere(List.of("127.0.0.1:7001", "127.0.0.1:7001"), master, 7001)).isEmpty();
+		assertThat(MasterFollower.elsewhere(Arrays.asList("127.0.0.1:7002", null), master, 7001))
+			.as("nothing to compare with on a Redis before 6.2").isEmpty();
 	}
 
 }
