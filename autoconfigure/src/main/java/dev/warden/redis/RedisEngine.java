@@ -108,10 +108,10 @@ public final class RedisEngine implements AutoCloseable {
 	private final @Nullable String nodeAddress;
 
 	/**
-	 * The engines of the lanes, this one first, when there are more than one; {@code null} otherwise
-	 * (and on a lane's own engine).
+	 * The engines of the lanes, this one first; this one alone on a lane's own engine, a Redis
+	 * Cluster's and one of its nodes'.
 	 */
-	private final RedisEngine @Nullable [] lanes;
+	private final List<RedisEngine> lanes;
 
 	/** On the engine of a lane after the first: the engine of the first; {@code null} otherwise. */
 	private final @Nullable RedisEngine firstLane;
@@ -132,17 +132,10 @@ public final class RedisEngine implements AutoCloseable {
 		this.cluster = null;
 		this.nodeAddress = null;
 		this.firstLane = null;
-		if (otherLanes.isEmpty()) {
-			this.lanes = null;
-		}
-		else {
-			RedisEngine[] all = new RedisEngine[otherLanes.size() + 1];
-			all[0] = this;
-			for (int i = 0; i < otherLanes.size(); i++) {
-				all[i + 1] = new RedisEngine(this, otherLanes.get(i));
-			}
-			this.lanes = all;
-		}
+		List<RedisEngine> all = new ArrayList<>();
+		all.add(this);
+		otherLanes.forEach(lane -> all.add(new RedisEngine(this, lane)));
+		this.lanes = List.copyOf(all);
 		countDisconnects();
 	}
 
@@ -161,7 +154,7 @@ public final class RedisEngine implements AutoCloseable {
 		this.cluster = null;
 		this.nodeAddress = null;
 		this.namespace = first.namespace;
-		this.lanes = null;
+		this.lanes = List.of(this);
 		this.firstLane = first;
 		countDisconnects();
 	}
@@ -182,7 +175,7 @@ public final class RedisEngine implements AutoCloseable {
 		this.cluster = cluster;
 		this.nodeAddress = address;
 		this.namespace = cluster.namespace;
-		this.lanes = null;
+		this.lanes = List.of(this);
 		this.firstLane = null;
 		countDisconnects();
 	}
@@ -440,14 +433,13 @@ public final class RedisEngine implements AutoCloseable {
 	/** {@code PING} on every command connection: completes once all answered, fails when one fails. */
 	private CompletableFuture<String> pingLanes() {
 		CompletableFuture<String> first = commands.ping().toCompletableFuture();
-		RedisEngine[] all = lanes;
-		if (all == null) {
+		if (lanes.size() == 1) {
 			return first;
 		}
-		CompletableFuture<?>[] pings = new CompletableFuture<?>[all.length];
+		CompletableFuture<?>[] pings = new CompletableFuture<?>[lanes.size()];
 		pings[0] = first;
-		for (int i = 1; i < all.length; i++) {
-			pings[i] = all[i].commands.ping().toCompletableFuture();
+		for (int i = 1; i < pings.length; i++) {
+			pings[i] = lanes.get(i).commands.ping().toCompletableFuture();
 		}
 		CommandReply<String> answered = new CommandReply<>(first);
 		// A ping given up on (a timeout) is not left queued on any connection.
@@ -474,14 +466,12 @@ public final class RedisEngine implements AutoCloseable {
 	 * String, Duration, KeyNamespace, int)}).
 	 */
 	public int lanes() {
-		RedisEngine[] all = lanes;
-		return (all != null) ? all.length : 1;
+		return lanes.size();
 	}
 
 	/** The engines of the command connections, this one first: one per lane. */
 	List<RedisEngine> laneEngines() {
-		RedisEngine[] all = lanes;
-		return (all != null) ? List.of(all) : List.of(this);
+		return lanes;
 	}
 
 	/** Sends {@code INFO} for {@code section} on the command connection. */
@@ -499,8 +489,7 @@ public final class RedisEngine implements AutoCloseable {
 	 * the first time), on a Lettuce thread.
 	 */
 	public void onReconnect(Runnable action) {
-		RedisEngine[] all = (lanes != null) ? lanes : new RedisEngine[] { this };
-		for (RedisEngine lane : all) {
+		for (RedisEngine lane : lanes) {
 			lane.commandConnection.addListener(new RedisConnectionStateListener() {
 				@Override
 				public void onRedisConnected(RedisChannelHandler<?, ?> connection, SocketAddress address) {
@@ -515,15 +504,7 @@ public final class RedisEngine implements AutoCloseable {
 	 * any reconnects.
 	 */
 	public boolean connected() {
-		RedisEngine[] all = lanes;
-		if (all != null) {
-			for (int i = 1; i < all.length; i++) {
-				if (!all[i].commandConnection.isOpen()) {
-					return false;
-				}
-			}
-		}
-		return commandConnection.isOpen() && pubSubConnection.isOpen();
+		return lanes.stream().allMatch(lane -> lane.commandConnection.isOpen()) && pubSubConnection.isOpen();
 	}
 
 	/**
@@ -720,16 +701,8 @@ public final class RedisEngine implements AutoCloseable {
 		if (clusterFlushes != null) {
 			return clusterFlushes.installedOnAllMasters();
 		}
-		RedisEngine[] all = lanes;
-		if (all != null) {
-			for (int i = 1; i < all.length; i++) {
-				if (!(all[i].commandConnection instanceof RedisChannelHandler<?, ?> handler
-						&& FlushCoalescing.installed(handler))) {
-					return false;
-				}
-			}
-		}
-		return commandConnection instanceof RedisChannelHandler<?, ?> handler && FlushCoalescing.installed(handler);
+		return lanes.stream().allMatch(lane -> lane.commandConnection instanceof RedisChannelHandler<?, ?> handler
+				&& FlushCoalescing.installed(handler));
 	}
 
 	/** Whether the engine talks to a Redis Cluster. */
@@ -802,7 +775,7 @@ public final class RedisEngine implements AutoCloseable {
 	 * @return the reply
 	 */
 	public <T> CompletableFuture<T> eval(LuaScript called, ScriptOutputType type, String[] keys, String... args) {
-		if (lanes != null && keys.length > 0) {
+		if (lanes.size() > 1 && keys.length > 0) {
 			return laneOf(keys[0]).evalHere(called, type, keys, args);
 		}
 		return evalHere(called, type, keys, args);
@@ -814,8 +787,7 @@ public final class RedisEngine implements AutoCloseable {
 	 * one lane. This engine when it has one lane.
 	 */
 	RedisEngine laneOf(String key) {
-		RedisEngine[] all = lanes;
-		if (all == null) {
+		if (lanes.size() == 1) {
 			return this;
 		}
 		int open = key.indexOf('{');
@@ -831,7 +803,7 @@ public final class RedisEngine implements AutoCloseable {
 		else {
 			hash = key.hashCode();
 		}
-		return all[Math.floorMod(hash, all.length)];
+		return lanes.get(Math.floorMod(hash, lanes.size()));
 	}
 
 	private <T> CompletableFuture<T> evalHere(LuaScript called, ScriptOutputType type, String[] keys, String... args) {
@@ -1114,17 +1086,7 @@ public final class RedisEngine implements AutoCloseable {
 			pubSubConnection.close();
 		}
 		finally {
-			try {
-				commandConnection.close();
-			}
-			finally {
-				RedisEngine[] all = lanes;
-				if (all != null) {
-					for (int i = 1; i < all.length; i++) {
-						all[i].commandConnection.close();
-					}
-				}
-			}
+			lanes.forEach(lane -> lane.commandConnection.close());
 		}
 	}
 

@@ -227,11 +227,7 @@ public final class ReplicaCount implements IntSupplier {
 		int replicas = 0;
 		synchronized (replicatedMasters) {
 			for (Reading parsed : readings) {
-				String id = parsed.replicationId();
-				if (parsed.master() && id != null && parsed.replicas() > 0) {
-					replicatedMasters.remove(id);
-					replicatedMasters.add(id);
-				}
+				remember(parsed);
 			}
 			for (Reading parsed : readings) {
 				String id = parsed.replicationId();
@@ -315,10 +311,7 @@ public final class ReplicaCount implements IntSupplier {
 		Reading now;
 		synchronized (replicatedMasters) {
 			String id = parsed.replicationId();
-			if (parsed.master() && id != null && parsed.replicas() > 0) {
-				replicatedMasters.remove(id);
-				replicatedMasters.add(id);
-			}
+			remember(parsed);
 			now = parsed.lost() ? parsed : parsed.seenWithReplicas(id != null && replicatedMasters.contains(id));
 			if (address == null) {
 				before = reading;
@@ -345,6 +338,15 @@ public final class ReplicaCount implements IntSupplier {
 			logger.debug("The {} has {} replica(s) now (was {})", master, now.replicas(), before.replicas());
 		}
 		return now;
+	}
+
+	/** Called holding {@link #replicatedMasters}: remembers a master seen with replicas, as the newest. */
+	private void remember(Reading parsed) {
+		String id = parsed.replicationId();
+		if (parsed.master() && id != null && parsed.replicas() > 0) {
+			replicatedMasters.remove(id);
+			replicatedMasters.add(id);
+		}
 	}
 
 	/** The replicas of a master from {@code INFO replication}; a replica's own answer counts none. */
