@@ -39,8 +39,9 @@ public final class RedisCluster implements AutoCloseable {
 	/**
 	 * Starts {@code masters} masters with {@code replicasPerMaster} replicas each: the masters
 	 * first in {@link #nodes()}, then the replicas, those of master {@code i} at
-	 * {@code masters + i * replicasPerMaster}. Returns once the cluster is healthy and every replica
-	 * is in sync with its master.
+	 * {@code masters + i * replicasPerMaster}. Returns once the cluster is healthy, every node linked
+	 * to every other over the cluster bus (which carries {@code PUBLISH}), and every replica is in
+	 * sync with its master.
 	 */
 	public static RedisCluster start(int masters, int replicasPerMaster) {
 		return start(masters, replicasPerMaster, null);
@@ -84,6 +85,9 @@ public final class RedisCluster implements AutoCloseable {
 				RedisNode replica = nodes.get(i);
 				Processes.await("replica " + replica + " in sync", Duration.ofSeconds(60),
 						() -> ((String) replica.call("INFO", "replication")).contains("master_link_status:up"));
+			}
+			if (replicasPerMaster > 0) {
+				cluster.awaitHealthy();
 			}
 			return cluster;
 		}
@@ -209,11 +213,32 @@ public final class RedisCluster implements AutoCloseable {
 		nodes.forEach(RedisNode::stop);
 	}
 
+	/**
+	 * Whether {@code node} knows every node by its id, past the handshake, over a bus link that is up.
+	 * A {@code PUBLISH} reaches the other nodes over those links: one still down drops the message.
+	 */
+	private boolean linksUp(RedisNode node) {
+		String[] lines = ((String) node.call("CLUSTER", "NODES")).strip().split("\n");
+		if (lines.length != nodes.size()) {
+			return false;
+		}
+		for (String line : lines) {
+			String[] fields = line.strip().split(" ");
+			String flags = fields[2];
+			if (flags.contains("handshake") || flags.contains("noaddr") || flags.contains("fail")
+					|| !fields[7].equals("connected")) {
+				return false;
+			}
+		}
+		return true;
+	}
+
 	private void awaitHealthy() {
 		boolean healthy = Processes.holdsWithin(Duration.ofSeconds(30), Duration.ofMillis(20), () -> {
 			for (RedisNode node : nodes) {
 				String info = (String) node.call("CLUSTER", "INFO");
-				if (!info.contains("cluster_state:ok") || !info.contains("cluster_known_nodes:" + nodes.size())) {
+				if (!info.contains("cluster_state:ok") || !info.contains("cluster_known_nodes:" + nodes.size())
+						|| !linksUp(node)) {
 					return false;
 				}
 			}
