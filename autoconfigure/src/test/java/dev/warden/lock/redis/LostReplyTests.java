@@ -102,6 +102,24 @@ class LostReplyTests {
 	}
 
 	@Test
+	void anAcquisitionWhoseConnectionClosesBeforeItsReplyRunsOnce() throws Exception {
+		RedisDistributedLock lock = lock("closed");
+		// Closed normally (CLIENT KILL, an idle timeout, a proxy), not reset: Lettuce would send the
+		// unanswered script again once it has reconnected, and the owner would hold the lock twice.
+		proxy.dropNextReply();
+
+		assertThatExceptionOfType(RedisUnavailableException.class)
+			.isThrownBy(() -> lock.tryLock(owner, 0, TimeUnit.SECONDS))
+			.withMessageContaining("lock of 'closed'");
+		assertThat(holds("closed")).as("the acquisition ran in Redis once").isEqualTo("1");
+
+		assertThat(lock.tryLock(owner, 5, TimeUnit.SECONDS)).isTrue();
+		assertThat(holds("closed")).as("the hidden hold is dropped").isEqualTo("1");
+		lock.unlock(owner);
+		assertThat(other.getLock("closed").tryLock(other.newOwner(), 0, TimeUnit.SECONDS)).isTrue();
+	}
+
+	@Test
 	void aSimpleLockWhoseAcquisitionReplyIsLostIsTakenOverByTheRetryNotRefusedAsAReentry() throws Exception {
 		RedisSimpleLock lock = new RedisSimpleLock("simple-retried", engine, renewal, LostReplyTests::noThreadOwner);
 		proxy.loseNextReply();

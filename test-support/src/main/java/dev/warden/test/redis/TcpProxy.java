@@ -8,6 +8,7 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -38,6 +39,11 @@ public final class TcpProxy implements AutoCloseable {
 	private volatile long latencyNanos;
 
 	private final AtomicBoolean loseNextReply = new AtomicBoolean();
+
+	private final AtomicBoolean dropNextReply = new AtomicBoolean();
+
+	/** The command whose reply {@link #dropNextReply(String)} drops; empty for any. */
+	private volatile String dropReplyOf = "";
 
 	private final AtomicBoolean cutNextReply = new AtomicBoolean();
 
@@ -114,6 +120,26 @@ public final class TcpProxy implements AutoCloseable {
 	 */
 	public void loseNextReply() {
 		loseNextReply.set(true);
+	}
+
+	/**
+	 * Drops the next reply: the next request any client sends reaches Redis, and when Redis's reply
+	 * comes back, that connection is closed normally (a FIN, as {@code CLIENT KILL}, an idle
+	 * {@code timeout} or a proxy closes it) instead of passing it on. Redis executed the request; a
+	 * client that sends unanswered commands again after reconnecting runs it twice.
+	 */
+	public void dropNextReply() {
+		dropNextReply("");
+	}
+
+	/**
+	 * Like {@link #dropNextReply()}, for the next request that names {@code command} (as Redis's
+	 * protocol spells it, e.g. {@code EVALSHA}): other requests, a client's own background ones
+	 * included, pass.
+	 */
+	public void dropNextReply(String command) {
+		dropReplyOf = command;
+		dropNextReply.set(true);
 	}
 
 	/**
@@ -203,6 +229,8 @@ public final class TcpProxy implements AutoCloseable {
 
 		private final AtomicBoolean replyToCut = new AtomicBoolean();
 
+		private final AtomicBoolean replyToDrop = new AtomicBoolean();
+
 		private volatile boolean closed;
 
 		Link(Socket client, Socket redis) {
@@ -233,6 +261,10 @@ public final class TcpProxy implements AutoCloseable {
 						reset();
 						return;
 					}
+					if (!towardsRedis && replyToDrop.compareAndSet(true, false)) {
+						close();
+						return;
+					}
 					if (!towardsRedis && replyToCut.compareAndSet(true, false)) {
 						out.write(buffer, 0, Math.max(1, read / 2));
 						out.flush();
@@ -248,6 +280,9 @@ public final class TcpProxy implements AutoCloseable {
 					}
 					if (towardsRedis && loseNextReply.compareAndSet(true, false)) {
 						replyToLose.set(true);
+					}
+					if (towardsRedis && names(buffer, read, dropReplyOf) && dropNextReply.compareAndSet(true, false)) {
+						replyToDrop.set(true);
 					}
 					if (towardsRedis && cutNextReply.compareAndSet(true, false)) {
 						replyToCut.set(true);
@@ -285,6 +320,12 @@ public final class TcpProxy implements AutoCloseable {
 			closeQuietly(redis);
 		}
 
+	}
+
+	/** Whether the first {@code length} bytes of {@code request} hold {@code command} ({@code ""}: always). */
+	private static boolean names(byte[] request, int length, String command) {
+		return command.isEmpty()
+				|| new String(request, 0, length, StandardCharsets.ISO_8859_1).contains(command);
 	}
 
 }
