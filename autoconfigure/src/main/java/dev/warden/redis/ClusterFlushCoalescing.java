@@ -8,6 +8,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 import io.lettuce.core.RedisChannelHandler;
+import io.lettuce.core.RedisConnectionStateListener;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
@@ -20,6 +21,9 @@ import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
  * or a new master brings new node connections: the masters are looked at again every
  * 5 s on the engine's scheduler. A master that cannot be reached is left to a
  * later pass; its commands cannot go out meanwhile anyway.
+ * <p>
+ * It also tells the engine when one of those connections closes ({@link RedisEngine#connectionLost()}),
+ * so that the scripts written to it are not sent again.
  */
 final class ClusterFlushCoalescing {
 
@@ -30,18 +34,22 @@ final class ClusterFlushCoalescing {
 	/** The node connections that have the reconnect listener, the closed ones dropped on each pass. */
 	private final Set<RedisChannelHandler<?, ?>> followed = Collections.newSetFromMap(new IdentityHashMap<>());
 
-	private ClusterFlushCoalescing(StatefulRedisClusterConnection<String, String> connection) {
+	private final Runnable onClosed;
+
+	private ClusterFlushCoalescing(StatefulRedisClusterConnection<String, String> connection, Runnable onClosed) {
 		this.connection = connection;
+		this.onClosed = onClosed;
 	}
 
 	/**
 	 * Installs the handler on the connections of the masters the connection knows now, and keeps
 	 * doing so on {@code scheduler} until it shuts down.
+	 * @param onClosed called on the event loop of a master's connection when it closes
 	 * @return the installer, which can tell whether every master's connection has the handler
 	 */
 	static ClusterFlushCoalescing start(StatefulRedisClusterConnection<String, String> connection,
-			ScheduledExecutorService scheduler) {
-		ClusterFlushCoalescing coalescing = new ClusterFlushCoalescing(connection);
+			ScheduledExecutorService scheduler, Runnable onClosed) {
+		ClusterFlushCoalescing coalescing = new ClusterFlushCoalescing(connection, onClosed);
 		coalescing.installOnMasters();
 		scheduler.scheduleWithFixedDelay(coalescing::installOnMasters, RECHECK_SECONDS, RECHECK_SECONDS,
 				TimeUnit.SECONDS);
@@ -93,6 +101,12 @@ final class ClusterFlushCoalescing {
 			added = followed.add(handler);
 		}
 		if (added) {
+			handler.addListener(new RedisConnectionStateListener() {
+				@Override
+				public void onRedisDisconnected(RedisChannelHandler<?, ?> closed) {
+					onClosed.run();
+				}
+			});
 			FlushCoalescing.follow(node);
 		}
 		else {

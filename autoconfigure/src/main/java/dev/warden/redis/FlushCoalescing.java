@@ -103,6 +103,16 @@ final class FlushCoalescing {
 		return true;
 	}
 
+	/**
+	 * Whether the connection's current channel is known to be closed, its closing not yet handled by
+	 * Lettuce: a command written to it now is never sent. {@code false} when the channel is not
+	 * reachable.
+	 */
+	static boolean channelClosed(RedisChannelHandler<?, ?> connection) {
+		Channel channel = channelOf(connection);
+		return channel != null && !channel.isActive();
+	}
+
 	/** Whether the connection's current channel coalesces flushes. */
 	static boolean installed(RedisChannelHandler<?, ?> connection) {
 		Channel channel = channelOf(connection);

@@ -6,9 +6,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -18,6 +20,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 import dev.warden.RedisAuthenticationException;
 import dev.warden.RedisOutOfMemoryException;
@@ -91,6 +94,16 @@ public final class RedisEngine implements AutoCloseable {
 
 	/** How many times the command connection was lost. */
 	private final AtomicLong disconnects = new AtomicLong();
+
+	/**
+	 * The scripts written to this engine's connection (on a Redis Cluster, to the connections of its
+	 * masters) and not answered yet: when a connection closes, those written to it fail rather than
+	 * being sent again ({@link SentScript}).
+	 */
+	private final Set<SentScript<?>> unanswered = ConcurrentHashMap.newKeySet();
+
+	/** The scripts on this engine's connection, and whether its channel is known to have closed. */
+	private final SentScript.Calls calls = new SentScript.Calls(unanswered, this::channelClosed);
 
 	/**
 	 * On the engine of one Redis Cluster node: how many scripts the node redirected ({@code MOVED},
@@ -184,9 +197,26 @@ public final class RedisEngine implements AutoCloseable {
 		commandConnection.addListener(new RedisConnectionStateListener() {
 			@Override
 			public void onRedisDisconnected(RedisChannelHandler<?, ?> connection) {
-				disconnects.incrementAndGet();
+				connectionLost();
 			}
 		});
+	}
+
+	/**
+	 * Whether this engine's connection is known to have closed, its closing not yet handled; never
+	 * known of a Redis Cluster connection, whose scripts go out on the connections of its masters.
+	 */
+	private boolean channelClosed() {
+		return commandConnection instanceof RedisChannelHandler<?, ?> handler && FlushCoalescing.channelClosed(handler);
+	}
+
+	/**
+	 * A connection of this engine closed: counted, and the scripts written to it and not answered
+	 * fail. Called on the event loop of the channel that closed, as it closes.
+	 */
+	void connectionLost() {
+		disconnects.incrementAndGet();
+		SentScript.lost(unanswered, Thread.currentThread());
 	}
 
 	/**
@@ -329,7 +359,8 @@ public final class RedisEngine implements AutoCloseable {
 				commandConnection = connection;
 				RedisEngine engine = new RedisEngine(connection, connection.async(),
 						cluster.connectPubSub(StringCodec.UTF8), threadName, commandTimeout, null, namespace, List.of());
-				engine.clusterFlushes = ClusterFlushCoalescing.start(connection, engine.scheduler);
+				engine.clusterFlushes = ClusterFlushCoalescing.start(connection, engine.scheduler,
+						engine::connectionLost);
 				engine.clusterNodes = new ClusterNodes(engine, cluster, connection);
 				return engine;
 			}
@@ -809,7 +840,8 @@ public final class RedisEngine implements AutoCloseable {
 	private <T> CompletableFuture<T> evalHere(LuaScript called, ScriptOutputType type, String[] keys, String... args) {
 		boolean shifted = (firstLane != null) ? firstLane.clockShifted : clockShifted;
 		LuaScript script = shifted ? called.shifted(namespace.clockOffsetKey()) : called;
-		CompletableFuture<T> bySha = commands.<T>evalsha(script.sha1(), type, keys, args).toCompletableFuture();
+		CompletableFuture<T> bySha = send(SentScript.bySha(script.sha1(), type, keys, args, calls),
+				() -> commands.<T>evalsha(script.sha1(), type, keys, args));
 		CommandReply<T> reply = new CommandReply<>(bySha);
 		bySha.whenComplete((value, failure) -> {
 			if (failure == null) {
@@ -821,6 +853,24 @@ public final class RedisEngine implements AutoCloseable {
 			}
 		});
 		return reply;
+	}
+
+	/**
+	 * Sends a script call on this engine's connection; a reply type Warden does not read
+	 * ({@code script} is {@code null}) goes out as Lettuce sends it.
+	 */
+	private <T> CompletableFuture<T> send(@Nullable SentScript<T> script,
+			Supplier<? extends CompletionStage<T>> otherwise) {
+		if (script == null) {
+			return otherwise.get().toCompletableFuture();
+		}
+		try {
+			commandConnection.dispatch(script);
+		}
+		catch (RuntimeException ex) {
+			script.completeExceptionally(ex);
+		}
+		return script;
 	}
 
 	/** One script call, and how often it was sent again to a busy slot. */
@@ -856,8 +906,9 @@ public final class RedisEngine implements AutoCloseable {
 		}
 		if (cause instanceof RedisNoScriptException) {
 			resends.incrementAndGet();
-			CompletableFuture<T> byText = commands.<T>eval(call.script().source(), call.type(), call.keys(), call.args())
-				.toCompletableFuture();
+			CompletableFuture<T> byText = send(
+					SentScript.byText(call.script().source(), call.type(), call.keys(), call.args(), calls),
+					() -> commands.<T>eval(call.script().source(), call.type(), call.keys(), call.args()));
 			reply.follow(byText);
 			byText.whenComplete((again, failed) -> answered(call, again, failed));
 			return;
@@ -872,8 +923,9 @@ public final class RedisEngine implements AutoCloseable {
 			scheduler.schedule(() -> {
 				if (!reply.isDone()) {
 					resends.incrementAndGet();
-					CompletableFuture<T> resent = commands.<T>evalsha(call.script().sha1(), call.type(), call.keys(),
-							call.args()).toCompletableFuture();
+					CompletableFuture<T> resent = send(
+							SentScript.bySha(call.script().sha1(), call.type(), call.keys(), call.args(), calls),
+							() -> commands.<T>evalsha(call.script().sha1(), call.type(), call.keys(), call.args()));
 					reply.follow(resent);
 					resent.whenComplete((again, failed) -> answered(call.again(), again, failed));
 				}

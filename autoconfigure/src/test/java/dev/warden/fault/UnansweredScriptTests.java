@@ -1,7 +1,10 @@
 package dev.warden.fault;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
+import dev.warden.Eventually;
 import dev.warden.RedisUnavailableException;
 import dev.warden.Warden;
 import dev.warden.WardenClients;
@@ -9,12 +12,17 @@ import dev.warden.lock.DistributedCountDownLatch;
 import dev.warden.lock.DistributedSemaphore;
 import dev.warden.ratelimit.DistributedRateLimiter;
 import dev.warden.ratelimit.RateLimit;
+import dev.warden.test.redis.RedisNode;
 import dev.warden.test.redis.RedisServerExtension;
 import dev.warden.test.redis.TcpProxy;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.cluster.RedisClusterClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -38,10 +46,14 @@ class UnansweredScriptTests {
 	private Warden warden;
 
 	@BeforeEach
-	void connectThroughAProxy() {
+	void startAProxy() {
 		proxy = TcpProxy.start(redis.node());
+	}
+
+	/** Opens a client through the proxy, its scripts spread over {@code connections} connections. */
+	private void connect(int connections) {
 		warden = clients.open(clients.redisClient(proxy.host(), proxy.port()),
-				options -> options.connections(1).commandTimeout(Duration.ofSeconds(5)));
+				options -> options.connections(connections).commandTimeout(Duration.ofSeconds(5)));
 	}
 
 	@AfterEach
@@ -49,9 +61,11 @@ class UnansweredScriptTests {
 		proxy.close();
 	}
 
-	@Test
-	void aSemaphorePermitIsTakenOnce() {
-		DistributedSemaphore semaphore = warden.getSemaphore("unanswered-permits");
+	@ParameterizedTest(name = "{0} connection(s)")
+	@ValueSource(ints = { 1, 3 })
+	void aSemaphorePermitIsTakenOnce(int connections) {
+		connect(connections);
+		DistributedSemaphore semaphore = warden.getSemaphore("unanswered-permits-" + connections);
 		assertThat(semaphore.trySetPermits(5)).isTrue();
 		// Its script cached, so that the reply dropped is the script's own, not a NOSCRIPT.
 		assertThat(semaphore.tryAcquire()).isTrue();
@@ -60,30 +74,83 @@ class UnansweredScriptTests {
 		proxy.dropNextReply();
 		assertThatExceptionOfType(RedisUnavailableException.class).isThrownBy(semaphore::tryAcquire);
 
-		assertThat(redis.node().call("GET", "unanswered-permits")).as("taken once").isEqualTo("4");
+		assertThat(redis.node().call("GET", "unanswered-permits-" + connections)).as("taken once").isEqualTo("4");
 	}
 
-	@Test
-	void aLatchCountsDownOnce() {
-		DistributedCountDownLatch latch = warden.getCountDownLatch("unanswered-latch");
+	@ParameterizedTest(name = "{0} connection(s)")
+	@ValueSource(ints = { 1, 3 })
+	void aLatchCountsDownOnce(int connections) {
+		connect(connections);
+		DistributedCountDownLatch latch = warden.getCountDownLatch("unanswered-latch-" + connections);
 		assertThat(latch.trySetCount(10)).isTrue();
 		latch.countDown();
 
 		proxy.dropNextReply();
 		assertThatExceptionOfType(RedisUnavailableException.class).isThrownBy(latch::countDown);
 
-		assertThat(redis.node().call("GET", "unanswered-latch")).as("counted down once").isEqualTo("8");
+		assertThat(redis.node().call("GET", "unanswered-latch-" + connections)).as("counted down once").isEqualTo("8");
 	}
 
-	@Test
-	void aRateLimitedCallIsChargedOnce() {
-		DistributedRateLimiter limiter = warden.getRateLimiter("unanswered-rate", RateLimit.of(10, Duration.ofHours(1)));
+	@ParameterizedTest(name = "{0} connection(s)")
+	@ValueSource(ints = { 1, 3 })
+	void aRateLimitedCallIsChargedOnce(int connections) {
+		connect(connections);
+		DistributedRateLimiter limiter = warden.getRateLimiter("unanswered-rate-" + connections, RateLimit.of(10, Duration.ofHours(1)));
 		assertThat(limiter.tryAcquire()).isTrue();
 
 		proxy.dropNextReply();
 		assertThatExceptionOfType(RedisUnavailableException.class).isThrownBy(limiter::tryAcquire);
 
 		assertThat(limiter.availablePermits()).as("charged once more").isEqualTo(8);
+	}
+
+	/**
+	 * On a Redis Cluster the scripts go out on the connections of the masters, which the cluster
+	 * connection opens itself: one of those closing fails the scripts written to it all the same. A
+	 * one-node cluster announces the proxy as its address, so that every connection goes through it.
+	 * The proxy drops the reply of a script, not of a background command of the cluster client.
+	 */
+	@Test
+	void onAClusterAPermitIsTakenOnce() throws Exception {
+		try (RedisNode node = RedisNode.start(RedisNode.config()
+			.name("unanswered-cluster")
+			.option("cluster-enabled", "yes")
+			.option("cluster-config-file", "nodes.conf")
+			.option("cluster-announce-ip", proxy.host())
+			.option("cluster-announce-port", Integer.toString(proxy.port())))) {
+			proxy.target(node);
+			List<String> addSlots = new ArrayList<>(List.of("CLUSTER", "ADDSLOTS"));
+			for (int slot = 0; slot < 16384; slot++) {
+				addSlots.add(Integer.toString(slot));
+			}
+			node.call(addSlots.toArray(String[]::new));
+			Eventually.await("the cluster is up",
+					() -> ((String) node.call("CLUSTER", "INFO")).contains("cluster_state:ok"));
+			RedisClusterClient client = RedisClusterClient
+				.create(RedisURI.create(proxy.host(), proxy.port()));
+			try {
+				Warden onCluster = Warden.builder(client).commandTimeout(Duration.ofSeconds(5)).build();
+				try {
+					DistributedSemaphore semaphore = onCluster.getSemaphore("unanswered-cluster-permits");
+					assertThat(semaphore.trySetPermits(5)).isTrue();
+					assertThat(semaphore.tryAcquire()).isTrue();
+					semaphore.release();
+
+					proxy.dropNextReply("EVALSHA");
+					assertThatExceptionOfType(RedisUnavailableException.class).isThrownBy(semaphore::tryAcquire);
+
+					assertThat(node.call("GET", "unanswered-cluster-permits")).as("taken once").isEqualTo("4");
+					assertThat(semaphore.tryAcquire()).as("the client reconnects").isTrue();
+					assertThat(node.call("GET", "unanswered-cluster-permits")).isEqualTo("3");
+				}
+				finally {
+					onCluster.close();
+				}
+			}
+			finally {
+				client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+			}
+		}
 	}
 
 }
