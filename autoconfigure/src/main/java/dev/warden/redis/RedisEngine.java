@@ -64,6 +64,9 @@ public final class RedisEngine implements AutoCloseable {
 	/** The longest wait before a script is sent again to a slot that was busy. */
 	static final long MAX_SLOT_BACKOFF_MILLIS = 50;
 
+	/** The most {@code MOVED} redirects a script follows from node to node, as Lettuce's own limit. */
+	private static final int MAX_REDIRECTS = 5;
+
 	private final StatefulConnection<String, String> commandConnection;
 
 	private final RedisClusterAsyncCommands<String, String> commands;
@@ -806,10 +809,36 @@ public final class RedisEngine implements AutoCloseable {
 	 * @return the reply
 	 */
 	public <T> CompletableFuture<T> eval(LuaScript called, ScriptOutputType type, String[] keys, String... args) {
-		if (lanes.size() > 1 && keys.length > 0) {
-			return laneOf(keys[0]).evalHere(called, type, keys, args);
+		ClusterNodes nodes = clusterNodes;
+		if (nodes != null && keys.length > 0) {
+			return evalOn(nodes.ofKey(keys[0]), called, type, keys, args, 0);
 		}
-		return evalHere(called, type, keys, args);
+		if (lanes.size() > 1 && keys.length > 0) {
+			return laneOf(keys[0]).evalHere(called, type, keys, args, 0);
+		}
+		return evalHere(called, type, keys, args, 0);
+	}
+
+	/**
+	 * On a Redis Cluster: runs a script on the connection of a master, through that node's engine
+	 * once it is open, as its own call ({@link SentScript}): a master's connection that closes fails
+	 * the scripts written to it, and those alone. When no master is known for the slot, the cluster
+	 * connection routes the script.
+	 * @param hops how many redirects the call followed already
+	 */
+	private <T> CompletableFuture<T> evalOn(CompletableFuture<RedisEngine> node, LuaScript called,
+			ScriptOutputType type, String[] keys, String[] args, int hops) {
+		if (node.isDone()) {
+			RedisEngine target = node.isCompletedExceptionally() ? this : node.join();
+			return target.evalHere(called, type, keys, args, hops);
+		}
+		CommandReply<T> reply = new CommandReply<>(node);
+		node.whenComplete((target, failure) -> {
+			CompletableFuture<T> sent = ((failure == null) ? target : this).evalHere(called, type, keys, args, hops);
+			reply.follow(sent);
+			sent.whenComplete(reply::settle);
+		});
+		return reply;
 	}
 
 	/**
@@ -837,7 +866,8 @@ public final class RedisEngine implements AutoCloseable {
 		return lanes.get(Math.floorMod(hash, lanes.size()));
 	}
 
-	private <T> CompletableFuture<T> evalHere(LuaScript called, ScriptOutputType type, String[] keys, String... args) {
+	private <T> CompletableFuture<T> evalHere(LuaScript called, ScriptOutputType type, String[] keys, String[] args,
+			int hops) {
 		boolean shifted = (firstLane != null) ? firstLane.clockShifted : clockShifted;
 		LuaScript script = shifted ? called.shifted(namespace.clockOffsetKey()) : called;
 		CompletableFuture<T> bySha = send(SentScript.bySha(script.sha1(), type, keys, args, calls),
@@ -849,7 +879,7 @@ public final class RedisEngine implements AutoCloseable {
 				reply.complete(value);
 			}
 			else {
-				answered(new Evaluation<>(script, type, keys, args, reply), value, failure);
+				answered(new Evaluation<>(script, type, keys, args, reply, 0, System.nanoTime(), hops), value, failure);
 			}
 		});
 		return reply;
@@ -873,16 +903,15 @@ public final class RedisEngine implements AutoCloseable {
 		return script;
 	}
 
-	/** One script call, and how often it was sent again to a busy slot. */
+	/**
+	 * One script call, how often it was sent again to a busy slot, and how many redirects it
+	 * followed on a Redis Cluster.
+	 */
 	private record Evaluation<T>(LuaScript script, ScriptOutputType type, String[] keys, String[] args,
-			CommandReply<T> reply, int retries, long firstNanos) {
-
-		Evaluation(LuaScript script, ScriptOutputType type, String[] keys, String[] args, CommandReply<T> reply) {
-			this(script, type, keys, args, reply, 0, System.nanoTime());
-		}
+			CommandReply<T> reply, int retries, long firstNanos, int hops) {
 
 		Evaluation<T> again() {
-			return new Evaluation<>(script, type, keys, args, reply, retries + 1, firstNanos);
+			return new Evaluation<>(script, type, keys, args, reply, retries + 1, firstNanos, hops);
 		}
 
 	}
@@ -896,10 +925,17 @@ public final class RedisEngine implements AutoCloseable {
 		Throwable cause = unwrap(failure);
 		RedisEngine clusterEngine = cluster;
 		if (clusterEngine != null && redirected(cause)) {
-			// This node does not serve the slot (any more): the cluster connection follows the redirect.
+			// This node does not serve the slot (any more): to the node a MOVED names, on its own
+			// connection; an ASK (a slot being migrated) through the cluster connection, which sends
+			// the ASKING that must precede the script.
 			redirects.incrementAndGet();
 			clusterEngine.topologyChanged();
-			CompletableFuture<T> routed = clusterEngine.eval(call.script(), call.type(), call.keys(), call.args());
+			String movedTo = movedTo(cause);
+			ClusterNodes nodes = clusterEngine.clusterNodes;
+			CompletableFuture<T> routed = (movedTo != null && nodes != null && call.hops() < MAX_REDIRECTS)
+					? clusterEngine.evalOn(nodes.at(movedTo), call.script(), call.type(), call.keys(), call.args(),
+							call.hops() + 1)
+					: clusterEngine.evalHere(call.script(), call.type(), call.keys(), call.args(), call.hops() + 1);
 			reply.follow(routed);
 			routed.whenComplete(reply::settle);
 			return;
@@ -942,6 +978,16 @@ public final class RedisEngine implements AutoCloseable {
 	private static boolean readOnly(Throwable cause) {
 		String message = (cause instanceof RedisCommandExecutionException) ? cause.getMessage() : null;
 		return message != null && message.contains("READONLY");
+	}
+
+	/** The {@code host:port} a {@code MOVED} answer names; {@code null} for another answer. */
+	private static @Nullable String movedTo(Throwable cause) {
+		String message = cause.getMessage();
+		if (message == null || !message.startsWith("MOVED ")) {
+			return null;
+		}
+		int space = message.lastIndexOf(' ');
+		return (space > "MOVED ".length()) ? message.substring(space + 1).strip() : null;
 	}
 
 	/**
