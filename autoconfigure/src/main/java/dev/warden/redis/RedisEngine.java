@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -1100,6 +1101,12 @@ public final class RedisEngine implements AutoCloseable {
 				}
 				catch (ExecutionException ex) {
 					throw translate(ex.getCause(), action);
+				}
+				catch (CancellationException ex) {
+					// Lettuce cancels the commands it buffered for a connection it closes (a Redis
+					// Cluster node no longer in the topology, a client shutting down): never sent.
+					throw new RedisUnavailableException("Redis did not get " + action
+							+ ": the connection it waited for was closed", ex);
 				}
 				catch (TimeoutException ex) {
 					// A command still buffered while Lettuce reconnects must not run later.

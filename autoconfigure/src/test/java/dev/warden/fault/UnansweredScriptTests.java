@@ -9,6 +9,7 @@ import dev.warden.RedisUnavailableException;
 import dev.warden.Warden;
 import dev.warden.WardenClients;
 import dev.warden.lock.DistributedCountDownLatch;
+import dev.warden.lock.DistributedPermitExpirableSemaphore;
 import dev.warden.lock.DistributedSemaphore;
 import dev.warden.ratelimit.DistributedRateLimiter;
 import dev.warden.ratelimit.RateLimit;
@@ -102,6 +103,26 @@ class UnansweredScriptTests {
 		assertThatExceptionOfType(RedisUnavailableException.class).isThrownBy(limiter::tryAcquire);
 
 		assertThat(limiter.availablePermits()).as("charged once more").isEqualTo(8);
+	}
+
+	/**
+	 * Setting a permit-expirable semaphore's permits, sent again after its connection closed, would
+	 * answer that they were set already, though this very call set them.
+	 */
+	@ParameterizedTest(name = "{0} connection(s)")
+	@ValueSource(ints = { 1, 3 })
+	void settingPermitsIsNotReportedAsFoundSetAlready(int connections) {
+		connect(connections);
+		// Its script cached, so that the reply dropped is the script's own, not a NOSCRIPT.
+		assertThat(warden.getPermitExpirableSemaphore("unanswered-set-first-" + connections).trySetPermits(1)).isTrue();
+		DistributedPermitExpirableSemaphore semaphore = warden
+			.getPermitExpirableSemaphore("unanswered-set-" + connections);
+
+		proxy.dropNextReply("EVALSHA");
+		assertThatExceptionOfType(RedisUnavailableException.class).isThrownBy(() -> semaphore.trySetPermits(3));
+
+		assertThat(redis.node().call("GET", "unanswered-set-" + connections)).as("set by the call").isEqualTo("3");
+		assertThat(semaphore.trySetPermits(3)).as("set already").isFalse();
 	}
 
 	/**

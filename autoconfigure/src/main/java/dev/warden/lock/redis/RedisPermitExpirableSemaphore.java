@@ -40,12 +40,11 @@ public final class RedisPermitExpirableSemaphore extends ChannelSynchronizer imp
 	@Override
 	public boolean trySetPermits(int permits) {
 		String capacity = Integer.toString(LockArguments.requireCapacity(permits));
-		Boolean set = engine.await(engine.commands(name).setnx(name, capacity), "permits of semaphore '" + name + "'");
-		if (Boolean.TRUE.equals(set)) {
-			engine.commands().publish(channel, capacity);
-			return true;
-		}
-		return false;
+		// A script, as the plain semaphore's: one whose connection closes before its reply fails
+		// rather than being sent again, which would answer that the permits were set already.
+		Long set = engine.await(engine.eval(LockScripts.SEMAPHORE_SET_PERMITS, ScriptOutputType.INTEGER,
+				new String[] { name }, capacity, channel), "permits of semaphore '" + name + "'");
+		return set != null && set == 1L;
 	}
 
 	@Override
