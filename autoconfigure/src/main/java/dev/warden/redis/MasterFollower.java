@@ -8,7 +8,9 @@ import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
@@ -16,6 +18,7 @@ import java.util.function.Function;
 import io.lettuce.core.KillArgs;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.StringCodec;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
@@ -79,6 +82,12 @@ final class MasterFollower extends RedisPubSubAdapter<String, String> {
 	private final StatefulRedisPubSubConnection<String, String> pubSub;
 
 	private final AtomicBoolean moving = new AtomicBoolean();
+
+	/**
+	 * The command connections being closed to move them to the new master: the scripts they had in
+	 * flight are sent again there ({@link #closedToMove}).
+	 */
+	private final Set<StatefulConnection<?, ?>> closingToMove = ConcurrentHashMap.newKeySet();
 
 	/** When a {@code READONLY} answer last moved the connections. */
 	private volatile long lastReadOnlyMove = System.nanoTime() - READ_ONLY_PAUSE_NANOS;
@@ -295,16 +304,33 @@ final class MasterFollower extends RedisPubSubAdapter<String, String> {
 		List<CompletableFuture<?>> kills = new ArrayList<>();
 		kills.add(killItself(pubSub.async().clientId().toCompletableFuture(),
 				id -> pubSub.async().clientKill(KillArgs.Builder.id(id).skipme(false)).toCompletableFuture()));
+		List<StatefulConnection<?, ?>> closing = new ArrayList<>();
 		for (int i = 0; i < lanes.size(); i++) {
 			if (which == null || which.contains(i)) {
 				StatefulRedisConnection<String, String> lane = lanes.get(i);
+				closing.add(lane);
+				closingToMove.add(lane);
 				kills.add(killItself(lane.async().clientId().toCompletableFuture(),
 						id -> lane.async().clientKill(KillArgs.Builder.id(id).skipme(false)).toCompletableFuture()));
 			}
 		}
 		CompletableFuture.allOf(kills.toArray(CompletableFuture<?>[]::new))
 			.orTimeout(commandTimeout.toNanos(), TimeUnit.NANOSECONDS)
-			.whenComplete((ignored, failure) -> moving.set(false));
+			.whenComplete((ignored, failure) -> {
+				closing.forEach(closingToMove::remove);
+				moving.set(false);
+			});
+	}
+
+	/**
+	 * Whether {@code connection} closed because this follower moves it to the new master, which it
+	 * then no longer is. The scripts it had in flight are sent again there, as Lettuce does: what
+	 * they wrote on the deposed master is discarded when it resynchronises as a replica of the new
+	 * one, so they run once where it counts, and a caller in the middle of a fail-over is not told
+	 * that a call may have run.
+	 */
+	boolean closedToMove(StatefulConnection<?, ?> connection) {
+		return closingToMove.remove(connection);
 	}
 
 	/** Kills the client {@code id} names, once known; completes either way (a killed connection's reply may never come). */

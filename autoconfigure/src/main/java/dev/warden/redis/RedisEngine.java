@@ -216,10 +216,15 @@ public final class RedisEngine implements AutoCloseable {
 
 	/**
 	 * A connection of this engine closed: counted, and the scripts written to it and not answered
-	 * fail. Called on the event loop of the channel that closed, as it closes.
+	 * fail, unless Warden closed it to move it to a new master ({@link MasterFollower#closedToMove}).
+	 * Called on the event loop of the channel that closed, as it closes.
 	 */
 	void connectionLost() {
 		disconnects.incrementAndGet();
+		if (follower != null && follower.closedToMove(commandConnection)) {
+			// Closed to move it to a new master, where Lettuce sends the scripts in flight again.
+			return;
+		}
 		SentScript.lost(unanswered, Thread.currentThread());
 	}
 
