@@ -6,6 +6,7 @@ import java.time.Instant;
 import dev.warden.redis.LuaScript;
 import dev.warden.redis.RedisEngine;
 import dev.warden.task.redis.RedisDelayedQueue;
+import io.lettuce.core.ScriptOutputType;
 
 /**
  * Redis's clock as a test moves it, for a client built with {@link Warden.Builder#testClock(boolean)}:
@@ -20,6 +21,8 @@ import dev.warden.task.redis.RedisDelayedQueue;
  * report what ran; most tests use that.
  */
 public final class TestClock {
+
+	private static final LuaScript ADVANCE = LuaScript.load(TestClock.class, "test-clock-advance.lua");
 
 	private final RedisEngine engine;
 
@@ -43,7 +46,8 @@ public final class TestClock {
 			throw new IllegalArgumentException("The clock moves forward only: " + by);
 		}
 		if (!by.isZero()) {
-			engine.await(engine.commands().incrby(engine.namespace().clockOffsetKey(), by.toMillis()),
+			engine.await(engine.eval(ADVANCE, ScriptOutputType.INTEGER,
+					new String[] { engine.namespace().clockOffsetKey() }, Long.toString(by.toMillis())),
 					"test clock advance");
 		}
 		return now();

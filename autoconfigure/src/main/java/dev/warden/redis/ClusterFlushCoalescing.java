@@ -77,7 +77,8 @@ final class ClusterFlushCoalescing {
 				followed.removeIf(RedisChannelHandler::isClosed);
 			}
 			for (RedisClusterNode node : connection.getPartitions()) {
-				if (!node.hasNoSlots()) {
+				// Masters without slots too: one importing a slot takes the scripts an ASK sends it.
+				if (!node.hasNoSlots() || !node.is(RedisClusterNode.NodeFlag.REPLICA)) {
 					masterConnection(node).thenAccept(this::follow);
 				}
 			}

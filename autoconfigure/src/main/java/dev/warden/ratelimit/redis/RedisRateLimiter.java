@@ -28,6 +28,8 @@ public final class RedisRateLimiter implements DistributedRateLimiter {
 
 	static final LuaScript ACQUIRE = LuaScript.load(RedisRateLimiter.class, "rate-acquire.lua", LuaScript.CLOCK);
 
+	static final LuaScript RESET = LuaScript.load(RedisRateLimiter.class, "rate-reset.lua");
+
 	private static final String LOOK_ONLY = "-1";
 
 
@@ -124,7 +126,7 @@ public final class RedisRateLimiter implements DistributedRateLimiter {
 
 	@Override
 	public boolean reset() {
-		Long deleted = engine.await(engine.commands(keys[0]).del(keys[0]), action);
+		Long deleted = engine.await(engine.eval(RESET, ScriptOutputType.INTEGER, new String[] { keys[0] }), action);
 		return deleted != null && deleted > 0;
 	}
 

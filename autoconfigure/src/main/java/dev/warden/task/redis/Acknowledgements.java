@@ -140,14 +140,16 @@ final class Acknowledgements {
 
 	/**
 	 * Logs the deliveries of a sent batch whose completion was not recorded: all of them when the
-	 * call failed, else those whose outcome is not 1 (cancelled, replaced or redelivered meanwhile).
+	 * call failed (as not confirmed: a call whose reply was lost may have run), else those whose outcome is not 1 (cancelled, replaced or redelivered meanwhile).
 	 */
 	private void logUnrecorded(List<String> batch, @Nullable List<Object> outcomes, @Nullable Throwable failure) {
 		for (int i = 0; i + 1 < batch.size(); i += 2) {
 			String id = batch.get(i);
 			if (failure != null) {
-				logger.warn("Could not record the completion of task '{}' of queue '{}'; it will be delivered "
-						+ "again after its visibility timeout", id, queue, failure);
+				// A call that failed may still have run (its reply lost, or timed out): say both.
+				logger.warn("Could not confirm the completion of task '{}' of queue '{}': unless Redis recorded it "
+						+ "before the failure, the task is delivered again after its visibility timeout", id, queue,
+						failure);
 			}
 			else if (outcomes == null || i / 2 >= outcomes.size() || !Long.valueOf(1L).equals(outcomes.get(i / 2))) {
 				logger.info("Task '{}' of queue '{}' was cancelled, replaced or redelivered while it ran; "
