@@ -234,7 +234,7 @@ class ReplayAttackTests {
 						for (RedisNode node : cluster.nodes()) {
 							Eventually.await("a script waits on " + node, Duration.ofSeconds(10),
 									() -> ((String) node.call("CLIENT", "LIST")).lines()
-										.anyMatch(line -> !line.contains(" qbuf=0 ") && !line.contains("cmd=client")));
+										.anyMatch(line -> line.contains(" flags=b ") && line.contains(" cmd=evalsha")));
 						}
 						for (int master = 0; master < 3; master++) {
 							if (master != spared) {
