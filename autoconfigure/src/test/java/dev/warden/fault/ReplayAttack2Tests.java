@@ -1,7 +1,6 @@
 package dev.warden.fault;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -29,8 +28,6 @@ import dev.warden.task.TaskConsumer;
 import dev.warden.test.redis.RedisNode;
 import dev.warden.test.redis.RedisServerExtension;
 import dev.warden.test.redis.TcpProxy;
-import io.lettuce.core.RedisURI;
-import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -186,79 +183,46 @@ class ReplayAttack2Tests {
 	 */
 	@Test
 	void onAClusterAScriptRedirectedByAskRunsOnce() throws Exception {
-		try (RedisNode a = RedisNode.start(RedisNode.config()
-			.name("ask-a")
-			.option("cluster-enabled", "yes")
-			.option("cluster-config-file", "nodes.conf")
-			.option("cluster-node-timeout", "5000"));
-				RedisNode b = RedisNode.start(RedisNode.config()
-					.name("ask-b")
-					.option("cluster-enabled", "yes")
-					.option("cluster-config-file", "nodes.conf")
-					.option("cluster-node-timeout", "5000")
-					.option("cluster-announce-ip", proxy.host())
-					.option("cluster-announce-port", Integer.toString(proxy.port())))) {
-			proxy.target(b);
-			List<String> addSlots = new ArrayList<>(List.of("CLUSTER", "ADDSLOTS"));
-			for (int slot = 0; slot < 16384; slot++) {
-				addSlots.add(Integer.toString(slot));
-			}
-			a.call(addSlots.toArray(String[]::new));
-			a.call("CLUSTER", "MEET", b.host(), Integer.toString(b.port()));
-			String aId = (String) a.call("CLUSTER", "MYID");
-			String bId = (String) b.call("CLUSTER", "MYID");
-			Eventually.await("the cluster is up", Duration.ofSeconds(60),
-					() -> ((String) a.call("CLUSTER", "INFO")).contains("cluster_state:ok")
-							&& ((String) b.call("CLUSTER", "INFO")).contains("cluster_state:ok")
-							&& ((String) a.call("CLUSTER", "NODES")).contains(bId)
-							&& ((String) b.call("CLUSTER", "NODES")).contains("connected")
-							&& ((String) a.call("CLUSTER", "NODES")).contains(":" + proxy.port() + "@"));
-			RedisClusterClient client = RedisClusterClient.create(RedisURI.create(a.host(), a.port()));
+		try (ProxiedCluster cluster = ProxiedCluster.withSlotlessMasterBehind(proxy, "ask")) {
+			RedisNode a = cluster.owner();
+			RedisNode b = cluster.proxied();
+			String aId = cluster.id(a);
+			String bId = cluster.id(b);
+			Warden onCluster = cluster.open(Duration.ofSeconds(5));
+			String name = "ask-permits";
+			String slot = Integer.toString(SlotHash.getSlot(name));
+			b.call("CLUSTER", "SETSLOT", slot, "IMPORTING", aId);
+			a.call("CLUSTER", "SETSLOT", slot, "MIGRATING", bId);
+
+			DistributedSemaphore semaphore = onCluster.getSemaphore(name);
+			assertThat(semaphore.trySetPermits(5)).as("set through an ASK").isTrue();
+			assertThat(b.call("CLUSTER", "COUNTKEYSINSLOT", slot)).as("the semaphore is on B").isEqualTo(1L);
+			assertThat(a.call("CLUSTER", "COUNTKEYSINSLOT", slot)).as("and not on A").isEqualTo(0L);
+			assertThat(semaphore.tryAcquire()).isTrue();
+			semaphore.release();
+			assertThat(proxy.openConnections()).as("the client reaches B through the proxy").isPositive();
+
+			proxy.dropNextReply("EVALSHA");
+			Object outcome;
 			try {
-				Warden onCluster = Warden.builder(client).commandTimeout(Duration.ofSeconds(5)).build();
-				try {
-					String name = "ask-permits";
-					String slot = Integer.toString(SlotHash.getSlot(name));
-					b.call("CLUSTER", "SETSLOT", slot, "IMPORTING", aId);
-					a.call("CLUSTER", "SETSLOT", slot, "MIGRATING", bId);
-
-					DistributedSemaphore semaphore = onCluster.getSemaphore(name);
-					assertThat(semaphore.trySetPermits(5)).as("set through an ASK").isTrue();
-					assertThat(b.call("CLUSTER", "COUNTKEYSINSLOT", slot)).as("the semaphore is on B").isEqualTo(1L);
-					assertThat(a.call("CLUSTER", "COUNTKEYSINSLOT", slot)).as("and not on A").isEqualTo(0L);
-					assertThat(semaphore.tryAcquire()).isTrue();
-					semaphore.release();
-					assertThat(proxy.openConnections()).as("the client reaches B through the proxy").isPositive();
-
-					proxy.dropNextReply("EVALSHA");
-					Object outcome;
-					try {
-						outcome = semaphore.tryAcquire();
-					}
-					catch (RedisUnavailableException ex) {
-						outcome = ex;
-					}
-					// A later call on B: anything sent again after the reconnect has run by then.
-					Object later;
-					try {
-						later = onCluster.getSemaphore(name).availablePermits();
-					}
-					catch (RuntimeException ex) {
-						later = ex;
-					}
-					// The migration ends, so that B answers a plain GET of the slot.
-					b.call("CLUSTER", "SETSLOT", slot, "NODE", bId);
-					a.call("CLUSTER", "SETSLOT", slot, "NODE", bId);
-					assertThat(b.call("GET", name)).as("taken once (the call's outcome: %s; later: %s)", outcome, later)
-						.isEqualTo("4");
-				}
-				finally {
-					onCluster.close();
-				}
+				outcome = semaphore.tryAcquire();
 			}
-			finally {
-				client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+			catch (RedisUnavailableException ex) {
+				outcome = ex;
 			}
+			// A later call on B: anything sent again after the reconnect has run by then.
+			Object later;
+			try {
+				later = onCluster.getSemaphore(name).availablePermits();
+			}
+			catch (RuntimeException ex) {
+				later = ex;
+			}
+			// The migration ends, so that B answers a plain GET of the slot.
+			b.call("CLUSTER", "SETSLOT", slot, "NODE", bId);
+			a.call("CLUSTER", "SETSLOT", slot, "NODE", bId);
+			assertThat(b.call("GET", name)).as("taken once (the call's outcome: %s; later: %s)", outcome, later)
+				.isEqualTo("4");
 		}
 	}
 

@@ -116,73 +116,39 @@ class ReplayAttackTests {
 	 */
 	@Test
 	void onAClusterAScriptRedirectedByMovedRunsOnce() throws Exception {
-		try (RedisNode a = RedisNode.start(RedisNode.config()
-			.name("moved-a")
-			.option("cluster-enabled", "yes")
-			.option("cluster-config-file", "nodes.conf")
-			.option("cluster-node-timeout", "5000"));
-				RedisNode b = RedisNode.start(RedisNode.config()
-					.name("moved-b")
-					.option("cluster-enabled", "yes")
-					.option("cluster-config-file", "nodes.conf")
-					.option("cluster-node-timeout", "5000")
-					// From the start: B's own view of itself keeps the address it started with.
-					.option("cluster-announce-ip", proxy.host())
-					.option("cluster-announce-port", Integer.toString(proxy.port())))) {
-			proxy.target(b);
-			List<String> addSlots = new ArrayList<>(List.of("CLUSTER", "ADDSLOTS"));
-			for (int slot = 0; slot < 16384; slot++) {
-				addSlots.add(Integer.toString(slot));
-			}
-			a.call(addSlots.toArray(String[]::new));
-			a.call("CLUSTER", "MEET", b.host(), Integer.toString(b.port()));
-			String bId = (String) b.call("CLUSTER", "MYID");
-			Eventually.await("the cluster is up", Duration.ofSeconds(60),
-					() -> ((String) a.call("CLUSTER", "INFO")).contains("cluster_state:ok")
-							&& ((String) b.call("CLUSTER", "INFO")).contains("cluster_state:ok")
-							&& ((String) a.call("CLUSTER", "NODES")).contains(bId)
-							&& ((String) b.call("CLUSTER", "NODES")).contains("connected")
-							&& ((String) a.call("CLUSTER", "NODES")).contains(":" + proxy.port() + "@"));
-			RedisClusterClient client = RedisClusterClient.create(RedisURI.create(a.host(), a.port()));
+		try (ProxiedCluster cluster = ProxiedCluster.withSlotlessMasterBehind(proxy, "moved")) {
+			RedisNode a = cluster.owner();
+			RedisNode b = cluster.proxied();
+			String bId = cluster.id(b);
+			Warden onCluster = cluster.open(Duration.ofSeconds(5));
+			DistributedSemaphore warm = onCluster.getSemaphore("moved-warm");
+			assertThat(warm.trySetPermits(5)).isTrue();
+			assertThat(warm.tryAcquire()).isTrue();
+
+			String name = "moved-permits";
+			String slot = Integer.toString(SlotHash.getSlot(name));
+			b.call("CLUSTER", "SETSLOT", slot, "NODE", bId);
+			a.call("CLUSTER", "SETSLOT", slot, "NODE", bId);
+			Eventually.await("the slot moved", Duration.ofSeconds(30),
+					() -> ((String) a.call("CLUSTER", "NODES")).lines()
+						.anyMatch(line -> line.startsWith(bId) && line.contains(" " + slot)));
+
+			DistributedSemaphore semaphore = onCluster.getSemaphore(name);
+			assertThat(semaphore.trySetPermits(5)).as("set after the move").isTrue();
+			assertThat(b.call("GET", name)).as("the semaphore is on B").isEqualTo("5");
+			assertThat(semaphore.tryAcquire()).isTrue();
+			semaphore.release();
+			assertThat(proxy.openConnections()).as("the client reaches B through the proxy").isPositive();
+
+			proxy.dropNextReply("EVALSHA");
+			Object outcome;
 			try {
-				Warden onCluster = Warden.builder(client).commandTimeout(Duration.ofSeconds(5)).build();
-				try {
-					DistributedSemaphore warm = onCluster.getSemaphore("moved-warm");
-					assertThat(warm.trySetPermits(5)).isTrue();
-					assertThat(warm.tryAcquire()).isTrue();
-
-					String name = "moved-permits";
-					String slot = Integer.toString(SlotHash.getSlot(name));
-					b.call("CLUSTER", "SETSLOT", slot, "NODE", bId);
-					a.call("CLUSTER", "SETSLOT", slot, "NODE", bId);
-					Eventually.await("the slot moved", Duration.ofSeconds(30),
-							() -> ((String) a.call("CLUSTER", "NODES")).lines()
-								.anyMatch(line -> line.startsWith(bId) && line.contains(" " + slot)));
-
-					DistributedSemaphore semaphore = onCluster.getSemaphore(name);
-					assertThat(semaphore.trySetPermits(5)).as("set after the move").isTrue();
-					assertThat(b.call("GET", name)).as("the semaphore is on B").isEqualTo("5");
-					assertThat(semaphore.tryAcquire()).isTrue();
-					semaphore.release();
-					assertThat(proxy.openConnections()).as("the client reaches B through the proxy").isPositive();
-
-					proxy.dropNextReply("EVALSHA");
-					Object outcome;
-					try {
-						outcome = semaphore.tryAcquire();
-					}
-					catch (RedisUnavailableException ex) {
-						outcome = ex;
-					}
-					assertThat(b.call("GET", name)).as("taken once (the call's outcome: %s)", outcome).isEqualTo("4");
-				}
-				finally {
-					onCluster.close();
-				}
+				outcome = semaphore.tryAcquire();
 			}
-			finally {
-				client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+			catch (RedisUnavailableException ex) {
+				outcome = ex;
 			}
+			assertThat(b.call("GET", name)).as("taken once (the call's outcome: %s)", outcome).isEqualTo("4");
 		}
 	}
 

@@ -1,10 +1,7 @@
 package dev.warden.fault;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 
-import dev.warden.Eventually;
 import dev.warden.RedisUnavailableException;
 import dev.warden.Warden;
 import dev.warden.WardenClients;
@@ -16,8 +13,6 @@ import dev.warden.ratelimit.RateLimit;
 import dev.warden.test.redis.RedisNode;
 import dev.warden.test.redis.RedisServerExtension;
 import dev.warden.test.redis.TcpProxy;
-import io.lettuce.core.RedisURI;
-import io.lettuce.core.cluster.RedisClusterClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -133,44 +128,20 @@ class UnansweredScriptTests {
 	 */
 	@Test
 	void onAClusterAPermitIsTakenOnce() throws Exception {
-		try (RedisNode node = RedisNode.start(RedisNode.config()
-			.name("unanswered-cluster")
-			.option("cluster-enabled", "yes")
-			.option("cluster-config-file", "nodes.conf")
-			.option("cluster-announce-ip", proxy.host())
-			.option("cluster-announce-port", Integer.toString(proxy.port())))) {
-			proxy.target(node);
-			List<String> addSlots = new ArrayList<>(List.of("CLUSTER", "ADDSLOTS"));
-			for (int slot = 0; slot < 16384; slot++) {
-				addSlots.add(Integer.toString(slot));
-			}
-			node.call(addSlots.toArray(String[]::new));
-			Eventually.await("the cluster is up",
-					() -> ((String) node.call("CLUSTER", "INFO")).contains("cluster_state:ok"));
-			RedisClusterClient client = RedisClusterClient
-				.create(RedisURI.create(proxy.host(), proxy.port()));
-			try {
-				Warden onCluster = Warden.builder(client).commandTimeout(Duration.ofSeconds(5)).build();
-				try {
-					DistributedSemaphore semaphore = onCluster.getSemaphore("unanswered-cluster-permits");
-					assertThat(semaphore.trySetPermits(5)).isTrue();
-					assertThat(semaphore.tryAcquire()).isTrue();
-					semaphore.release();
+		try (ProxiedCluster cluster = ProxiedCluster.oneNode(proxy, "unanswered-cluster")) {
+			RedisNode node = cluster.proxied();
+			Warden onCluster = cluster.open(Duration.ofSeconds(5));
+			DistributedSemaphore semaphore = onCluster.getSemaphore("unanswered-cluster-permits");
+			assertThat(semaphore.trySetPermits(5)).isTrue();
+			assertThat(semaphore.tryAcquire()).isTrue();
+			semaphore.release();
 
-					proxy.dropNextReply("EVALSHA");
-					assertThatExceptionOfType(RedisUnavailableException.class).isThrownBy(semaphore::tryAcquire);
+			proxy.dropNextReply("EVALSHA");
+			assertThatExceptionOfType(RedisUnavailableException.class).isThrownBy(semaphore::tryAcquire);
 
-					assertThat(node.call("GET", "unanswered-cluster-permits")).as("taken once").isEqualTo("4");
-					assertThat(semaphore.tryAcquire()).as("the client reconnects").isTrue();
-					assertThat(node.call("GET", "unanswered-cluster-permits")).isEqualTo("3");
-				}
-				finally {
-					onCluster.close();
-				}
-			}
-			finally {
-				client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-			}
+			assertThat(node.call("GET", "unanswered-cluster-permits")).as("taken once").isEqualTo("4");
+			assertThat(semaphore.tryAcquire()).as("the client reconnects").isTrue();
+			assertThat(node.call("GET", "unanswered-cluster-permits")).isEqualTo("3");
 		}
 	}
 
