@@ -1043,6 +1043,18 @@ public final class RedisEngine implements AutoCloseable {
 	}
 
 	/**
+	 * Whether {@code failure} (or a cause of it) is a script call that failed because its connection
+	 * closed after the call was written and before Redis answered: the script may or may not have
+	 * run. Lettuce would have sent it again on the next connection; Warden fails it instead, and a
+	 * caller for whom a second run is harmless may send it again itself.
+	 * @param failure a failure, or {@code null}
+	 * @return whether it is such a failure
+	 */
+	public static boolean closedBeforeReply(@Nullable Throwable failure) {
+		return SentScript.closedBeforeReply(failure);
+	}
+
+	/**
 	 * Like {@link #map}, with a say on both outcomes in one stage: a failure (which includes a
 	 * cancellation) is passed to {@code onFailure} before the mapped future fails with it; a value is
 	 * passed to {@code onValue}, and the mapped future completes with it once the stage that

@@ -144,12 +144,38 @@ final class SentScript<T> extends AsyncCommand<String, String, T> {
 	static int lost(Set<SentScript<?>> unanswered, Thread eventLoop) {
 		int failed = 0;
 		for (SentScript<?> sent : unanswered) {
-			if (sent.writtenOn == eventLoop && sent.completeExceptionally(new RedisConnectionException(
-					"The connection to Redis closed before it answered a script; the script may have run"))) {
+			if (sent.writtenOn == eventLoop && sent.completeExceptionally(new ClosedBeforeReply())) {
 				failed++;
 			}
 		}
 		return failed;
+	}
+
+	/**
+	 * Whether {@code failure}, or one of its causes, is a call that failed because its connection
+	 * closed after it was written and before Redis answered it ({@link #lost}).
+	 */
+	static boolean closedBeforeReply(@Nullable Throwable failure) {
+		Throwable cause = failure;
+		// A bounded walk: a cause chain may loop.
+		for (int depth = 0; cause != null && depth < 16; depth++) {
+			if (cause instanceof ClosedBeforeReply) {
+				return true;
+			}
+			cause = cause.getCause();
+		}
+		return false;
+	}
+
+	/** The failure of a call whose connection closed after it was written, before Redis answered. */
+	static final class ClosedBeforeReply extends RedisConnectionException {
+
+		private static final long serialVersionUID = 1L;
+
+		ClosedBeforeReply() {
+			super("The connection to Redis closed before it answered a script; the script may have run");
+		}
+
 	}
 
 	// AsyncCommand compares by the command it wraps: each call is its own.

@@ -1,6 +1,7 @@
 package dev.warden.fault;
 
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 
 import dev.warden.RedisUnavailableException;
 import dev.warden.Warden;
@@ -71,6 +72,23 @@ class UnansweredScriptTests {
 		assertThatExceptionOfType(RedisUnavailableException.class).isThrownBy(semaphore::tryAcquire);
 
 		assertThat(redis.node().call("GET", "unanswered-permits-" + connections)).as("taken once").isEqualTo("4");
+	}
+
+	@Test
+	void aSemaphoreAcquisitionThatWaitsIsNotSentAgainEither() throws Exception {
+		// A lock's acquisition that waits tries again after such a failure (a second run of it is
+		// undone); a semaphore's must not: its second run would take a second permit.
+		connect(1);
+		DistributedSemaphore semaphore = warden.getSemaphore("unanswered-waiting-permits");
+		assertThat(semaphore.trySetPermits(5)).isTrue();
+		assertThat(semaphore.tryAcquire()).isTrue();
+		semaphore.release();
+
+		proxy.dropNextReply("EVALSHA");
+		assertThatExceptionOfType(RedisUnavailableException.class)
+			.isThrownBy(() -> semaphore.tryAcquire(1, 5, TimeUnit.SECONDS));
+
+		assertThat(redis.node().call("GET", "unanswered-waiting-permits")).as("taken once").isEqualTo("4");
 	}
 
 	@ParameterizedTest(name = "{0} connection(s)")

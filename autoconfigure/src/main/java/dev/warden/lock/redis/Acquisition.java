@@ -32,6 +32,12 @@ final class Acquisition<T> {
 	/** Waits forever. */
 	static final long FOREVER = Long.MAX_VALUE;
 
+	/**
+	 * How many tries of one acquisition may be lost to a closing connection and tried again
+	 * ({@link Contender#triesAgainAfterALostReply()}): a fail-over closes each connection once.
+	 */
+	static final int LOST_TRIES = 3;
+
 	private final RedisEngine engine;
 
 	private final Contender<T> contender;
@@ -56,6 +62,9 @@ final class Acquisition<T> {
 
 	/** A try, or a wake-up claimed by a release, whose outcome has not been handled yet. */
 	private boolean inFlight;
+
+	/** Tries lost to a closing connection and tried again. */
+	private int lostTries;
 
 	/** Commands sent after the end (leaving a queue, giving back a late win) not yet answered. */
 	private int closing;
@@ -185,7 +194,10 @@ final class Acquisition<T> {
 
 	private void tried(Contender.@Nullable Try<T> outcome, @Nullable Throwable failure, boolean first) {
 		landed();
-		if (failure != null || outcome == null) {
+		if (failure != null && triesAgain(failure)) {
+			attempt(first);
+		}
+		else if (failure != null || outcome == null) {
 			fail((failure != null) ? failure : new IllegalStateException("No reply"));
 		}
 		else if (outcome.succeeded()) {
@@ -206,6 +218,27 @@ final class Acquisition<T> {
 			sleepAfter(outcome);
 		}
 		settleIfIdle();
+	}
+
+	/**
+	 * Whether a try that failed with {@code failure} is tried again: its connection closed before
+	 * Redis answered, the contender may try twice, and the wait is not over.
+	 */
+	private boolean triesAgain(Throwable failure) {
+		if (!mayTryAgain(contender, failure, remaining()) || result.isDone()) {
+			return false;
+		}
+		synchronized (this) {
+			return lostTries++ < LOST_TRIES;
+		}
+	}
+
+	/**
+	 * Whether a try lost to a closing connection may be sent again, the wait having
+	 * {@code remainingNanos} left ({@link Contender#triesAgainAfterALostReply()}).
+	 */
+	static boolean mayTryAgain(Contender<?> contender, Throwable failure, long remainingNanos) {
+		return remainingNanos > 0 && contender.triesAgainAfterALostReply() && RedisEngine.closedBeforeReply(failure);
 	}
 
 	/**

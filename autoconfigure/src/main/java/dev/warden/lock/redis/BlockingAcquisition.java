@@ -65,16 +65,24 @@ final class BlockingAcquisition {
 			if (willWait) {
 				contender.waitBegins();
 			}
-			Contender.Try<T> first;
-			Object listening = willWait ? Acquisition.listening(engine, contender) : null;
-			try {
-				first = engine.await(contender.tryOnce(willWait), contender.description());
-			}
-			catch (RuntimeException ex) {
-				if (willWait) {
-					contender.waitEnds(false);
+			Contender.Try<T> first = null;
+			Object listening = null;
+			for (int lost = 0; first == null; lost++) {
+				listening = willWait ? Acquisition.listening(engine, contender) : null;
+				try {
+					first = engine.await(contender.tryOnce(willWait), contender.description());
 				}
-				throw ex;
+				catch (RuntimeException ex) {
+					long remaining = waitNanos - (System.nanoTime() - start);
+					if (lost < Acquisition.LOST_TRIES && Acquisition.mayTryAgain(contender, ex, remaining)) {
+						// Its connection closed before Redis answered: tried again on the next.
+						continue;
+					}
+					if (willWait) {
+						contender.waitEnds(false);
+					}
+					throw ex;
+				}
 			}
 			if (!willWait || first.succeeded()) {
 				// The common case, decided by the first try: no state to keep.

@@ -41,6 +41,17 @@ interface Contender<T> {
 		return false;
 	}
 
+	/**
+	 * Whether a try that failed because its connection closed before Redis answered (it may have
+	 * run: {@link dev.warden.redis.RedisEngine#closedBeforeReply}) is tried again while the wait
+	 * lasts, instead of failing the acquisition. Only for a kind whose try may run twice without
+	 * harm: a lock, which drops a hold a lost try may have left at its next win
+	 * ({@link KnownHolds}); not a semaphore, whose second run would take a second permit.
+	 */
+	default boolean triesAgainAfterALostReply() {
+		return false;
+	}
+
 	/** What this waiter takes a hand-over from a release of its own client as, if it can take one. */
 	default LockWaiters.@Nullable Successor successor() {
 		return null;

@@ -377,6 +377,12 @@ abstract sealed class ExclusiveLock implements DistributedMutex permits RedisDis
 		}
 
 		@Override
+		public boolean triesAgainAfterALostReply() {
+			// A hold the lost try took is trimmed at the win (the try counted it as unknown).
+			return true;
+		}
+
+		@Override
 		public LockWaiters.@Nullable Successor successor() {
 			if (!layout.handsOver()) {
 				return null;

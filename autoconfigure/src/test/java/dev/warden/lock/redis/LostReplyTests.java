@@ -120,6 +120,41 @@ class LostReplyTests {
 	}
 
 	@Test
+	void aWaitingAcquisitionWhoseConnectionClosesBeforeItsReplyIsTriedAgainAndHoldsOnce() throws Exception {
+		// A fail-over's demoted master closes its clients' connections so: an acquisition with wait
+		// left goes on, on the next connection, instead of failing.
+		RedisDistributedLock lock = lock("closed-waiting");
+		proxy.dropNextReply("EVALSHA");
+
+		assertThat(lock.tryLock(owner, 10, TimeUnit.SECONDS)).as("tried again on the next connection").isTrue();
+		assertThat(engine.disconnects()).as("the connection closed under the first try").isPositive();
+		assertThat(holds("closed-waiting")).as("the hold the first try took is dropped").isEqualTo("1");
+		lock.unlock(owner);
+		assertThat(other.getLock("closed-waiting").tryLock(other.newOwner(), 0, TimeUnit.SECONDS)).isTrue();
+	}
+
+	@Test
+	void aTryAfterTheFirstWhoseConnectionClosesBeforeItsReplyIsTriedAgain() throws Exception {
+		RedisDistributedLock lock = lock("closed-later");
+		LockOwner holder = other.newOwner();
+		DistributedReentrantLock held = other.getLock("closed-later");
+		assertThat(held.tryLock(holder, 0, TimeUnit.SECONDS)).isTrue();
+		Future<Boolean> waiting = threads.submit(() -> lock.tryLock(owner, 30, TimeUnit.SECONDS));
+		Eventually.await("the waiter listening for the release", () -> Long.valueOf(1)
+			.equals(((List<?>) redis.node().call("PUBSUB", "NUMSUB", "redisson_lock__channel:{closed-later}")).get(1)));
+
+		// The next try (after the subscription, or the one the release wakes) loses its reply.
+		proxy.dropNextReply("EVALSHA");
+		held.unlock(holder);
+
+		assertThat(waiting.get(30, TimeUnit.SECONDS)).as("tried again on the next connection").isTrue();
+		assertThat(engine.disconnects()).as("the connection closed under a try").isPositive();
+		assertThat(holds("closed-later")).isEqualTo("1");
+		lock.unlock(owner);
+		assertThat(other.getLock("closed-later").tryLock(other.newOwner(), 0, TimeUnit.SECONDS)).isTrue();
+	}
+
+	@Test
 	void aSimpleLockWhoseAcquisitionReplyIsLostIsTakenOverByTheRetryNotRefusedAsAReentry() throws Exception {
 		RedisSimpleLock lock = new RedisSimpleLock("simple-retried", engine, renewal, LostReplyTests::noThreadOwner);
 		proxy.loseNextReply();

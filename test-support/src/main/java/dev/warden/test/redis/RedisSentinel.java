@@ -164,24 +164,58 @@ public final class RedisSentinel implements AutoCloseable {
 
 	/**
 	 * Waits until the replica of the current master has caught up with it. A master deposed by
-	 * {@link #failover()} that still acts as one is made its replica first, as the Sentinels would
-	 * once they notice (they ask it for {@code INFO} every 10 s, and wait for it to say so twice).
+	 * {@link #failover()} that still acts as one, or a data node that follows another than the master
+	 * the Sentinels name, is made its replica first, as the Sentinels would once they notice (they
+	 * ask it for {@code INFO} every 10 s, and wait for it to say so twice).
+	 * @throws IllegalStateException when it is not in sync within a minute, with what each Sentinel
+	 * and data node says of the replication
 	 */
 	public void awaitReplicaInSync() {
-		RedisNode master = master();
-		RedisNode replica = replica();
-		if ("master".equals(((List<?>) replica.call("ROLE")).get(0))) {
-			replica.call("REPLICAOF", master.host(), Integer.toString(master.port()));
-		}
-		Processes.await("the replica in sync", WAIT, () -> {
+		boolean inSync = Processes.holdsWithin(WAIT, Duration.ofMillis(50), () -> {
 			try {
-				return ((String) replica.call("INFO", "replication")).contains("master_link_status:up");
+				// Asked each time: the Sentinels may still be settling the last fail-over.
+				RedisNode master = master();
+				RedisNode replica = replica();
+				String replication = (String) replica.call("INFO", "replication");
+				if (!replication.contains("master_port:" + master.port() + "\r")) {
+					// Still a master, or following another: made a replica of the master named now.
+					replica.call("REPLICAOF", master.host(), Integer.toString(master.port()));
+					return false;
+				}
+				return replication.contains("master_link_status:up");
 			}
 			catch (UncheckedIOException ex) {
 				// A deposed master turned into a replica drops its connections while it changes role.
 				return false;
 			}
 		});
+		if (!inSync) {
+			throw new IllegalStateException("Timed out after " + WAIT.toSeconds() + " s waiting for the replica in sync; "
+					+ describe());
+		}
+	}
+
+	/** What the Sentinels and the data nodes say of the replication, for a failure's message. */
+	private String describe() {
+		List<String> states = new ArrayList<>();
+		for (RedisNode sentinel : sentinels) {
+			states.add(sentinel + " names the master " + ask(() -> sentinel.call("SENTINEL", "GET-MASTER-ADDR-BY-NAME",
+					MASTER_NAME)));
+		}
+		for (RedisNode node : dataNodes) {
+			states.add(node + ": " + ask(() -> node.call("ROLE")) + ", "
+					+ ask(() -> String.valueOf(node.call("INFO", "replication")).replace("\r\n", " ")));
+		}
+		return String.join("; ", states);
+	}
+
+	private static String ask(java.util.function.Supplier<Object> question) {
+		try {
+			return String.valueOf(question.get());
+		}
+		catch (RuntimeException ex) {
+			return "(" + ex + ")";
+		}
 	}
 
 	@Override
