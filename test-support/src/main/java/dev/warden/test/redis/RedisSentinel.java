@@ -173,12 +173,23 @@ public final class RedisSentinel implements AutoCloseable {
 	public void awaitReplicaInSync() {
 		boolean inSync = Processes.holdsWithin(WAIT, Duration.ofMillis(50), () -> {
 			try {
-				// Asked each time: the Sentinels may still be settling the last fail-over.
+				// Asked each time: the Sentinels may still be settling the last fail-over. Nothing is
+				// changed until every one of them names the same master: a node told to follow a master
+				// that one Sentinel still names after the others moved on would follow the old master
+				// while the Sentinels turn that into a replica of the new one, each a replica of the other.
 				RedisNode master = master();
+				if (mastersNamed(master) != sentinels.size()) {
+					return false;
+				}
 				RedisNode replica = replica();
+				if (!"master".equals(((List<?>) master.call("ROLE")).get(0))) {
+					// Made a replica (of the deposed master, say) against the Sentinels' word.
+					master.call("REPLICAOF", "NO", "ONE");
+					return false;
+				}
 				String replication = (String) replica.call("INFO", "replication");
 				if (!replication.contains("master_port:" + master.port() + "\r")) {
-					// Still a master, or following another: made a replica of the master named now.
+					// Still a master, or following another: made a replica of the master they name.
 					replica.call("REPLICAOF", master.host(), Integer.toString(master.port()));
 					return false;
 				}
