@@ -173,6 +173,7 @@ public final class Warden implements LockFactory, DelayedQueueFactory, Recurring
 		consumers.setListener(builder.taskListener);
 		consumers.setObservationRegistry(builder.observationRegistry);
 		consumers.setDeferral(builder.taskWriteDeferral);
+		consumers.setTaskFormat(() -> fleet.writeFormat(StoredFormats.Family.TASKS));
 	}
 
 	/**

@@ -142,7 +142,13 @@ public final class Fleet implements AutoCloseable {
 	 */
 	public void start() {
 		try {
+			Map<Family, Integer> announced = writing;
 			engine.await(announce(), "the fleet announcement");
+			if (!writing.equals(announced)) {
+				// Announced before it knew the fleet, as writing the floor: the registry shows what it
+				// writes from now on.
+				engine.await(announce(), "the fleet announcement");
+			}
 		}
 		catch (RuntimeException ex) {
 			failed(ex);
@@ -336,7 +342,7 @@ public final class Fleet implements AutoCloseable {
 	private void report(FleetMember member, Family family, int reads) {
 		int own = formats.writes(family);
 		if (reads < own && reported.add(member.clientId() + ":" + family.key())) {
-			logger.warn("Warden instance {} (version {}) reads {} stored formats only up to {}, and this instance "
+			logger.info("Warden instance {} (version {}) reads {} stored formats only up to {}, and this instance "
 					+ "(version {}) writes format {} by default: it writes format {} while that instance is live. Deploy "
 					+ "version {} or later there to have format {} written", member.clientId(), member.version(),
 					family.key(), reads, formats.version(), own, reads, formats.version(), own);

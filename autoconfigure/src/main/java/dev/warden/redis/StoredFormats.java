@@ -17,8 +17,12 @@ import java.util.Properties;
  */
 public final class StoredFormats {
 
-	/** The format of queues, their meta fields, channels and recurring plans this build writes. */
-	public static final int TASKS = 1;
+	/**
+	 * The format of queues, their meta fields, channels and recurring plans this build writes. Format
+	 * 2 keeps the claim of a delivery under way in one meta field, {@code x:<id>}, in place of
+	 * format 1's {@code a:<id>} and {@code c:<id>}; a task that is not in flight is stored alike in both.
+	 */
+	public static final int TASKS = 2;
 
 	/** The format of rate-limiter state this build writes. */
 	public static final int LIMITERS = 1;

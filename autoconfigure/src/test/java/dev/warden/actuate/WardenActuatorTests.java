@@ -136,11 +136,11 @@ class WardenActuatorTests {
 		JsonNode self = fleet.stream().filter(instance -> instance.get("here").asBoolean()).findFirst().orElseThrow();
 		assertThat(self.get("clientId").asString()).isEqualTo(here);
 		assertThat(self.get("version").asString()).matches("\\d+\\.\\d+\\.\\d+.*");
-		assertThat(self.get("reads").get("tasks").asInt()).isEqualTo(1);
+		assertThat(self.get("reads").get("tasks").asInt()).isEqualTo(2);
 		assertThat(self.get("writes").get("limiters").asInt()).isEqualTo(1);
 		assertThat(java.time.Instant.parse(self.get("expiresAt").asString()))
 			.isAfter(java.time.Instant.parse(self.get("startedAt").asString()));
-		assertThat(overview.get("writeFormats").get("tasks").asInt()).isEqualTo(1);
+		assertThat(overview.get("writeFormats").get("tasks").asInt()).isEqualTo(2);
 		assertThat(overview.get("writeFormats").get("limiters").asInt()).isEqualTo(1);
 	}
 

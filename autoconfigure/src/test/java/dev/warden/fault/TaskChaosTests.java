@@ -162,7 +162,7 @@ class TaskChaosTests {
 			if (!runs.containsKey(id)) {
 				missing.put(id, "due " + redis.call("ZSCORE", "warden:task:{chaos}:due", id) + ", in flight "
 						+ redis.call("ZSCORE", "warden:task:{chaos}:inflight", id) + ", meta "
-						+ redis.call("HMGET", "warden:task:{chaos}:meta", "a:" + id, "c:" + id, "d:" + id, "e:" + id)
+						+ redis.call("HMGET", "warden:task:{chaos}:meta", "a:" + id, "c:" + id, "x:" + id, "d:" + id, "e:" + id)
 						+ ", dead " + redis.call("HEXISTS", "warden:task:{chaos}:dead", id));
 			}
 		}

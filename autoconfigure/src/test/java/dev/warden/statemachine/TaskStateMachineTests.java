@@ -18,6 +18,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 import dev.warden.Eventually;
+import dev.warden.OlderFleetMember;
 import dev.warden.TestClock;
 import dev.warden.Warden;
 import dev.warden.WardenClients;
@@ -177,11 +178,32 @@ class TaskStateMachineTests {
 			.check(StateMachine.baseSeed(0x7a5c5L), StateMachine.sequences(5), StateMachine.steps(40));
 	}
 
+	/**
+	 * The same promises while the two clients keep claims in different stored formats of tasks (as
+	 * during a rolling deploy from a version that reads only format 1): each claims, extends, fails,
+	 * hands back and completes what the other claimed, or takes it over when its claim lapses.
+	 */
+	@Test
+	void clientsWritingTheTwoFormatsOfTasksKeepEveryPromise() throws Exception {
+		new StateMachine<>("delayed queue, formats 1 and 2", TaskStateMachineTests::generate,
+				operations -> run(operations, true), 90_000, 1)
+			.check(StateMachine.baseSeed(0x2f0a7L), StateMachine.sequences(3), StateMachine.steps(40));
+	}
+
 	static String keyOf(String payload) {
 		return payload.substring(0, payload.indexOf('|'));
 	}
 
 	void run(List<Operation> operations) throws Exception {
+		run(operations, false);
+	}
+
+	/**
+	 * Runs the operations with two clients; with {@code mixedFormats}, the first keeps its claims in
+	 * tasks format 1 (it started while an instance that reads only format 1 was live, and does not
+	 * look again), the second in format 2.
+	 */
+	void run(List<Operation> operations, boolean mixedFormats) throws Exception {
 		redis.node().call("FLUSHALL");
 		Configure configure = (Configure) operations.get(0);
 		Limits limits = configure.limits();
@@ -198,9 +220,18 @@ class TaskStateMachineTests {
 		TransactionTemplate outer = new TransactionTemplate(manager);
 		TransactionTemplate nested = new TransactionTemplate(manager);
 		nested.setPropagationBehavior(TransactionDefinition.PROPAGATION_NESTED);
-		Warden[] wardens = { clients.open(redis.node(),
-				builder -> builder.taskConcurrency(configure.slots()).taskWriteDeferral(outbox).testClock(true)),
-				clients.open(redis.node(), builder -> builder.taskConcurrency(configure.slots()).testClock(true)) };
+		Warden[] wardens = new Warden[2];
+		try (OlderFleetMember older = mixedFormats ? OlderFleetMember.readingTasksFormat1(redis.node()) : null) {
+			wardens[0] = clients.open(redis.node(), builder -> builder.taskConcurrency(configure.slots())
+				.taskWriteDeferral(outbox)
+				.testClock(true)
+				.fleetAnnounceInterval(mixedFormats ? Duration.ofHours(1) : Duration.ofSeconds(10)));
+		}
+		wardens[1] = clients.open(redis.node(), builder -> builder.taskConcurrency(configure.slots()).testClock(true));
+		if (mixedFormats && (wardens[0].writeFormats().get("tasks") != 1 || wardens[1].writeFormats().get("tasks") != 2)) {
+			throw new AssertionError("Formats 1 and 2 expected, written: " + wardens[0].writeFormats() + " and "
+					+ wardens[1].writeFormats());
+		}
 		TestClock clock = wardens[0].testClock().orElseThrow();
 		world.clockOf(clock);
 		transactional.set(wardens[0]);

@@ -20,7 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * A task written by a later version of Warden, which marks the stored format its reader needs
  * ({@code n:<id>} in the queue's meta hash): this version leaves it in the queue unrun, its attempts
  * unspent, makes it a dead letter with the reason past the grace, keeps the mark through a re-drive,
- * and drops a later version's state of a task ({@code x:<id>}) with the task.
+ * and drops the state kept in {@code x:<id>} (a claim, in tasks format 2) with the task.
  */
 class NewerTaskFormatTests {
 
@@ -41,7 +41,7 @@ class NewerTaskFormatTests {
 	void aTaskOfANewerStoredFormatIsLeftUnrunWithoutStallingTheOthers() throws Exception {
 		DelayedQueue<String> queue = clients.open(redis.node()).getDelayedQueue("newer", String.class);
 		queue.schedule("later", "x", Duration.ZERO);
-		redis.node().call("HSET", META, "n:later", "2");
+		redis.node().call("HSET", META, "n:later", "3");
 		queue.schedule("current", "y", Duration.ZERO);
 		AtomicInteger laterRuns = new AtomicInteger();
 		CountDownLatch currentRan = new CountDownLatch(1);
@@ -63,7 +63,7 @@ class NewerTaskFormatTests {
 		assertThat(queue.contains("later")).as("still pending").isTrue();
 		QueuedTask later = queue.pendingTask("later").orElseThrow();
 		assertThat(later.attempts()).as("no attempt spent").isZero();
-		assertThat(later.lastError()).contains("needs stored format 2", "reads format 1");
+		assertThat(later.lastError()).contains("needs stored format 3", "reads format 2");
 		assertThat(queue.deadLetterCount()).isZero();
 	}
 
@@ -72,20 +72,20 @@ class NewerTaskFormatTests {
 		Warden warden = clients.open(redis.node(), options -> options.taskNewerFormatGrace(Duration.ofMillis(300)));
 		DelayedQueue<String> queue = warden.getDelayedQueue("newer", String.class);
 		queue.schedule("later", "x", Duration.ZERO);
-		redis.node().call("HSET", META, "n:later", "2", "x:later", "state of a later version");
+		redis.node().call("HSET", META, "n:later", "3", "x:later", "1 a-claim-of-format-2:1:1:x");
 		AtomicInteger runs = new AtomicInteger();
 
 		try (TaskConsumer consumer = queue.consume(delivery -> runs.incrementAndGet())) {
 			Eventually.await("a dead letter", Duration.ofSeconds(30), () -> queue.deadLetterCount() == 1);
 		}
 		DeadLetter letter = queue.deadLetter("later").orElseThrow();
-		assertThat(letter.error()).contains("left by instances that cannot read it", "needs stored format 2");
+		assertThat(letter.error()).contains("left by instances that cannot read it", "needs stored format 3");
 		assertThat(letter.attempts()).isZero();
 		assertThat(redis.node().call("HKEYS", META)).as("nothing of the task left in meta").isEqualTo(List.of());
 
 		assertThat(queue.requeueDeadLetter("later")).isTrue();
-		assertThat(redis.node().call("HGET", META, "n:later")).as("the mark is back").isEqualTo("2");
-		assertThat(redis.node().call("HGET", META, "x:later")).isEqualTo("state of a later version");
+		assertThat(redis.node().call("HGET", META, "n:later")).as("the mark is back").isEqualTo("3");
+		assertThat(redis.node().call("HGET", META, "x:later")).as("a claim is not put back").isNull();
 		try (TaskConsumer consumer = queue.consume(delivery -> runs.incrementAndGet())) {
 			Eventually.await("left again", Duration.ofSeconds(30),
 					() -> redis.node().call("HGET", META, "l:later") != null || queue.deadLetterCount() == 1);

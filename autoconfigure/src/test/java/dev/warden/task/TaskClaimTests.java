@@ -47,7 +47,8 @@ class TaskClaimTests {
 		assertThat(claim.id()).isEqualTo("t-1");
 		assertThat(claim.isLost()).isFalse();
 
-		redis.node().call("HSET", "warden:task:{claims}:meta", "c:t-1", "another-consumer");
+		// Another delivery's claim (tasks format 2: x:<id> holds the deliveries and the token).
+		redis.node().call("HSET", "warden:task:{claims}:meta", "x:t-1", "2 another-consumer:1:1:x");
 
 		assertThat(lost.await(30, TimeUnit.SECONDS)).as("told of the loss").isTrue();
 		assertThat(claim.isLost()).isTrue();

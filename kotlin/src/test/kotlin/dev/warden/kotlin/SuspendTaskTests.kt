@@ -119,8 +119,9 @@ class SuspendTaskTests {
 			runBlocking {
 				orders.watch("o-5")
 				orders.watching.await()
-				// Another consumer's claim, as after a redelivery: this one's is lost.
-				redis.node().call("HSET", "warden:task:{k-watch}:meta", "c:watch-o-5", "someone-else")
+				// Another consumer's claim, as after a redelivery: this one's is lost (tasks format 2 keeps
+				// a claim in x:<id>: deliveries, then the token).
+				redis.node().call("HSET", "warden:task:{k-watch}:meta", "x:watch-o-5", "2 someone-else:1:1:x")
 				eventually("the handler cancelled") { orders.watchCancelled.isNotEmpty() }
 			}
 			assertThat(orders.watchCancelled).`as`("cancelled once").hasSize(1)

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
 
 import dev.warden.redis.RedisEngine;
 import dev.warden.ratelimit.RateLimit;
@@ -34,14 +35,19 @@ final class ClaimCall {
 
 	private final String[] claimKeys;
 
+	/** The stored format of tasks to keep each claim in: the fleet may change it between calls. */
+	private final IntSupplier format;
+
 	// With task limits: how many deferred tasks of a key become due when its wake-up time comes; else null.
 	private final @Nullable String promoteOnWakeArg;
 
 	// With task limits: ms after a wake-up at which a key with deferred tasks left wakes again; else null.
 	private final @Nullable String recheckArg;
 
-	ClaimCall(RedisEngine engine, QueueKeys keys, ConsumerOptions options, String consumerId, Duration claimAhead) {
+	ClaimCall(RedisEngine engine, QueueKeys keys, ConsumerOptions options, String consumerId, Duration claimAhead,
+			IntSupplier format) {
 		this.engine = engine;
+		this.format = format;
 		this.keys = keys;
 		this.visibilityTimeoutArg = Long.toString(options.visibilityTimeout().toMillis());
 		this.consumerId = consumerId;
@@ -86,20 +92,21 @@ final class ClaimCall {
 	 * @return the reply
 	 */
 	CompletableFuture<List<Object>> send(int limit, List<String> finished) {
-		String[] args = new String[6 + finished.size() + ((promoteOnWakeArg != null) ? 3 : 0)];
+		String[] args = new String[7 + finished.size() + ((promoteOnWakeArg != null) ? 3 : 0)];
 		args[0] = Integer.toString(limit);
 		args[1] = visibilityTimeoutArg;
 		args[2] = consumerId;
 		args[3] = maxAttemptsArg;
 		args[4] = claimAheadArg;
-		args[5] = Integer.toString(finished.size() / 2);
+		args[5] = (format.getAsInt() >= 2) ? "2" : "1";
+		args[6] = Integer.toString(finished.size() / 2);
 		for (int i = 0; i < finished.size(); i++) {
-			args[6 + i] = finished.get(i);
+			args[7 + i] = finished.get(i);
 		}
 		if (promoteOnWakeArg != null) {
-			args[6 + finished.size()] = promoteOnWakeArg;
-			args[7 + finished.size()] = keys.channel;
-			args[8 + finished.size()] = recheckArg;
+			args[7 + finished.size()] = promoteOnWakeArg;
+			args[8 + finished.size()] = keys.channel;
+			args[9 + finished.size()] = recheckArg;
 		}
 		try {
 			return engine.eval(TaskScripts.CLAIM, ScriptOutputType.MULTI, claimKeys, args);

@@ -59,6 +59,8 @@ public final class Consumers implements AutoCloseable {
 
 	private volatile TaskWriteDeferral deferral = TaskWriteDeferral.NONE;
 
+	private volatile java.util.function.IntSupplier taskFormat = () -> dev.warden.redis.StoredFormats.FLOOR;
+
 	private volatile TaskTracing tracing = new TaskTracing(ObservationRegistry.NOOP);
 
 	private final Map<String, ScheduleBatcher> schedules = new java.util.concurrent.ConcurrentHashMap<>();
@@ -115,6 +117,21 @@ public final class Consumers implements AutoCloseable {
 	 */
 	public void setDeadLetterRetention(@Nullable Duration retention) {
 		this.deadLetterRetentionMillis = (retention != null) ? retention.toMillis() : -1;
+	}
+
+	/**
+	 * Keeps the claims of deliveries in the stored format of tasks that {@code format} gives at each
+	 * claim: the client's fleet says which every live instance reads ({@link dev.warden.redis.Fleet}).
+	 * Until set, format 1, which every version reads.
+	 * @param format the format to write, 1 or 2
+	 */
+	public void setTaskFormat(java.util.function.IntSupplier format) {
+		this.taskFormat = format;
+	}
+
+	/** The stored format of tasks to keep claims in now. */
+	int taskFormat() {
+		return taskFormat.getAsInt();
 	}
 
 	/**

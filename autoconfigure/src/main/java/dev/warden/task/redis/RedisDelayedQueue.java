@@ -320,7 +320,8 @@ public final class RedisDelayedQueue<T> implements DelayedQueue<T> {
 		if (handler == null || options == null) {
 			throw new IllegalArgumentException("The handler and the options must not be null");
 		}
-		ClaimCall claims = new ClaimCall(engine, keys, options, consumers.consumerId(), consumers.claimAhead());
+		ClaimCall claims = new ClaimCall(engine, keys, options, consumers.consumerId(), consumers.claimAhead(),
+				consumers::taskFormat);
 		TaskRun<T> run = new TaskRun<>(name, keys, engine, codec, handler, options,
 				consumers.deadLetterRetentionMillis(), consumers.newerFormatGraceMillis(), consumers.listener(),
 				consumers.tracing());

@@ -22,31 +22,35 @@ final class TaskScripts {
 	/** The helpers of the scripts that keep the slots and deferred tasks of task limits. */
 	private static final String LIMIT_HELPERS = "task-limits.lua";
 
-	/** The helpers of the scripts that end a delivery without completing it: after the three above. */
+	/** The helpers of the scripts that read and end a delivery's claim, in either stored format. */
+	private static final String CLAIM_HELPERS = "task-claim-state.lua";
+
+	/** The helpers of the scripts that end a delivery without completing it: after the four above. */
 	private static final String END_HELPERS = "task-end.lua";
 
 	static final LuaScript SCHEDULE = LuaScript.load(TaskScripts.class, "task-schedule.lua", CLOCK, BATCH_HELPERS,
-			REVOKE_HELPERS);
+			CLAIM_HELPERS, REVOKE_HELPERS);
 
 	static final LuaScript CLAIM = LuaScript.load(TaskScripts.class, "task-claim.lua", CLOCK, BATCH_HELPERS,
-			LIMIT_HELPERS);
+			CLAIM_HELPERS, LIMIT_HELPERS);
 
 	static final LuaScript FAIL = LuaScript.load(TaskScripts.class, "task-fail.lua", CLOCK, BATCH_HELPERS,
-			DEAD_HELPERS, LIMIT_HELPERS, END_HELPERS);
+			DEAD_HELPERS, LIMIT_HELPERS, CLAIM_HELPERS, END_HELPERS);
 
 	static final LuaScript CANCEL = LuaScript.load(TaskScripts.class, "task-cancel.lua", CLOCK, BATCH_HELPERS,
-			REVOKE_HELPERS);
+			CLAIM_HELPERS, REVOKE_HELPERS);
 
 	static final LuaScript RESCHEDULE = LuaScript.load(TaskScripts.class, "task-reschedule.lua", CLOCK,
-			REVOKE_HELPERS);
+			CLAIM_HELPERS, REVOKE_HELPERS);
 
-	static final LuaScript DUE = LuaScript.load(TaskScripts.class, "task-due.lua", CLOCK, REVOKE_HELPERS);
+	static final LuaScript DUE = LuaScript.load(TaskScripts.class, "task-due.lua", CLOCK, CLAIM_HELPERS,
+			REVOKE_HELPERS);
 
 	static final LuaScript REQUEUE_DEAD = LuaScript.load(TaskScripts.class, "task-requeue-dead.lua", CLOCK,
 			DEAD_HELPERS);
 
 	static final LuaScript LEAVE = LuaScript.load(TaskScripts.class, "task-leave.lua", CLOCK, BATCH_HELPERS,
-			DEAD_HELPERS, LIMIT_HELPERS, END_HELPERS);
+			DEAD_HELPERS, LIMIT_HELPERS, CLAIM_HELPERS, END_HELPERS);
 
 	static final LuaScript LIST = LuaScript.load(TaskScripts.class, "task-list.lua");
 
@@ -57,15 +61,16 @@ final class TaskScripts {
 
 	static final LuaScript STATS = LuaScript.load(TaskScripts.class, "task-stats.lua");
 
-	static final LuaScript EXTEND = LuaScript.load(TaskScripts.class, "task-extend.lua", CLOCK);
+	static final LuaScript EXTEND = LuaScript.load(TaskScripts.class, "task-extend.lua", CLOCK, CLAIM_HELPERS);
 
-	static final LuaScript HAND_BACK = LuaScript.load(TaskScripts.class, "task-hand-back.lua", CLOCK);
+	static final LuaScript HAND_BACK = LuaScript.load(TaskScripts.class, "task-hand-back.lua", CLOCK, CLAIM_HELPERS);
 
-	static final LuaScript ADMIT = LuaScript.load(TaskScripts.class, "task-admit.lua", CLOCK, LIMIT_HELPERS);
+	static final LuaScript ADMIT = LuaScript.load(TaskScripts.class, "task-admit.lua", CLOCK, LIMIT_HELPERS,
+			CLAIM_HELPERS);
 
 	static final LuaScript UNPARK = LuaScript.load(TaskScripts.class, "task-unpark.lua", LIMIT_HELPERS);
 
-	static final LuaScript START = LuaScript.load(TaskScripts.class, "task-start.lua");
+	static final LuaScript START = LuaScript.load(TaskScripts.class, "task-start.lua", CLAIM_HELPERS);
 
 	static final LuaScript DEAD_PAGE = LuaScript.load(TaskScripts.class, "task-dead-page.lua", DEAD_HELPERS,
 			EXCERPT_HELPERS);

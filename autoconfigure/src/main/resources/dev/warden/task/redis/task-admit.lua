@@ -7,8 +7,8 @@
 --
 -- KEYS[1]  due zset
 -- KEYS[2]  in-flight zset
--- KEYS[3]  meta hash (a:<id> attempts, c:<id> claim token, d:<id> due time of a task claimed ahead,
---          k:<id> the key whose slot a running task holds)
+-- KEYS[3]  meta hash (the claim, a:<id> and c:<id> or x:<id> (task-claim-state.lua, a prelude),
+--          d:<id> due time of a task claimed ahead, k:<id> the key whose slot a running task holds)
 -- KEYS[4]  slots zset
 -- KEYS[5]  rates zset: key -> the time (µs) at which its rate allows a full burst again; a key
 --          whose time has passed is dropped, and the zset expires when the last one's passes
@@ -29,7 +29,8 @@
 --          the consumer drops it); {2, 'concurrency' or 'rate'} it is deferred.
 local id = ARGV[1]
 local key = ARGV[3]
-if redis.call('hget', KEYS[3], 'c:' .. id) ~= ARGV[2] then
+local deliveries = standingClaim(KEYS[3], id, ARGV[2])
+if deliveries == nil then
     return {0}
 end
 local micros, now = redisClock()
@@ -73,11 +74,9 @@ if deferral ~= nil then
     local due = tonumber(ARGV[4])
     redis.call('zrem', KEYS[2], id)
     redis.call('zrem', KEYS[4], member)
-    redis.call('hdel', KEYS[3], 'c:' .. id, 'd:' .. id, 'k:' .. id)
+    redis.call('hdel', KEYS[3], 'k:' .. id)
     -- The claim counted an attempt that never started.
-    if redis.call('hincrby', KEYS[3], 'a:' .. id, -1) <= 0 then
-        redis.call('hdel', KEYS[3], 'a:' .. id)
-    end
+    releaseClaim(KEYS[3], id, deliveries - 1)
     redis.call('zadd', KEYS[1], PARKED + due, id)
     redis.call('zadd', KEYS[6], 0, key .. '\0' .. string.format('%015d', due) .. '\0' .. id)
     if wakeAt ~= nil and wakeKeyAt(KEYS[7], key, wakeAt) then

@@ -23,11 +23,10 @@ local function hmget(key, fields)
     return values
 end
 
--- The fields of tasks in the meta hash: all the state a task has there, including the fields this
--- version only reads or keeps (stored format 1): l:<id> when an instance that could not read the task
--- first left it, n:<id> the stored format a reader needs (absent: 1), x:<id> the state a later
--- version keeps for the task. A later version adds a task's state only in n:<id> and x:<id>, so that
--- every version drops all of it.
+-- The fields of tasks in the meta hash: all the state a task has there: l:<id> when an instance that
+-- could not read the task first left it, n:<id> the stored format a reader needs (absent: 1), x:<id>
+-- the claim of a delivery under way in stored format 2 (task-claim-state.lua). Format 1 already
+-- deleted x:<id> with the task, so that a version that reads only format 1 drops all of it.
 local function metaFields(ids)
     local fields = {}
     for _, id in ipairs(ids) do
@@ -45,10 +44,11 @@ local function metaFields(ids)
 end
 
 -- A dead letter's record, as JSON: the task's id, payload, attempts, error and failure time, with
--- the stored format it needs (needs) and a later version's state of it (ext) when it has them, which
--- a re-drive puts back (task-requeue-dead.lua, task-dead-requeue.lua).
+-- the stored format it needs (needs) when it has a mark, which a re-drive puts back
+-- (task-requeue-dead.lua, task-dead-requeue.lua). The claim a task had (x:<id> in format 2) is not
+-- kept: a re-driven task starts without one.
 local function deadLetterRecord(metaKey, id, payload, attempts, error, failedAt)
-    local kept = redis.call('hmget', metaKey, 'n:' .. id, 'x:' .. id)
+    local needs = redis.call('hget', metaKey, 'n:' .. id)
     return cjson.encode({id = id, payload = payload, attempts = attempts, error = error, failedAt = failedAt,
-        needs = kept[1] or nil, ext = kept[2] or nil})
+        needs = needs or nil})
 end

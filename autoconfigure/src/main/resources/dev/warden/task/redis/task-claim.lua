@@ -7,14 +7,15 @@
 -- along: a busy consumer acknowledges with its claims, an idle one with a claim of nothing
 -- (ARGV[1] = 0). Whatever the batch size, it runs a fixed number of Redis commands: each step is one
 -- variadic command for the whole batch. Runs after task-batch.lua, which defines variadic, hmget
--- and metaFields.
+-- and metaFields, and task-claim-state.lua, which reads claims of either stored format.
 --
 -- KEYS[1]  due zset
 -- KEYS[2]  tasks hash
 -- KEYS[3]  in-flight zset
--- KEYS[4]  meta hash (a:<id> attempts, c:<id> claim token, e:<id> last error, d:<id> due time of a
---          task claimed before it was due, h:<id> the trace context of the code that scheduled it,
---          n:<id> the stored format its reader needs; see metaFields)
+-- KEYS[4]  meta hash (a:<id> attempts and c:<id> claim token, or both in x:<id> (format 2,
+--          task-claim-state.lua), e:<id> last error, d:<id> due time of a task claimed before it was
+--          due, h:<id> the trace context of the code that scheduled it, n:<id> the stored format its
+--          reader needs; see metaFields)
 -- KEYS[5]  dead letters: hash, task id -> JSON {id, payload, attempts, error, failedAt}
 -- KEYS[6]  dead letters by failure time: zset, task id -> failedAt (ms)
 -- ARGV[1]  how many tasks to claim at most
@@ -23,19 +24,21 @@
 --          claim, so a delivery that was cancelled or replaced while it ran never matches the
 --          delivery of the task that took its id, even in the same consumer at the same attempt; a
 --          task's token ends in :<flags> when it may have meta fields besides a:, c: and x:, one
---          letter each, which its completion deletes with those three: e (e: and l:), h, n, k)
+--          letter each, which its completion deletes with those three: e (e: and l:), h, n, k; and x
+--          for a claim kept in format 2)
 -- ARGV[4]  max deliveries: a task claimed more often goes to the dead letters instead
 -- ARGV[5]  claim-ahead window in ms (0: only tasks already due)
--- ARGV[6]  how many finished deliveries follow, n
--- ARGV[7]… n pairs: task id, the delivery's claim token
+-- ARGV[6]  the stored format of tasks to keep the claims in: 1 (a:<id> and c:<id>) or 2 (x:<id>)
+-- ARGV[7]  how many finished deliveries follow, n
+-- ARGV[8]… n pairs: task id, the delivery's claim token
 -- With task limits (task-limits.lua, a prelude), three more keys and three more arguments:
 -- KEYS[7]  slots zset
 -- KEYS[8]  parked zset
 -- KEYS[9]  wakes zset
--- ARGV[7 + 2n]  how many deferred tasks of a key to make due again when its wake-up time comes
--- ARGV[8 + 2n]  the queue's wake-up channel, told when deferred tasks became due that this call
+-- ARGV[8 + 2n]  how many deferred tasks of a key to make due again when its wake-up time comes
+-- ARGV[9 + 2n]  the queue's wake-up channel, told when deferred tasks became due that this call
 --          could not take
--- ARGV[9 + 2n]  ms after a wake-up at which a key with deferred tasks left wakes again, should the
+-- ARGV[10 + 2n]  ms after a wake-up at which a key with deferred tasks left wakes again, should the
 --          tasks made due not reach their admission (cancelled, rescheduled or replaced first)
 -- A completed task frees its key's slot, and a key whose wake-up time came has deferred tasks due
 -- again, before the claim; the key keeps a wake-up while it has deferred tasks (task-limits.lua).
@@ -55,7 +58,8 @@ local limit = tonumber(ARGV[1])
 local visibility = tonumber(ARGV[2])
 local maxDeliveries = tonumber(ARGV[4])
 local ahead = tonumber(ARGV[5])
-local finished = tonumber(ARGV[6])
+local compact = ARGV[6] == '2'
+local finished = tonumber(ARGV[7])
 local out = {micros, -1, finished}
 local token = ARGV[3] .. ':' .. time[1] .. ':' .. time[2]
 local limited = #KEYS > 6
@@ -65,24 +69,25 @@ local promoted = 0
 if finished > 0 then
     local tokenFields = {}
     for i = 1, finished do
-        tokenFields[i] = 'c:' .. ARGV[5 + 2 * i]
+        tokenFields[i] = claimField(ARGV[6 + 2 * i], ARGV[7 + 2 * i])
     end
-    local tokens = hmget(KEYS[4], tokenFields)
+    local claims = hmget(KEYS[4], tokenFields)
     local completed = {}
     -- The meta fields the completed tasks have: those every claimed task has, and those its token's
     -- flags name (claimFrom below).
     local ended = {}
     for i = 1, finished do
-        if tokens[i] == ARGV[6 + 2 * i] then
-            local id = ARGV[5 + 2 * i]
+        local token = ARGV[7 + 2 * i]
+        if claimStands(claims[i], token) then
+            local id = ARGV[6 + 2 * i]
             completed[#completed + 1] = id
             out[#out + 1] = 1
             ended[#ended + 1] = 'a:' .. id
             ended[#ended + 1] = 'c:' .. id
             ended[#ended + 1] = 'x:' .. id
-            local flags = string.match(tokens[i], ':(%a+)$')
+            local flags = string.match(token, ':(%a+)$')
             if flags then
-                for flag in string.gmatch(flags, '%a') do
+                for flag in string.gmatch(flags, '[^x]') do
                     ended[#ended + 1] = flag .. ':' .. id
                     if flag == 'e' then
                         ended[#ended + 1] = 'l:' .. id
@@ -128,12 +133,20 @@ local function claimFrom(source, upTo)
     end
     redis.call('zrem', source, unpack(ids))
     local payloads = redis.call('hmget', KEYS[2], unpack(ids))
+    -- A delivery that timed out has a claim, in either format: its c:<id> and x:<id> are read too.
+    local again = source == KEYS[3]
+    local stride = again and 6 or 4
     local metaRead = {}
     for i, id in ipairs(ids) do
-        metaRead[4 * i - 3] = 'a:' .. id
-        metaRead[4 * i - 2] = 'h:' .. id
-        metaRead[4 * i - 1] = 'n:' .. id
-        metaRead[4 * i] = 'l:' .. id
+        local at = stride * (i - 1)
+        metaRead[at + 1] = 'a:' .. id
+        metaRead[at + 2] = 'h:' .. id
+        metaRead[at + 3] = 'n:' .. id
+        metaRead[at + 4] = 'l:' .. id
+        if again then
+            metaRead[at + 5] = 'c:' .. id
+            metaRead[at + 6] = 'x:' .. id
+        end
     end
     local read = hmget(KEYS[4], metaRead)
     local meta = {}
@@ -143,8 +156,15 @@ local function claimFrom(source, upTo)
     local stale = {}
     for i, id in ipairs(ids) do
         local payload = payloads[i]
+        local at = stride * (i - 1)
         if payload then
-            local attempt = (tonumber(read[4 * i - 3]) or 0) + 1
+            local prior = tonumber(read[at + 1]) or 0
+            if again and not read[at + 5] and read[at + 6] then
+                -- Its delivery was claimed in format 2: x:<id> counts it (a:<id> is older).
+                local _, counted = splitClaim(read[at + 6])
+                prior = math.max(prior, counted or 0)
+            end
+            local attempt = prior + 1
             if attempt > maxDeliveries then
                 local error = redis.call('hget', KEYS[4], 'e:' .. id) or 'no acknowledgement'
                 redis.call('hset', KEYS[5], id, deadLetterRecord(KEYS[4], id, payload, attempt - 1,
@@ -155,25 +175,42 @@ local function claimFrom(source, upTo)
                 -- that its completion deletes those and no others: e (e: and l:, which only a task
                 -- delivered or left before has), h (a trace context), n (a format mark), k (a
                 -- task-limit key, which admission may add). A claim ahead's d: needs none: the start
-                -- that its handler waits for deletes it (task-start.lua).
+                -- that its handler waits for deletes it (task-start.lua). x marks a claim kept in
+                -- format 2.
                 local flags = ''
-                if read[4 * i - 3] or read[4 * i] then
+                if read[at + 1] or read[at + 4] then
                     flags = 'e'
                 end
-                if read[4 * i - 2] then
+                if read[at + 2] then
                     flags = flags .. 'h'
                 end
-                if read[4 * i - 1] then
+                if read[at + 3] then
                     flags = flags .. 'n'
                 end
                 if limited then
                     flags = flags .. 'k'
                 end
+                if compact then
+                    flags = flags .. 'x'
+                end
                 local taskToken = (flags == '') and token or (token .. ':' .. flags)
-                meta[#meta + 1] = 'a:' .. id
-                meta[#meta + 1] = attempt
-                meta[#meta + 1] = 'c:' .. id
-                meta[#meta + 1] = taskToken
+                if compact then
+                    -- One field for the claim; a:<id>, when the task has one, keeps the deliveries
+                    -- before it until the task ends (its e flag deletes it with the rest).
+                    meta[#meta + 1] = 'x:' .. id
+                    meta[#meta + 1] = attempt .. ' ' .. taskToken
+                    if again and read[at + 5] then
+                        stale[#stale + 1] = 'c:' .. id
+                    end
+                else
+                    meta[#meta + 1] = 'a:' .. id
+                    meta[#meta + 1] = attempt
+                    meta[#meta + 1] = 'c:' .. id
+                    meta[#meta + 1] = taskToken
+                    if again and read[at + 6] then
+                        stale[#stale + 1] = 'x:' .. id
+                    end
+                end
                 if dues[i] > now then
                     meta[#meta + 1] = 'd:' .. id
                     meta[#meta + 1] = dues[i]
@@ -191,8 +228,8 @@ local function claimFrom(source, upTo)
                 out[#out + 1] = attempt
                 out[#out + 1] = taskToken
                 out[#out + 1] = scores[i] * 1000 - micros
-                out[#out + 1] = read[4 * i - 2] or ''
-                out[#out + 1] = tonumber(read[4 * i - 1]) or 1
+                out[#out + 1] = read[at + 2] or ''
+                out[#out + 1] = tonumber(read[at + 3]) or 1
                 claimed = claimed + 1
             end
         end
@@ -222,8 +259,8 @@ local function head(key)
 end
 
 if limited then
-    promoted = promoted + wakeKeys(KEYS[1], KEYS[8], KEYS[9], now, tonumber(ARGV[7 + 2 * finished]),
-        tonumber(ARGV[9 + 2 * finished]))
+    promoted = promoted + wakeKeys(KEYS[1], KEYS[8], KEYS[9], now, tonumber(ARGV[8 + 2 * finished]),
+        tonumber(ARGV[10 + 2 * finished]))
     dropStaleSlots(KEYS[7], KEYS[3])
 end
 
@@ -249,7 +286,7 @@ if limited then
         next = wake
     end
     if promoted > 0 and claimed == limit then
-        redis.call('publish', ARGV[8 + 2 * finished], '0')
+        redis.call('publish', ARGV[9 + 2 * finished], '0')
     end
 else
     next = head(KEYS[1])

@@ -4,14 +4,12 @@
 -- them when they are loaded (LuaScript's preludes); it touches no key by itself.
 
 -- Puts back in the meta hash what a dead letter's record kept of the task's meta fields: the stored
--- format its reader needs (needs, n:<id>) and a later version's state of it (ext, x:<id>), so that a
--- re-drive leaves the task as a later version wrote it (task-batch.lua's deadLetterRecord).
+-- format its reader needs (needs, n:<id>), so that a re-drive leaves the task as its writer marked it
+-- (task-batch.lua's deadLetterRecord). A record's ext, the x:<id> that versions reading only format 1
+-- kept, is a claim of format 2 (task-claim-state.lua) that ended with the delivery: not put back.
 local function restoreKept(meta, id, letter)
     if type(letter.needs) == 'string' or type(letter.needs) == 'number' then
         redis.call('hset', meta, 'n:' .. id, letter.needs)
-    end
-    if type(letter.ext) == 'string' then
-        redis.call('hset', meta, 'x:' .. id, letter.ext)
     end
 end
 

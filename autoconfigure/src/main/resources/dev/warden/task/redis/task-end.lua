@@ -2,7 +2,8 @@
 -- task left for an instance that reads it (task-leave.lua). Both take the task out of flight, free
 -- its task-limit slot, and either bury it among the dead letters or make it due again. Put in front
 -- of those scripts after task-batch.lua (metaFields, deadLetterRecord), task-dead.lua
--- (trimDeadLetters) and task-limits.lua (releaseSlots); it touches no key by itself.
+-- (trimDeadLetters), task-limits.lua (releaseSlots) and task-claim-state.lua (releaseClaim); it
+-- touches no key by itself.
 --
 -- Each takes the keys of its script, in their order: due, tasks, in-flight, meta, dead letters, dead
 -- letters by failure time, and with task limits the slots, parked and wakes zsets.
@@ -32,10 +33,12 @@ local function buryTask(keys, id, attempts, reason, now, retention)
     redis.call('hdel', keys[4], unpack(metaFields({id})))
 end
 
--- Makes task id due again at due (epoch ms), dropping what tied it to the delivery that ended; when
--- it becomes the queue's earliest, its delay in µs is published on the channel.
-local function dueAgain(keys, id, due, micros, channel)
-    redis.call('hdel', keys[4], 'c:' .. id, 'd:' .. id, 'k:' .. id)
+-- Makes task id due again at due (epoch ms), with deliveries counted so far, dropping what tied it to
+-- the delivery that ended; when it becomes the queue's earliest, its delay in µs is published on the
+-- channel.
+local function dueAgain(keys, id, deliveries, due, micros, channel)
+    releaseClaim(keys[4], id, deliveries)
+    redis.call('hdel', keys[4], 'k:' .. id)
     local head = redis.call('zrange', keys[1], 0, 0, 'WITHSCORES')
     redis.call('zadd', keys[1], due, id)
     if head[2] == nil or due < tonumber(head[2]) then

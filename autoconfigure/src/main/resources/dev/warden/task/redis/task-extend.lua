@@ -4,7 +4,7 @@
 -- dies, the extensions stop and the deadlines lapse as before.
 --
 -- KEYS[1]  in-flight zset (task id -> visibility deadline, epoch ms)
--- KEYS[2]  meta hash (c:<id> claim token of the delivery under way)
+-- KEYS[2]  meta hash (the claim of the delivery under way: c:<id> or x:<id>, task-claim-state.lua)
 -- ARGV[1]  visibility timeout in ms: each deadline becomes now plus this
 -- ARGV[2]… pairs: task id, the delivery's claim token (one pair per delivery: two deliveries of one
 --          id, the older one replaced or redelivered while its handler ran, are two pairs)
@@ -18,7 +18,7 @@ local deadline = now + tonumber(ARGV[1])
 local lost = {}
 for i = 2, #ARGV - 1, 2 do
     local id = ARGV[i]
-    if redis.call('hget', KEYS[2], 'c:' .. id) == ARGV[i + 1] then
+    if claimStands(redis.call('hget', KEYS[2], claimField(id, ARGV[i + 1])), ARGV[i + 1]) then
         redis.call('zadd', KEYS[1], 'XX', deadline, id)
     else
         lost[#lost + 1] = i / 2

@@ -5,8 +5,8 @@
 -- KEYS[1]  due zset
 -- KEYS[2]  tasks hash
 -- KEYS[3]  in-flight zset
--- KEYS[4]  meta hash (a:<id> attempts, c:<id> claim token, e:<id> last error, d:<id> due time of a
---          task claimed ahead)
+-- KEYS[4]  meta hash (the claim, a:<id> and c:<id> or x:<id> (task-claim-state.lua, a prelude),
+--          e:<id> last error, d:<id> due time of a task claimed ahead)
 -- KEYS[5]  dead letters hash
 -- KEYS[6]  dead letters by failure time: zset, task id -> failedAt (ms)
 -- ARGV[1]  task id
@@ -25,13 +25,12 @@
 --
 -- Returns  1 rescheduled; 2 moved to the dead letters; 0 the claim no longer matches (unchanged).
 local id = ARGV[1]
-local meta = redis.call('hmget', KEYS[4], 'c:' .. id, 'a:' .. id)
-if meta[1] ~= ARGV[2] then
+local attempts = standingClaim(KEYS[4], id, ARGV[2])
+if attempts == nil then
     return 0
 end
 local micros, now = redisClock()
 endDelivery(KEYS, id, now, ARGV[6])
-local attempts = tonumber(meta[2] or '0')
 local backoff = tonumber(ARGV[3])
 if backoff < 0 or attempts >= tonumber(ARGV[5]) then
     buryTask(KEYS, id, attempts, ARGV[4], now, tonumber(ARGV[7]))
@@ -39,5 +38,5 @@ if backoff < 0 or attempts >= tonumber(ARGV[5]) then
 end
 redis.call('hset', KEYS[4], 'e:' .. id, ARGV[4])
 -- Rounded up: the next attempt comes no sooner than the backoff after this failure.
-dueAgain(KEYS, id, math.ceil(micros / 1000) + backoff, micros, ARGV[6])
+dueAgain(KEYS, id, attempts, math.ceil(micros / 1000) + backoff, micros, ARGV[6])
 return 1

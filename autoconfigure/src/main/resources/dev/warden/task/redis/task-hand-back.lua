@@ -5,7 +5,8 @@
 --
 -- KEYS[1]  due zset
 -- KEYS[2]  in-flight zset
--- KEYS[3]  meta hash (a:<id> attempts, c:<id> claim token, d:<id> due time of a task claimed ahead)
+-- KEYS[3]  meta hash (the claim, a:<id> and c:<id> or x:<id> (task-claim-state.lua, a prelude),
+--          d:<id> due time of a task claimed ahead)
 -- ARGV[1]  the queue's wake-up channel
 -- ARGV[2]… pairs: task id, the claim token it was claimed ahead under
 -- Reads Redis's clock with redisClock (redis-clock.lua, a prelude).
@@ -17,15 +18,13 @@ local handedBack = 0
 local earliest = nil
 for i = 2, #ARGV - 1, 2 do
     local id = ARGV[i]
-    local claim = redis.call('hmget', KEYS[3], 'c:' .. id, 'd:' .. id)
-    if claim[1] == ARGV[i + 1] and claim[2] then
-        local due = tonumber(claim[2])
+    local deliveries = standingClaim(KEYS[3], id, ARGV[i + 1])
+    local aheadDue = deliveries and redis.call('hget', KEYS[3], 'd:' .. id)
+    if aheadDue then
+        local due = tonumber(aheadDue)
         redis.call('zrem', KEYS[2], id)
-        redis.call('hdel', KEYS[3], 'c:' .. id, 'd:' .. id)
         -- The claim counted an attempt that never started.
-        if redis.call('hincrby', KEYS[3], 'a:' .. id, -1) <= 0 then
-            redis.call('hdel', KEYS[3], 'a:' .. id)
-        end
+        releaseClaim(KEYS[3], id, deliveries - 1)
         redis.call('zadd', KEYS[1], due, id)
         handedBack = handedBack + 1
         if earliest == nil or due < earliest then

@@ -9,8 +9,8 @@
 -- KEYS[1]  due zset
 -- KEYS[2]  tasks hash
 -- KEYS[3]  in-flight zset
--- KEYS[4]  meta hash (a:<id> deliveries, c:<id> claim token, e:<id> last error, l:<id> when it was
---          first left, by Redis's clock in ms)
+-- KEYS[4]  meta hash (the claim, a:<id> and c:<id> or x:<id> (task-claim-state.lua, a prelude),
+--          e:<id> last error, l:<id> when it was first left, by Redis's clock in ms)
 -- KEYS[5]  dead letters hash
 -- KEYS[6]  dead letters by failure time: zset
 -- ARGV[1]  task id
@@ -27,20 +27,20 @@
 --
 -- Returns  1 left in the queue; 2 moved to the dead letters; 0 the claim no longer matches.
 local id = ARGV[1]
-local meta = redis.call('hmget', KEYS[4], 'c:' .. id, 'a:' .. id, 'l:' .. id)
-if meta[1] ~= ARGV[2] then
+local deliveries = standingClaim(KEYS[4], id, ARGV[2])
+if deliveries == nil then
     return 0
 end
 local micros, now = redisClock()
 endDelivery(KEYS, id, now, ARGV[6])
 -- The claim counted a delivery; this one does not count.
-local attempts = math.max(0, (tonumber(meta[2]) or 1) - 1)
-local since = tonumber(meta[3]) or now
+local attempts = math.max(0, deliveries - 1)
+local since = tonumber(redis.call('hget', KEYS[4], 'l:' .. id)) or now
 if now - since >= tonumber(ARGV[4]) then
     buryTask(KEYS, id, attempts, 'left by instances that cannot read it for ' .. (now - since) .. ' ms: ' .. ARGV[5],
         now, tonumber(ARGV[7]))
     return 2
 end
-redis.call('hset', KEYS[4], 'a:' .. id, attempts, 'e:' .. id, ARGV[5], 'l:' .. id, since)
-dueAgain(KEYS, id, math.ceil(micros / 1000) + tonumber(ARGV[3]), micros, ARGV[6])
+redis.call('hset', KEYS[4], 'e:' .. id, ARGV[5], 'l:' .. id, since)
+dueAgain(KEYS, id, attempts, math.ceil(micros / 1000) + tonumber(ARGV[3]), micros, ARGV[6])
 return 1

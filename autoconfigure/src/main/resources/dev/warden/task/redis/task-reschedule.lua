@@ -1,12 +1,13 @@
 -- Moves the due time of a pending task. A task in flight is not moved, unless it was claimed ahead
 -- of its due time and has not started: that claim is revoked (its consumer drops it, and the
--- delivery does not count as an attempt) and the task is pending again. Runs after task-revoke.lua.
+-- delivery does not count as an attempt) and the task is pending again. Runs after
+-- task-claim-state.lua and task-revoke.lua.
 --
 -- KEYS[1]  due zset
 -- KEYS[2]  tasks hash
 -- KEYS[3]  in-flight zset
--- KEYS[4]  meta hash (a:<id> attempts, c:<id> claim token, e:<id> last error, d:<id> due time of a
---          task claimed ahead)
+-- KEYS[4]  meta hash (the claim, a:<id> and c:<id> or x:<id> (task-claim-state.lua, a prelude),
+--          e:<id> last error, d:<id> due time of a task claimed ahead)
 -- ARGV[1]  task id
 -- ARGV[2]  'in': ARGV[3] is a delay in ms from Redis's clock; 'at': ARGV[3] is an epoch ms
 -- ARGV[3]  the delay or the due time
@@ -17,18 +18,14 @@
 local id = ARGV[1]
 local micros, now = redisClock()
 if redis.call('zscore', KEYS[1], id) == false then
-    local token = waitingClaim(KEYS[4], id, now)
+    local token, _, deliveries = waitingClaim(KEYS[4], id, now)
     if not token then
         return -1
     end
     revoke(ARGV[4], token, id)
     redis.call('zrem', KEYS[3], id)
-    redis.call('hdel', KEYS[4], 'c:' .. id, 'd:' .. id)
     -- The claim counted an attempt that never started.
-    local attempts = redis.call('hincrby', KEYS[4], 'a:' .. id, -1)
-    if attempts <= 0 then
-        redis.call('hdel', KEYS[4], 'a:' .. id)
-    end
+    releaseClaim(KEYS[4], id, deliveries - 1)
 end
 local due = tonumber(ARGV[3])
 if ARGV[2] == 'in' then

@@ -1,6 +1,6 @@
 -- Helpers of the scripts that see or take away a task claimed ahead of its due time (task-cancel.lua,
--- task-reschedule.lua, task-schedule.lua, task-due.lua), put in front of them when they are loaded;
--- it touches no key by itself.
+-- task-reschedule.lua, task-schedule.lua, task-due.lua), put in front of them when they are loaded,
+-- after task-claim-state.lua; it touches no key by itself.
 
 -- Whether the delivery of a task is one claimed ahead of its due time that has not started: the
 -- meta hash keeps such a task's due time (d:<id>) until its consumer, at that time, confirms the
@@ -9,12 +9,16 @@ local function waitingToStart(dueField, now)
     return dueField ~= false and dueField ~= nil
 end
 
--- The claim token and due time of a task claimed ahead that has not started, read from the meta
--- hash; nil for any other task.
+-- The claim token, due time and deliveries of a task claimed ahead that has not started, read from
+-- the meta hash in either format (task-claim-state.lua's currentClaim); nil for any other task.
 local function waitingClaim(meta, id, now)
-    local claim = redis.call('hmget', meta, 'c:' .. id, 'd:' .. id)
-    if claim[1] and waitingToStart(claim[2], now) then
-        return claim[1], tonumber(claim[2])
+    local due = redis.call('hget', meta, 'd:' .. id)
+    if not waitingToStart(due, now) then
+        return nil
+    end
+    local token, deliveries = currentClaim(meta, id)
+    if token then
+        return token, tonumber(due), deliveries
     end
     return nil
 end

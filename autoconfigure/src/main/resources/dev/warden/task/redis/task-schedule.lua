@@ -1,14 +1,15 @@
 -- Schedules tasks, idempotently by task id. A client sends the schedules of one queue that its
 -- callers make while its previous call is under way together, in one call; the writes of the whole
--- batch go in one variadic command per key. Runs after task-batch.lua (variadic, hmget, metaFields)
--- and task-revoke.lua (waitingToStart, waitingClaim, revoke).
+-- batch go in one variadic command per key. Runs after task-batch.lua (variadic, hmget, metaFields),
+-- task-claim-state.lua (splitClaim) and task-revoke.lua (waitingToStart, waitingClaim, revoke).
 --
 -- KEYS[1]  due: zset, task id -> due time (epoch ms, Redis clock)
 -- KEYS[2]  tasks: hash, task id -> payload (the only copy of the payload)
 -- KEYS[3]  in flight: zset, task id -> visibility deadline (epoch ms)
 -- KEYS[4]  meta: hash, a:<task id> -> deliveries so far, c:<task id> -> token of the delivery under
---          way, e:<task id> -> last handler error, d:<task id> -> due time of a task claimed ahead,
---          h:<task id> -> the trace context of the code that scheduled it
+--          way (x:<task id> both, in format 2: task-claim-state.lua), e:<task id> -> last handler
+--          error, d:<task id> -> due time of a task claimed ahead, h:<task id> -> the trace context of
+--          the code that scheduled it
 -- ARGV[1]  the queue's channel (a wake-up message is the µs until the task it announces is due)
 -- ARGV[2…] one group of six per task, in order:
 --          task id;
@@ -83,11 +84,13 @@ if #discarded > 0 then
     for _, id in ipairs(discarded) do
         claimFields[#claimFields + 1] = 'c:' .. id
         claimFields[#claimFields + 1] = 'd:' .. id
+        claimFields[#claimFields + 1] = 'x:' .. id
     end
     local claims = hmget(KEYS[4], claimFields)
     for i, id in ipairs(discarded) do
-        local token = claims[2 * i - 1]
-        if token and waitingToStart(claims[2 * i], now) then
+        -- A claim of either format (task-claim-state.lua): c:<id> first, as currentClaim reads it.
+        local token = claims[3 * i - 2] or splitClaim(claims[3 * i])
+        if token and waitingToStart(claims[3 * i - 1], now) then
             revoke(ARGV[1], token, id)
         end
     end

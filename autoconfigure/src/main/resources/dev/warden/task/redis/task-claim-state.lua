@@ -1,0 +1,81 @@
+-- Helpers that read and end the claim of a delivery under way, in either stored format of tasks.
+-- Put in front of the scripts that work on claims when they are loaded; it touches no key by itself.
+--
+-- Format 1 keeps a claim in two meta fields: a:<id>, the deliveries so far, and c:<id>, the claim
+-- token. Format 2 keeps it in one, x:<id> = '<deliveries> <token>' (x:<id> holds a later version's
+-- state of a task, which format 1 deletes with the task), and its tokens' flags include the letter x.
+-- A task that is not in flight keeps its deliveries in a:<id> in both formats, so that a version that
+-- reads only format 1 counts them right when it claims it; a task claimed in format 2 after a
+-- failure may keep that stale a:<id> until it ends, and every reader of a format-2 claim reads x:.
+
+-- Whether token is that of a format-2 claim: its flags (the letters after its last colon) include x.
+local function compactClaim(token)
+    local flags = string.match(token, ':(%a+)$')
+    return flags ~= nil and string.find(flags, 'x', 1, true) ~= nil
+end
+
+-- The token and deliveries kept in a format-2 claim field ('<deliveries> <token>'); nil for none.
+local function splitClaim(field)
+    if not field then
+        return nil
+    end
+    local space = string.find(field, ' ', 1, true)
+    return string.sub(field, space + 1), tonumber(string.sub(field, 1, space - 1))
+end
+
+-- The meta field that holds the claim made under token: c:<id> (format 1) or x:<id> (format 2).
+local function claimField(id, token)
+    return (compactClaim(token) and 'x:' or 'c:') .. id
+end
+
+-- Whether the value of claimField(id, token) shows that token's claim still stands.
+local function claimStands(field, token)
+    if field == false or field == nil then
+        return false
+    end
+    if compactClaim(token) then
+        return (splitClaim(field)) == token
+    end
+    return field == token
+end
+
+-- The deliveries of task id counted by the claim made under token, when that claim still stands;
+-- nil when it does not. Reads only the fields of the token's format.
+local function standingClaim(meta, id, token)
+    if compactClaim(token) then
+        local current, deliveries = splitClaim(redis.call('hget', meta, 'x:' .. id))
+        if current == token then
+            return deliveries
+        end
+        return nil
+    end
+    local fields = redis.call('hmget', meta, 'c:' .. id, 'a:' .. id)
+    if fields[1] == token then
+        return tonumber(fields[2]) or 0
+    end
+    return nil
+end
+
+-- The token of task id's claim in either format, with its deliveries; nil when it is not claimed. A
+-- format-1 claim comes first: a version that reads only format 1, claiming again a task whose
+-- format-2 delivery timed out, leaves x:<id> behind its own claim until the task ends.
+local function currentClaim(meta, id)
+    local fields = redis.call('hmget', meta, 'c:' .. id, 'a:' .. id, 'x:' .. id)
+    if fields[1] then
+        return fields[1], tonumber(fields[2]) or 0
+    end
+    return splitClaim(fields[3])
+end
+
+-- Ends the claim of task id, the task going back in the queue with deliveries counted, kept in
+-- a:<id>: one less than its claim counted when the delivery never started (handed back, revoked,
+-- deferred by task limits), as many when it ended (a failure with a retry). The claim ahead's due
+-- time (d:<id>) goes with it; a task-limit slot's key (k:<id>) is its caller's.
+local function releaseClaim(meta, id, deliveries)
+    redis.call('hdel', meta, 'c:' .. id, 'x:' .. id, 'd:' .. id)
+    if deliveries > 0 then
+        redis.call('hset', meta, 'a:' .. id, deliveries)
+    else
+        redis.call('hdel', meta, 'a:' .. id)
+    end
+end
