@@ -148,7 +148,7 @@ class DashboardBrowserTests {
 			.as("a rate limit of the application")
 			.contains("exports", "5 per PT1M", "export(");
 		assertThat(browser.findElement(By.cssSelector("#fleet tbody")).getText()).as("this instance in the fleet")
-			.contains(warden.getClientId() + " (this one)", warden.fleet().get(0).version(), "limiters 1, tasks 1");
+			.contains(warden.getClientId() + " (this one)", warden.fleet().get(0).version(), "limiters 1, tasks 2");
 
 		row.click();
 		wait.until(ExpectedConditions.numberOfElementsToBe(By.cssSelector("#dead-letters tr[data-task]"), 2));
