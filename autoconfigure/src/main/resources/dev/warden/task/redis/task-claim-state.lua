@@ -6,12 +6,13 @@
 -- state of a task, which format 1 deletes with the task), and its tokens' flags include the letter x.
 -- A task that is not in flight keeps its deliveries in a:<id> in both formats, so that a version that
 -- reads only format 1 counts them right when it claims it; a task claimed in format 2 after a
--- failure may keep that stale a:<id> until it ends, and every reader of a format-2 claim reads x:.
+-- failure may keep that stale a:<id> until it ends (its token's e flag says so), and every reader of
+-- a format-2 claim reads x:.
 
--- Whether token is that of a format-2 claim: its flags (the letters after its last colon) include x.
+-- Whether token is that of a format-2 claim: its flags end in x (a format-1 token ends in a digit of
+-- its µs or in one of the letters e, h, n, k).
 local function compactClaim(token)
-    local flags = string.match(token, ':(%a+)$')
-    return flags ~= nil and string.find(flags, 'x', 1, true) ~= nil
+    return string.byte(token, -1) == 120
 end
 
 -- The token and deliveries kept in a format-2 claim field ('<deliveries> <token>'); nil for none.
@@ -28,13 +29,14 @@ local function claimField(id, token)
     return (compactClaim(token) and 'x:' or 'c:') .. id
 end
 
--- Whether the value of claimField(id, token) shows that token's claim still stands.
-local function claimStands(field, token)
-    if field == false or field == nil then
+-- Whether the value of claimField(id, token) shows that token's claim still stands: in format 2, the
+-- field ends in the token (a token is unique to its claim).
+local function claimStands(field, token, compact)
+    if not field then
         return false
     end
-    if compactClaim(token) then
-        return (splitClaim(field)) == token
+    if compact then
+        return #field > #token and string.sub(field, -#token) == token
     end
     return field == token
 end
@@ -43,9 +45,9 @@ end
 -- nil when it does not. Reads only the fields of the token's format.
 local function standingClaim(meta, id, token)
     if compactClaim(token) then
-        local current, deliveries = splitClaim(redis.call('hget', meta, 'x:' .. id))
-        if current == token then
-            return deliveries
+        local field = redis.call('hget', meta, 'x:' .. id)
+        if claimStands(field, token, true) then
+            return (select(2, splitClaim(field)))
         end
         return nil
     end

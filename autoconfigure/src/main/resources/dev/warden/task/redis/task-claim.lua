@@ -68,29 +68,37 @@ local promoted = 0
 
 if finished > 0 then
     local tokenFields = {}
+    local compacts = {}
     for i = 1, finished do
-        tokenFields[i] = claimField(ARGV[6 + 2 * i], ARGV[7 + 2 * i])
+        compacts[i] = compactClaim(ARGV[7 + 2 * i])
+        tokenFields[i] = (compacts[i] and 'x:' or 'c:') .. ARGV[6 + 2 * i]
     end
     local claims = hmget(KEYS[4], tokenFields)
     local completed = {}
-    -- The meta fields the completed tasks have: those every claimed task has, and those its token's
-    -- flags name (claimFrom below).
+    -- The meta fields the completed tasks have: those every claim of its format writes, and those its
+    -- token's flags name (claimFrom below). A format-2 claim has no c:<id>, and an a:<id> only when
+    -- its e flag says so.
     local ended = {}
     for i = 1, finished do
         local token = ARGV[7 + 2 * i]
-        if claimStands(claims[i], token) then
+        if claimStands(claims[i], token, compacts[i]) then
             local id = ARGV[6 + 2 * i]
             completed[#completed + 1] = id
             out[#out + 1] = 1
-            ended[#ended + 1] = 'a:' .. id
-            ended[#ended + 1] = 'c:' .. id
             ended[#ended + 1] = 'x:' .. id
+            if not compacts[i] then
+                ended[#ended + 1] = 'a:' .. id
+                ended[#ended + 1] = 'c:' .. id
+            end
             local flags = string.match(token, ':(%a+)$')
             if flags then
-                for flag in string.gmatch(flags, '[^x]') do
+                for flag in string.gmatch(flags, '[ehnk]') do
                     ended[#ended + 1] = flag .. ':' .. id
                     if flag == 'e' then
                         ended[#ended + 1] = 'l:' .. id
+                        if compacts[i] then
+                            ended[#ended + 1] = 'a:' .. id
+                        end
                     end
                 end
             end

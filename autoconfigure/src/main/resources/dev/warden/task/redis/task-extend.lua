@@ -18,7 +18,8 @@ local deadline = now + tonumber(ARGV[1])
 local lost = {}
 for i = 2, #ARGV - 1, 2 do
     local id = ARGV[i]
-    if claimStands(redis.call('hget', KEYS[2], claimField(id, ARGV[i + 1])), ARGV[i + 1]) then
+    local token = ARGV[i + 1]
+    if claimStands(redis.call('hget', KEYS[2], claimField(id, token)), token, compactClaim(token)) then
         redis.call('zadd', KEYS[1], 'XX', deadline, id)
     else
         lost[#lost + 1] = i / 2
