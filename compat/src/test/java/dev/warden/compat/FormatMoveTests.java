@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
@@ -12,7 +13,9 @@ import java.util.function.BooleanSupplier;
 import dev.warden.Warden;
 import dev.warden.task.ConsumerOptions;
 import dev.warden.task.DelayedQueue;
+import dev.warden.task.EndedDelivery;
 import dev.warden.task.TaskConsumer;
+import dev.warden.task.TaskListener;
 import dev.warden.test.redis.RedisServerExtension;
 import dev.warden.test.redis.TcpProxy;
 import io.lettuce.core.RedisClient;
@@ -105,6 +108,96 @@ class FormatMoveTests {
 				() -> meta().isEmpty() && redis.node().call("HLEN", "warden:task:{" + QUEUE + "}:tasks").equals(0L));
 		assertThat(back.nextEvent(Duration.ofMillis(500))).as("run once").isNull();
 		back.call("stop " + QUEUE);
+	}
+
+	@Test
+	void aLapsedFormat2DeliveryTakenOverByTheLastReleaseNoLongerStands() throws Exception {
+		// This version alone: its claims are kept in format 2. Its instance loses Redis (a partition)
+		// with a delivery under way; the last release takes the task over once the claim lapsed, and
+		// while it runs it there, the lapsed delivery's handler fails late. Its claim no longer
+		// stands, as it would not in a fleet of either version alone: the failure changes nothing.
+		redis.node().call("FLUSHALL");
+		TcpProxy proxy = open(TcpProxy.start(redis.node()));
+		List<EndedDelivery> ended = new CopyOnWriteArrayList<>();
+		RedisClient client = RedisClient.create(RedisURI.create(proxy.host(), proxy.port()));
+		opened.add(client::shutdown);
+		Warden partitioned = open(Warden.builder(client)
+			.fleetAnnounceInterval(Duration.ofMillis(300))
+			.commandTimeout(Duration.ofSeconds(2))
+			.taskListener(new TaskListener() {
+				@Override
+				public void onEnded(EndedDelivery delivery) {
+					ended.add(delivery);
+				}
+			})
+			.build());
+		assertThat(partitioned.writeFormats()).containsEntry("tasks", 2);
+		CountDownLatch started = new CountDownLatch(1);
+		CountDownLatch release = new CountDownLatch(1);
+		DelayedQueue<String> queue = partitioned.getDelayedQueue(QUEUE, String.class);
+		open(queue.consume(delivery -> {
+			started.countDown();
+			// Bounded: ends once the test is over.
+			release.await(60, TimeUnit.SECONDS);
+			throw new IllegalStateException("the lapsed delivery fails late");
+		}, ConsumerOptions.DEFAULTS.withVisibilityTimeout(Duration.ofSeconds(1))));
+		opened.add(release::countDown);
+		queue.schedule("lapsed", "payload", Duration.ZERO);
+		assertThat(started.await(30, TimeUnit.SECONDS)).isTrue();
+		assertThat(meta()).as("its claim, in one field").containsOnlyKeys("x:lapsed");
+		proxy.blackhole();
+
+		OtherVersion last = open(OtherVersion.lastRelease("format-move-lapsed", redis.node()));
+		last.call("consume-held " + QUEUE);
+		assertThat(last.nextEvent(Duration.ofSeconds(60))).as("taken over by the last release")
+			.isEqualTo("started " + QUEUE + " lapsed payload");
+		proxy.heal();
+		release.countDown();
+		await("the lapsed delivery ended", () -> !ended.isEmpty());
+
+		assertThat(ended.get(0).outcome()).as("the lapsed delivery's late failure, told: " + meta())
+			.isEqualTo(EndedDelivery.Outcome.SUPERSEDED);
+		assertThat(redis.node().call("ZSCORE", "warden:task:{" + QUEUE + "}:due", "lapsed"))
+			.as("not due again while the last release runs it").isNull();
+		last.call("let " + QUEUE);
+		assertThat(last.nextEvent(Duration.ofSeconds(60))).isEqualTo("ran " + QUEUE + " lapsed payload");
+		await("the task completed, nothing of it left",
+				() -> meta().isEmpty() && redis.node().call("HLEN", "warden:task:{" + QUEUE + "}:tasks").equals(0L));
+		last.call("stop " + QUEUE);
+	}
+
+	@Test
+	void theLastReleaseArrivingCancelsATaskClaimedAheadInFormat2() throws Exception {
+		// This version alone keeps its claims in format 2, and claims a task ahead of its due time.
+		// The last release arrives (a rollback) before this instance's next announcement, and cancels
+		// the task before it is due: a task claimed ahead that has not started is cancelled, and does
+		// not run, as when the claim is kept in format 1.
+		redis.node().call("FLUSHALL");
+		RedisClient client = RedisClient.create(RedisURI.create(redis.node().host(), redis.node().port()));
+		opened.add(client::shutdown);
+		Warden here = open(Warden.builder(client)
+			.fleetAnnounceInterval(Duration.ofMinutes(1))
+			.taskClaimAhead(Duration.ofSeconds(1))
+			.commandTimeout(Duration.ofSeconds(2))
+			.build());
+		assertThat(here.writeFormats()).containsEntry("tasks", 2);
+		OtherVersion last = open(OtherVersion.lastRelease("format-move-cancel", redis.node()));
+		// Its scripts loaded, so that the cancel below answers at once.
+		assertThat(last.call("cancel " + QUEUE + " nothing")).isEqualTo("false");
+		DelayedQueue<String> queue = here.getDelayedQueue(QUEUE, String.class);
+		open(queue.consume(delivery -> ranHere.add(delivery.id())));
+
+		queue.schedule("ahead", "payload", Duration.ofSeconds(1));
+		await("claimed ahead", () -> meta().containsKey("d:ahead"));
+		Map<String, String> claimed = meta();
+		String cancelled = last.call("cancel " + QUEUE + " ahead");
+		boolean startedMeanwhile = !meta().containsKey("d:ahead") && "false".equals(cancelled);
+		assertThat(startedMeanwhile).as("the claim ahead outlived the cancel (else the test proves nothing)").isFalse();
+
+		assertThat(cancelled).as("cancelled by the last release, the claim ahead being " + claimed).isEqualTo("true");
+		queue.schedule("later", "payload", Duration.ofMillis(1500));
+		await("a task due after it ran", () -> ranHere.contains("later"));
+		assertThat(ranHere).as("a cancelled task does not run").containsExactly("later");
 	}
 
 	/**

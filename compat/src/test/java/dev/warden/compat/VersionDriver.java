@@ -33,6 +33,9 @@ import io.lettuce.core.api.sync.RedisCommands;
  * <li>{@code consume <queue>}, {@code consume-failing <queue>} (one attempt),
  * {@code consume-limited <queue>} (one task of a payload at a time, overlaps counted in Redis),
  * {@code stop <queue>}: a task run here is told as {@code > ran <queue> <id> <payload>}</li>
+ * <li>{@code consume-held <queue>}: a task's handler tells {@code > started <queue> <id> <payload>},
+ * then waits until {@code let <queue>} (at most a minute) before it returns</li>
+ * <li>{@code cancel <queue> <id>}: whether the task was cancelled</li>
  * <li>{@code redrive <queue>}, {@code dead <queue>}, {@code pending <queue>}: counts</li>
  * <li>{@code trylock <kind> <name> <wait ms>}, {@code unlock <kind> <name>}, kinds {@code lock},
  * {@code fair}, {@code simple}, {@code read}, {@code write}, {@code semaphore}, {@code permit}</li>
@@ -53,6 +56,9 @@ public final class VersionDriver {
 
 	private final Map<String, String> permits = new HashMap<>();
 
+	/** Per queue, what the handlers of {@code consume-held} wait for. */
+	private final Map<String, java.util.concurrent.CountDownLatch> held = new java.util.concurrent.ConcurrentHashMap<>();
+
 	private final RedisCommands<String, String> redis;
 
 	/** One attempt, a short backoff: a failing task is a dead letter at once. */
@@ -64,7 +70,7 @@ public final class VersionDriver {
 
 	private enum Mode {
 
-		PLAIN, FAILING, ONE_PER_PAYLOAD
+		PLAIN, FAILING, ONE_PER_PAYLOAD, HELD
 
 	}
 
@@ -132,6 +138,12 @@ public final class VersionDriver {
 			case "consume" -> consume(words[1], Mode.PLAIN);
 			case "consume-failing" -> consume(words[1], Mode.FAILING);
 			case "consume-limited" -> consume(words[1], Mode.ONE_PER_PAYLOAD);
+			case "consume-held" -> consume(words[1], Mode.HELD);
+			case "let" -> {
+				held.computeIfAbsent(words[1], name -> new java.util.concurrent.CountDownLatch(1)).countDown();
+				yield "ok";
+			}
+			case "cancel" -> Boolean.toString(queue(words[1]).cancel(words[2]));
 			case "stop" -> {
 				TaskConsumer consumer = consumers.remove(words[1]);
 				if (consumer != null) {
@@ -183,6 +195,7 @@ public final class VersionDriver {
 			case PLAIN -> ConsumerOptions.DEFAULTS;
 			case FAILING -> ONE_ATTEMPT;
 			case ONE_PER_PAYLOAD -> ConsumerOptions.DEFAULTS.withLimits(ONE_PER_PAYLOAD);
+			case HELD -> ConsumerOptions.DEFAULTS;
 		};
 		consumers.put(name, queue(name).consume(delivery -> {
 			if (mode == Mode.FAILING) {
@@ -190,6 +203,10 @@ public final class VersionDriver {
 			}
 			if (mode == Mode.ONE_PER_PAYLOAD) {
 				overlapCheck(redis, delivery.payload());
+			}
+			if (mode == Mode.HELD) {
+				answer("> started " + name + " " + delivery.id() + " " + delivery.payload());
+				held.computeIfAbsent(name, queue -> new java.util.concurrent.CountDownLatch(1)).await(60, TimeUnit.SECONDS);
 			}
 			answer("> ran " + name + " " + delivery.id() + " " + delivery.payload());
 		}, options));

@@ -134,13 +134,16 @@ final class Acquisition<T> {
 	 * @param first the first try's outcome
 	 * @param listeningBeforeFirstTry the channel's {@linkplain #listening confirmed subscription} taken
 	 * before the first try was sent, or {@code null}
+	 * @param lostTries how many tries the caller sent again already after their connection closed
+	 * before Redis answered: they count against {@link #LOST_TRIES}
 	 * @param <T> what a successful try gives
 	 * @return the acquisition under way
 	 */
 	static <T> Acquisition<T> afterFirstTry(RedisEngine engine, Contender<T> contender, long waitNanos, long start,
-			Contender.Try<T> first, @Nullable Object listeningBeforeFirstTry) {
+			Contender.Try<T> first, @Nullable Object listeningBeforeFirstTry, int lostTries) {
 		Acquisition<T> acquisition = new Acquisition<>(engine, contender, waitNanos, start);
 		acquisition.listeningBeforeFirstTry = listeningBeforeFirstTry;
+		acquisition.lostTries = lostTries;
 		acquisition.watchCancellation();
 		acquisition.tried(first, null, true);
 		return acquisition;
@@ -196,6 +199,11 @@ final class Acquisition<T> {
 		landed();
 		if (failure != null && triesAgain(failure)) {
 			attempt(first);
+		}
+		else if (failure != null && result.isCancelled()) {
+			// Cancelled while a try was in flight that failed without telling whether it ran: what it
+			// may have taken is given back, as a late win is.
+			closing(contender.giveBackUnknown(failure));
 		}
 		else if (failure != null || outcome == null) {
 			fail((failure != null) ? failure : new IllegalStateException("No reply"));

@@ -67,15 +67,17 @@ final class BlockingAcquisition {
 			}
 			Contender.Try<T> first = null;
 			Object listening = null;
-			for (int lost = 0; first == null; lost++) {
+			int lostTries = 0;
+			while (first == null) {
 				listening = willWait ? Acquisition.listening(engine, contender) : null;
 				try {
 					first = engine.await(contender.tryOnce(willWait), contender.description());
 				}
 				catch (RuntimeException ex) {
 					long remaining = waitNanos - (System.nanoTime() - start);
-					if (lost < Acquisition.LOST_TRIES && Acquisition.mayTryAgain(contender, ex, remaining)) {
+					if (lostTries < Acquisition.LOST_TRIES && Acquisition.mayTryAgain(contender, ex, remaining)) {
 						// Its connection closed before Redis answered: tried again on the next.
+						lostTries++;
 						continue;
 					}
 					if (willWait) {
@@ -91,8 +93,8 @@ final class BlockingAcquisition {
 				}
 				return first.value();
 			}
-			return blockUntilDone(Acquisition.afterFirstTry(engine, contender, waitNanos, start, first, listening), engine,
-					contender, interruptibly);
+			return blockUntilDone(Acquisition.afterFirstTry(engine, contender, waitNanos, start, first, listening,
+					lostTries), engine, contender, interruptibly);
 		}
 		finally {
 			if (interrupted) {

@@ -87,6 +87,17 @@ interface Contender<T> {
 	CompletableFuture<?> giveBack(T value);
 
 	/**
+	 * Undoes what a try may have taken when it failed without telling whether it ran (its reply lost,
+	 * its connection closed before Redis answered) after the caller stopped waiting.
+	 * @param failure how the try failed
+	 * @return completes once it is undone; by default nothing is done (a kind whose try takes nothing
+	 * that outlasts its lease, or that cannot tell what it took)
+	 */
+	default CompletableFuture<?> giveBackUnknown(Throwable failure) {
+		return DONE;
+	}
+
+	/**
 	 * The outcome of one try.
 	 *
 	 * @param value what it gave when it succeeded, else {@code null}

@@ -5,6 +5,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
+import dev.warden.RedisUnavailableException;
 import dev.warden.lock.DistributedMutex;
 import dev.warden.lock.LockArguments;
 import dev.warden.lock.LockOwner;
@@ -300,6 +301,27 @@ abstract sealed class ExclusiveLock implements DistributedMutex permits RedisDis
 		return (trimTo > 0) ? LockRelease.dropHiddenHolds(holds, layout, ownerId, trimTo, lease) : null;
 	}
 
+	/**
+	 * Drops the hold a try may have taken without its caller knowing (its reply lost after the caller
+	 * stopped waiting): the owner's holds in Redis are trimmed to those its client knows of, and when
+	 * it knows of none, a hold found is released as an unlock would.
+	 */
+	private CompletableFuture<?> dropUnknownHold(LockOwner owner, long leaseMillis) {
+		String ownerId = owner.id();
+		int known = holds.known(layout, ownerId);
+		if (known > 0) {
+			long lease = (leaseMillis == WATCHDOG) ? renewal.leaseMillis() : leaseMillis;
+			return LockRelease.dropHiddenHolds(holds, layout, ownerId, known, lease);
+		}
+		// Not held (the try did not run) is the other possible answer.
+		try {
+			return unlockAsync(owner).handle((released, failure) -> null);
+		}
+		catch (RuntimeException ex) {
+			return Contender.DONE;
+		}
+	}
+
 	/** Starts renewing a hold just taken when it was taken without a lease of its own. */
 	private void watchdogIfAsked(String ownerId, long leaseMillis) {
 		if (leaseMillis == WATCHDOG) {
@@ -415,6 +437,15 @@ abstract sealed class ExclusiveLock implements DistributedMutex permits RedisDis
 		@Override
 		public CompletableFuture<?> giveBack(Long token) {
 			return unlockAsync(owner);
+		}
+
+		@Override
+		public CompletableFuture<?> giveBackUnknown(Throwable failure) {
+			if (!(RedisEngine.translate(failure, acquireAction) instanceof RedisUnavailableException)) {
+				// Refused (a simple lock held by the asker): nothing was taken.
+				return Contender.DONE;
+			}
+			return dropUnknownHold(owner, leaseMillis);
 		}
 
 	}

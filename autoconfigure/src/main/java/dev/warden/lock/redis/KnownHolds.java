@@ -165,6 +165,12 @@ final class KnownHolds {
 		});
 	}
 
+	/** How many holds of the lock {@code ownerId} is known to have; 0 when none (or they ended). */
+	int known(LockLayout layout, String ownerId) {
+		Entry known = entries.get(key(layout, ownerId));
+		return (known == null || known.endedBy(System.nanoTime())) ? 0 : known.count;
+	}
+
 	/** The owner holds the lock no more (released, lost, or never held after all). */
 	void forget(LockLayout layout, String ownerId) {
 		entries.remove(key(layout, ownerId));

@@ -155,6 +155,56 @@ class LostReplyTests {
 	}
 
 	@Test
+	void aBlockingAcquisitionTriesAgainAfterThreeLostTriesAtMostNotThreeMoreOnceItWaits() throws Exception {
+		// At most three tries of one acquisition are sent again after their connection closed before
+		// Redis answered (Acquisition.LOST_TRIES): a fourth lost try fails the acquisition, whether it
+		// is the first try or one made while waiting, as it does for an acquisition that never blocks.
+		RedisDistributedLock lock = lock("lost-three-times");
+		LockOwner holder = other.newOwner();
+		DistributedReentrantLock held = other.getLock("lost-three-times");
+		assertThat(held.tryLock(holder, 0, TimeUnit.SECONDS)).isTrue();
+		// Tries 1 to 3 lose their replies, try 4 is answered (held by another), try 5, the first made
+		// while waiting, loses its reply: the fourth lost try.
+		proxy.dropReplies("EVALSHA", true, true, true, false, true);
+
+		Future<Boolean> waiting = threads.submit(() -> lock.tryLock(owner, 30, TimeUnit.SECONDS));
+		Eventually.await("the acquisition failed, or waits for a release", () -> {
+			LockWaiters waiters = engine.subscriptions()
+				.listener(RedisDistributedLock.CHANNEL_PREFIX + ":{lost-three-times}", LockWaiters.class);
+			return waiting.isDone() || (waiters != null && waiters.asleep() == 1);
+		});
+		Eventually.await("four connections closed under a try", () -> engine.disconnects() == 4);
+		held.unlock(holder);
+
+		assertThatExceptionOfType(java.util.concurrent.ExecutionException.class)
+			.as("the fourth lost try fails the acquisition")
+			.isThrownBy(() -> waiting.get(30, TimeUnit.SECONDS))
+			.withCauseInstanceOf(RedisUnavailableException.class);
+		assertThat(other.getLock("lost-three-times").tryLock(other.newOwner(), 0, TimeUnit.SECONDS)).isTrue();
+	}
+
+	@Test
+	void aCancelledAcquisitionWhoseTryLosesItsReplyLeavesNoHold() throws Exception {
+		// Cancelling an acquisition stops the wait, and a hold acquired meanwhile is released
+		// (DistributedMutex#tryLockAsync): also one taken by a try in flight whose connection then
+		// closed before Redis answered, which is not tried again once the acquisition is cancelled.
+		RedisDistributedLock lock = lock("cancelled-lost");
+		// The try reaches Redis, and its reply the proxy, well after the cancel.
+		proxy.latency(300);
+		proxy.dropNextReply("EVALSHA");
+
+		java.util.concurrent.CompletableFuture<Boolean> acquiring = lock.tryLockAsync(owner, 10, TimeUnit.SECONDS);
+		assertThat(acquiring.cancel(false)).as("cancelled while its first try is in flight").isTrue();
+		Eventually.await("the try's connection closed", () -> engine.disconnects() == 1);
+		proxy.heal();
+		assertThat(redis.node().call("HEXISTS", "cancelled-lost", owner.id())).as("the try ran in Redis").isEqualTo(1L);
+
+		Eventually.await("the lock free, well before the hold's lease (30 s) ends", Duration.ofSeconds(10),
+				() -> redis.node().call("EXISTS", "cancelled-lost").equals(0L));
+		assertThat(other.getLock("cancelled-lost").tryLock(other.newOwner(), 0, TimeUnit.SECONDS)).isTrue();
+	}
+
+	@Test
 	void aSimpleLockWhoseAcquisitionReplyIsLostIsTakenOverByTheRetryNotRefusedAsAReentry() throws Exception {
 		RedisSimpleLock lock = new RedisSimpleLock("simple-retried", engine, renewal, LostReplyTests::noThreadOwner);
 		proxy.loseNextReply();

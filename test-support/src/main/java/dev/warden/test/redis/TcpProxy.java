@@ -47,6 +47,11 @@ public final class TcpProxy implements AutoCloseable {
 
 	private final AtomicBoolean cutNextReply = new AtomicBoolean();
 
+	/** What to do with the replies of the next requests naming {@link #dropRepliesOf}: drop (true) or pass. */
+	private final java.util.Queue<Boolean> dropPattern = new java.util.concurrent.ConcurrentLinkedQueue<>();
+
+	private volatile String dropRepliesOf = "";
+
 	private TcpProxy(InetSocketAddress upstream) throws IOException {
 		this.upstream = upstream;
 		this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
@@ -140,6 +145,21 @@ public final class TcpProxy implements AutoCloseable {
 	public void dropNextReply(String command) {
 		dropReplyOf = command;
 		dropNextReply.set(true);
+	}
+
+	/**
+	 * Like {@link #dropNextReply(String)}, for a sequence of requests naming {@code command}: the
+	 * reply to the n-th is dropped when {@code drops[n]} is true, and passed on otherwise; the
+	 * requests after the sequence pass.
+	 * @param command as Redis's protocol spells it, e.g. {@code EVALSHA}
+	 * @param drops per request, in order: whether its reply is dropped
+	 */
+	public void dropReplies(String command, boolean... drops) {
+		dropPattern.clear();
+		dropRepliesOf = command;
+		for (boolean drop : drops) {
+			dropPattern.add(drop);
+		}
 	}
 
 	/**
@@ -283,6 +303,12 @@ public final class TcpProxy implements AutoCloseable {
 					}
 					if (towardsRedis && names(buffer, read, dropReplyOf) && dropNextReply.compareAndSet(true, false)) {
 						replyToDrop.set(true);
+					}
+					if (towardsRedis && !dropRepliesOf.isEmpty() && names(buffer, read, dropRepliesOf)) {
+						Boolean drop = dropPattern.poll();
+						if (Boolean.TRUE.equals(drop)) {
+							replyToDrop.set(true);
+						}
 					}
 					if (towardsRedis && cutNextReply.compareAndSet(true, false)) {
 						replyToCut.set(true);
