@@ -153,13 +153,13 @@ class ClaimAheadTests {
 		CompletableFuture<Object> cancelled = consume(queue, q -> {
 			redis.node().call("ZREM", keys + "inflight", "second");
 			redis.node().call("HDEL", keys + "tasks", "second");
-			// The claim (tasks format 2: x:<id>) and the due time it was claimed ahead for.
-			return redis.node().call("HDEL", keys + "meta", "x:second", "d:second");
+			// A claim ahead is kept in format 1 in every format of tasks: a:, c: and d:.
+			return redis.node().call("HDEL", keys + "meta", "a:second", "c:second", "d:second");
 		});
 		Instant secondDue = scheduleFirstAndSecond(queue);
 		queue.schedule("sentinel", "x", secondDue.plusMillis(300));
 
-		assertThat(cancelled.get(10, TimeUnit.SECONDS)).isEqualTo(2L);
+		assertThat(cancelled.get(10, TimeUnit.SECONDS)).isEqualTo(3L);
 		Eventually.await("the sentinel ran", () -> ran.stream().anyMatch(run -> run.startsWith("sentinel=")));
 		assertThat(ran).extracting(run -> run.substring(0, run.indexOf('='))).containsExactly("first", "sentinel");
 		// The dropped task gave its handler slot back: the consumer stops idle at once.
@@ -188,8 +188,8 @@ class ClaimAheadTests {
 		String keys = "warden:task:{ahead-missed}:";
 		CompletableFuture<Object> moved = consume(queue, q -> {
 			redis.node().call("ZREM", keys + "inflight", "second");
-			// The claim, which counted its first delivery (tasks format 2: x:<id>), and its due time.
-			redis.node().call("HDEL", keys + "meta", "x:second", "d:second");
+			redis.node().call("HDEL", keys + "meta", "c:second", "d:second");
+			redis.node().call("HINCRBY", keys + "meta", "a:second", "-1");
 			redis.node().call("ZADD", keys + "due", "0", "second");
 			return redis.node().call("PUBLISH", keys + "wake", "0");
 		});

@@ -187,7 +187,9 @@ class FormatMoveTests {
 		DelayedQueue<String> queue = here.getDelayedQueue(QUEUE, String.class);
 		open(queue.consume(delivery -> ranHere.add(delivery.id())));
 
+		// A consumer claims ahead along with a task that is due: "first" brings "ahead" with it.
 		queue.schedule("ahead", "payload", Duration.ofSeconds(1));
+		queue.schedule("first", "payload", Duration.ZERO);
 		await("claimed ahead", () -> meta().containsKey("d:ahead"));
 		Map<String, String> claimed = meta();
 		String cancelled = last.call("cancel " + QUEUE + " ahead");
@@ -197,7 +199,7 @@ class FormatMoveTests {
 		assertThat(cancelled).as("cancelled by the last release, the claim ahead being " + claimed).isEqualTo("true");
 		queue.schedule("later", "payload", Duration.ofMillis(1500));
 		await("a task due after it ran", () -> ranHere.contains("later"));
-		assertThat(ranHere).as("a cancelled task does not run").containsExactly("later");
+		assertThat(ranHere).as("a cancelled task does not run").containsExactlyInAnyOrder("first", "later");
 	}
 
 	/**

@@ -24,30 +24,27 @@ local function splitClaim(field)
     return string.sub(field, space + 1), tonumber(string.sub(field, 1, space - 1))
 end
 
--- The meta field that holds the claim made under token: c:<id> (format 1) or x:<id> (format 2).
-local function claimField(id, token)
-    return (compactClaim(token) and 'x:' or 'c:') .. id
-end
-
--- Whether the value of claimField(id, token) shows that token's claim still stands: in format 2, the
--- field ends in the token (a token is unique to its claim).
-local function claimStands(field, token, compact)
+-- Whether the claim field read for token (x:<id> for a format-2 token, c:<id> for a format-1 one)
+-- shows that its claim still stands: in format 2, the field ends in the token (a token is unique to
+-- its claim), and no c:<id> stands beside it (otherClaim: the value of c:<id>), since a version that
+-- reads only format 1 claims a lapsed delivery again in a:<id> and c:<id>, leaving x:<id> as it was.
+local function claimStands(field, token, compact, otherClaim)
     if not field then
         return false
     end
     if compact then
-        return #field > #token and string.sub(field, -#token) == token
+        return not otherClaim and #field > #token and string.sub(field, -#token) == token
     end
     return field == token
 end
 
 -- The deliveries of task id counted by the claim made under token, when that claim still stands;
--- nil when it does not. Reads only the fields of the token's format.
+-- nil when it does not. Reads the fields of the token's format (and c:<id> for format 2).
 local function standingClaim(meta, id, token)
     if compactClaim(token) then
-        local field = redis.call('hget', meta, 'x:' .. id)
-        if claimStands(field, token, true) then
-            return (select(2, splitClaim(field)))
+        local fields = redis.call('hmget', meta, 'x:' .. id, 'c:' .. id)
+        if claimStands(fields[1], token, true, fields[2]) then
+            return (select(2, splitClaim(fields[1])))
         end
         return nil
     end

@@ -67,13 +67,29 @@ local limited = #KEYS > 6
 local promoted = 0
 
 if finished > 0 then
+    -- Per delivery, the field of its token's format and, for format 2, c:<id> (claimStands).
     local tokenFields = {}
     local compacts = {}
     for i = 1, finished do
+        local id = ARGV[6 + 2 * i]
         compacts[i] = compactClaim(ARGV[7 + 2 * i])
-        tokenFields[i] = (compacts[i] and 'x:' or 'c:') .. ARGV[6 + 2 * i]
+        tokenFields[#tokenFields + 1] = (compacts[i] and 'x:' or 'c:') .. id
+        if compacts[i] then
+            tokenFields[#tokenFields + 1] = 'c:' .. id
+        end
     end
-    local claims = hmget(KEYS[4], tokenFields)
+    local read = hmget(KEYS[4], tokenFields)
+    local claims = {}
+    local others = {}
+    local at = 1
+    for i = 1, finished do
+        claims[i] = read[at]
+        at = at + 1
+        if compacts[i] then
+            others[i] = read[at]
+            at = at + 1
+        end
+    end
     local completed = {}
     -- The meta fields the completed tasks have: those every claim of its format writes, and those its
     -- token's flags name (claimFrom below). A format-2 claim has no c:<id>, and an a:<id> only when
@@ -81,7 +97,7 @@ if finished > 0 then
     local ended = {}
     for i = 1, finished do
         local token = ARGV[7 + 2 * i]
-        if claimStands(claims[i], token, compacts[i]) then
+        if claimStands(claims[i], token, compacts[i], others[i]) then
             local id = ARGV[6 + 2 * i]
             completed[#completed + 1] = id
             out[#out + 1] = 1
@@ -198,11 +214,15 @@ local function claimFrom(source, upTo)
                 if limited then
                     flags = flags .. 'k'
                 end
-                if compact then
+                -- A claim ahead of the due time is kept in format 1 even so: a version that reads only
+                -- format 1 finds it (c:<id> with d:<id>) to revoke it when it cancels, reschedules or
+                -- replaces the task, should it come back while the claim stands.
+                local inX = compact and dues[i] <= now
+                if inX then
                     flags = flags .. 'x'
                 end
                 local taskToken = (flags == '') and token or (token .. ':' .. flags)
-                if compact then
+                if inX then
                     -- One field for the claim; a:<id>, when the task has one, keeps the deliveries
                     -- before it until the task ends (its e flag deletes it with the rest).
                     meta[#meta + 1] = 'x:' .. id

@@ -18,8 +18,7 @@ local deadline = now + tonumber(ARGV[1])
 local lost = {}
 for i = 2, #ARGV - 1, 2 do
     local id = ARGV[i]
-    local token = ARGV[i + 1]
-    if claimStands(redis.call('hget', KEYS[2], claimField(id, token)), token, compactClaim(token)) then
+    if standingClaim(KEYS[2], id, ARGV[i + 1]) ~= nil then
         redis.call('zadd', KEYS[1], 'XX', deadline, id)
     else
         lost[#lost + 1] = i / 2

@@ -9,7 +9,7 @@
 -- Reads the claim with task-claim-state.lua's helpers (a prelude).
 --
 -- Returns  1 when the consumer may start it; 0 when it must drop it.
-if not claimStands(redis.call('hget', KEYS[1], claimField(ARGV[1], ARGV[2])), ARGV[2], compactClaim(ARGV[2])) then
+if standingClaim(KEYS[1], ARGV[1], ARGV[2]) == nil then
     return 0
 end
 redis.call('hdel', KEYS[1], 'd:' .. ARGV[1])
