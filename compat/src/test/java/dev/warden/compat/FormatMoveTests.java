@@ -8,7 +8,6 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 
 import dev.warden.Warden;
 import dev.warden.task.ConsumerOptions;
@@ -24,6 +23,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import static dev.warden.compat.Conditions.awaitUntil;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -71,15 +71,15 @@ class FormatMoveTests {
 		last.close();
 
 		// 2. Without it, this version keeps its claims in format 2 from its next announcement on.
-		await("format 2 written", () -> here.writeFormats().get("tasks") == 2);
+		awaitUntil("format 2 written", () -> here.writeFormats().get("tasks") == 2);
 		ranHere.clear();
 		for (int i = 0; i < 100; i++) {
 			queue.schedule("after-" + i, "x", Duration.ofMillis(i));
 		}
-		await("the tasks scheduled after the move ran", () -> ranHere.size() >= 100);
+		awaitUntil("the tasks scheduled after the move ran", () -> ranHere.size() >= 100);
 		assertThat(ranHere).as("each once").hasSize(100).doesNotHaveDuplicates();
 		consumer.close();
-		await("nothing left of them in meta", () -> meta().isEmpty());
+		awaitUntil("nothing left of them in meta", () -> meta().isEmpty());
 
 		// 3. A rollback: this version's instance vanishes with a delivery under way, claimed in
 		// format 2; the last release, back, takes it over once the claim lapses and runs it once.
@@ -104,7 +104,7 @@ class FormatMoveTests {
 		back.call("consume " + QUEUE);
 		assertThat(back.nextEvent(Duration.ofSeconds(60))).as("run by the last release")
 			.isEqualTo("ran " + QUEUE + " stranded payload");
-		await("the stranded task completed, nothing of it left",
+		awaitUntil("the stranded task completed, nothing of it left",
 				() -> meta().isEmpty() && redis.node().call("HLEN", "warden:task:{" + QUEUE + "}:tasks").equals(0L));
 		assertThat(back.nextEvent(Duration.ofMillis(500))).as("run once").isNull();
 		back.call("stop " + QUEUE);
@@ -153,7 +153,7 @@ class FormatMoveTests {
 			.isEqualTo("started " + QUEUE + " lapsed payload");
 		proxy.heal();
 		release.countDown();
-		await("the lapsed delivery ended", () -> !ended.isEmpty());
+		awaitUntil("the lapsed delivery ended", () -> !ended.isEmpty());
 
 		assertThat(ended.get(0).outcome()).as("the lapsed delivery's late failure, told: " + meta())
 			.isEqualTo(EndedDelivery.Outcome.SUPERSEDED);
@@ -161,7 +161,7 @@ class FormatMoveTests {
 			.as("not due again while the last release runs it").isNull();
 		last.call("let " + QUEUE);
 		assertThat(last.nextEvent(Duration.ofSeconds(60))).isEqualTo("ran " + QUEUE + " lapsed payload");
-		await("the task completed, nothing of it left",
+		awaitUntil("the task completed, nothing of it left",
 				() -> meta().isEmpty() && redis.node().call("HLEN", "warden:task:{" + QUEUE + "}:tasks").equals(0L));
 		last.call("stop " + QUEUE);
 	}
@@ -190,7 +190,7 @@ class FormatMoveTests {
 		// A consumer claims ahead along with a task that is due: "first" brings "ahead" with it.
 		queue.schedule("ahead", "payload", Duration.ofSeconds(1));
 		queue.schedule("first", "payload", Duration.ZERO);
-		await("claimed ahead", () -> meta().containsKey("d:ahead"));
+		awaitUntil("claimed ahead", () -> meta().containsKey("d:ahead"));
 		Map<String, String> claimed = meta();
 		String cancelled = last.call("cancel " + QUEUE + " ahead");
 		boolean startedMeanwhile = !meta().containsKey("d:ahead") && "false".equals(cancelled);
@@ -198,7 +198,7 @@ class FormatMoveTests {
 
 		assertThat(cancelled).as("cancelled by the last release, the claim ahead being " + claimed).isEqualTo("true");
 		queue.schedule("later", "payload", Duration.ofMillis(1500));
-		await("a task due after it ran", () -> ranHere.contains("later"));
+		awaitUntil("a task due after it ran", () -> ranHere.contains("later"));
 		assertThat(ranHere).as("a cancelled task does not run").containsExactlyInAnyOrder("first", "later");
 	}
 
@@ -249,16 +249,6 @@ class FormatMoveTests {
 			meta.put((String) fields.get(i), (String) fields.get(i + 1));
 		}
 		return meta;
-	}
-
-	private static void await(String what, BooleanSupplier condition) throws InterruptedException {
-		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-		while (!condition.getAsBoolean()) {
-			if (System.nanoTime() > deadline) {
-				throw new AssertionError("Not within 60 s: " + what);
-			}
-			TimeUnit.MILLISECONDS.sleep(20);
-		}
 	}
 
 }

@@ -38,6 +38,7 @@ import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 
+import static dev.warden.compat.Conditions.awaitUntil;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -367,16 +368,6 @@ class MixedVersionTests {
 
 	private static DelayedQueue<String> queue(String name) {
 		return warden.getDelayedQueue(name, String.class);
-	}
-
-	private static void awaitUntil(String what, java.util.function.BooleanSupplier condition) throws InterruptedException {
-		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-		while (!condition.getAsBoolean()) {
-			if (System.nanoTime() > deadline) {
-				throw new AssertionError("Not within 60 s: " + what);
-			}
-			Thread.sleep(20);
-		}
 	}
 
 }

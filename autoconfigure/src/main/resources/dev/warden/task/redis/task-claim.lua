@@ -69,27 +69,16 @@ local promoted = 0
 if finished > 0 then
     -- Per delivery, the field of its token's format and, for format 2, c:<id> (claimStands).
     local tokenFields = {}
-    local compacts = {}
     for i = 1, finished do
         local id = ARGV[6 + 2 * i]
-        compacts[i] = compactClaim(ARGV[7 + 2 * i])
-        tokenFields[#tokenFields + 1] = (compacts[i] and 'x:' or 'c:') .. id
-        if compacts[i] then
-            tokenFields[#tokenFields + 1] = 'c:' .. id
+        if compactClaim(ARGV[7 + 2 * i]) then
+            tokenFields[#tokenFields + 1] = 'x:' .. id
         end
+        tokenFields[#tokenFields + 1] = 'c:' .. id
     end
-    local read = hmget(KEYS[4], tokenFields)
-    local claims = {}
-    local others = {}
+    local claims = hmget(KEYS[4], tokenFields)
+    -- Where the next delivery's fields start in claims.
     local at = 1
-    for i = 1, finished do
-        claims[i] = read[at]
-        at = at + 1
-        if compacts[i] then
-            others[i] = read[at]
-            at = at + 1
-        end
-    end
     local completed = {}
     -- The meta fields the completed tasks have: those every claim of its format writes, and those its
     -- token's flags name (claimFrom below). A format-2 claim has no c:<id>, and an a:<id> only when
@@ -97,12 +86,21 @@ if finished > 0 then
     local ended = {}
     for i = 1, finished do
         local token = ARGV[7 + 2 * i]
-        if claimStands(claims[i], token, compacts[i], others[i]) then
+        local compactToken = compactClaim(token)
+        local stands
+        if compactToken then
+            stands = claimStands(claims[at], token, true, claims[at + 1])
+            at = at + 2
+        else
+            stands = claimStands(claims[at], token, false)
+            at = at + 1
+        end
+        if stands then
             local id = ARGV[6 + 2 * i]
             completed[#completed + 1] = id
             out[#out + 1] = 1
             ended[#ended + 1] = 'x:' .. id
-            if not compacts[i] then
+            if not compactToken then
                 ended[#ended + 1] = 'a:' .. id
                 ended[#ended + 1] = 'c:' .. id
             end
@@ -112,7 +110,7 @@ if finished > 0 then
                     ended[#ended + 1] = flag .. ':' .. id
                     if flag == 'e' then
                         ended[#ended + 1] = 'l:' .. id
-                        if compacts[i] then
+                        if compactToken then
                             ended[#ended + 1] = 'a:' .. id
                         end
                     end
