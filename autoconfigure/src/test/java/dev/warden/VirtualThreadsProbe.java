@@ -17,6 +17,8 @@ import java.util.function.IntFunction;
 import dev.warden.lock.DistributedMutex;
 import dev.warden.task.DelayedQueue;
 import dev.warden.task.TaskConsumer;
+import dev.warden.task.redis.TaskWorkers;
+import dev.warden.task.redis.TaskWorkersTests;
 import io.lettuce.core.RedisClient;
 import jdk.jfr.Recording;
 import jdk.jfr.consumer.RecordedEvent;
@@ -29,7 +31,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 /**
  * What {@link VirtualThreadsTests} runs on Java 21 or later, in a JVM of its own: thousands of
  * virtual threads contending for locks and scheduling tasks, task handlers on virtual threads (set on the builder, and
- * through Spring's {@code spring.threads.virtual.enabled}), all under a JFR recording of
+ * through Spring's {@code spring.threads.virtual.enabled}) and no more of them at once than the concurrency, all under a JFR recording of
  * {@code jdk.VirtualThreadPinned}. Compiled for Java 17 like the rest, so it reaches the Java 21
  * API reflectively. Prints one line per result, {@code DONE} last.
  * <p>
@@ -59,6 +61,9 @@ public final class VirtualThreadsProbe {
 				contend("SIMPLE_LOCKS", 5_000, thread -> warden.getSimpleLock("vt:simple:" + (thread % 100)));
 				schedule("SCHEDULED", 2_000, warden.getDelayedQueue("vt-schedules", String.class));
 				handlers("BUILDER_HANDLERS", warden, "vt-builder");
+				try (TaskWorkers workers = new TaskWorkers(2, "vt-gated-", true)) {
+					System.out.println("GATED most=" + TaskWorkersTests.mostRunningAtOnce(workers));
+				}
 			}
 			finally {
 				redis.shutdown(Duration.ZERO, Duration.ofSeconds(2));

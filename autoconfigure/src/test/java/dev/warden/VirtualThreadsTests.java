@@ -49,6 +49,8 @@ class VirtualThreadsTests {
 				.isEqualTo("SIMPLE_LOCKS threads=5000 acquired=5000 overlaps=0");
 			assertThat(probe.awaitLine("SCHEDULED", bound)).isEqualTo("SCHEDULED threads=2000 pending=2000");
 			assertThat(probe.awaitLine("BUILDER_HANDLERS", bound)).isEqualTo("BUILDER_HANDLERS ran=20 virtual=20 all=true");
+			assertThat(probe.awaitLine("GATED", bound)).as("handlers at once, with four times the concurrency reserved")
+				.isEqualTo("GATED most=2");
 			assertThat(probe.awaitLine("SPRING_HANDLERS", bound)).isEqualTo("SPRING_HANDLERS ran=20 virtual=20 all=true");
 			assertThat(probe.awaitLine("PINNED", bound)).as("see target/forked-jvm/virtual-threads.log")
 				.endsWith(" warden=0");

@@ -368,6 +368,75 @@ class DelayedQueueTests {
 	}
 
 	@Test
+	void anInstanceWhoseHandlersAreSlowClaimsNoMoreThanItCanRunAndAnotherTakesTheRest() throws Exception {
+		// Two slots held by handlers that wait: the busy instance claims nothing beyond them, so the
+		// eight other tasks due go to a second instance while those two still run.
+		DelayedQueue<Integer> busy = dueNow("slow-handlers", 10, 2);
+		CountDownLatch twoRunning = new CountDownLatch(2);
+		CompletableFuture<Void> release = new CompletableFuture<>();
+		Map<String, String> ranOn = new ConcurrentHashMap<>();
+		busy.consume(delivery -> {
+			ranOn.put(delivery.id(), "busy");
+			twoRunning.countDown();
+			release.get(30, TimeUnit.SECONDS);
+		}, FAST);
+		assertThat(twoRunning.await(10, TimeUnit.SECONDS)).isTrue();
+		CountDownLatch eight = new CountDownLatch(8);
+		clients.open(redis.node(), options -> options.shutdownGrace(Duration.ofSeconds(5)))
+			.getDelayedQueue("slow-handlers", Integer.class)
+			.consume(delivery -> {
+				ranOn.put(delivery.id(), "other");
+				eight.countDown();
+			}, FAST);
+		try {
+			assertThat(eight.await(10, TimeUnit.SECONDS)).as("the other instance ran the eight left").isTrue();
+		}
+		finally {
+			release.complete(null);
+		}
+		Eventually.await("all acknowledged", () -> busy.size() == 0);
+		assertThat(ranOn).hasSize(10);
+		assertThat(ranOn.values()).filteredOn("busy"::equals).hasSize(2);
+	}
+
+	@Test
+	void tasksClaimedBehindAHandlerThatTurnsSlowKeepTheirClaimsAndRunOnce() throws Exception {
+		// One slot and short handlers: claims take tasks beyond the slot, for it to run in turn. Then
+		// the instance's 100th handler runs for three visibility timeouts: the tasks claimed behind it
+		// wait, their claims kept alive, and a second instance, started then, never gets them
+		// meanwhile. Every task runs once.
+		ConsumerOptions shortVisibility = new ConsumerOptions(3, Duration.ofMillis(50), Duration.ofSeconds(1),
+				Duration.ofMillis(600));
+		DelayedQueue<Integer> queue = dueNow("turns-slow", 400, 1);
+		Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
+		CountDownLatch all = new CountDownLatch(400);
+		CountDownLatch slowStarted = new CountDownLatch(1);
+		AtomicInteger ranHere = new AtomicInteger();
+		queue.consume(delivery -> {
+			if (runs.computeIfAbsent(delivery.id(), id -> new AtomicInteger()).incrementAndGet() == 1) {
+				all.countDown();
+			}
+			if (ranHere.incrementAndGet() == 100) {
+				slowStarted.countDown();
+				// Not a wait for another thread: the handler's own work, three timeouts long.
+				Thread.sleep(1_800);
+			}
+		}, shortVisibility);
+		assertThat(slowStarted.await(30, TimeUnit.SECONDS)).isTrue();
+		clients.open(redis.node(), options -> options.shutdownGrace(Duration.ofSeconds(5)))
+			.getDelayedQueue("turns-slow", Integer.class)
+			.consume(delivery -> {
+				if (runs.computeIfAbsent(delivery.id(), id -> new AtomicInteger()).incrementAndGet() == 1) {
+					all.countDown();
+				}
+			}, shortVisibility);
+		assertThat(all.await(60, TimeUnit.SECONDS)).isTrue();
+		Eventually.await("all acknowledged", () -> queue.size() == 0);
+		assertThat(runs).hasSize(400);
+		assertThat(runs.values()).allSatisfy(count -> assertThat(count).hasValue(1));
+	}
+
+	@Test
 	void aConsumerWithOneHandlerSlotAcknowledgesEveryTaskAndStopsIdle() throws Exception {
 		// One slot: every handler finishes while the next claim waits for that slot, so each
 		// acknowledgement waits for the claim the slot's release runs.

@@ -16,12 +16,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Keeps the claims of one consumer's running handlers alive, as the lock watchdog keeps leases: every
- * third of the visibility timeout, one {@code task-extend.lua} call moves the visibility deadline of
- * every delivery still running to a full timeout from now. A handler that runs longer than the
- * timeout is thus not delivered again meanwhile; when the process dies, nothing extends the
- * deadlines any more and they lapse, so another consumer gets the task as before. A tick with no
- * handler running sends nothing.
+ * Keeps the claims of one consumer's deliveries alive, as the lock watchdog keeps leases: every third
+ * of the visibility timeout, one {@code task-extend.lua} call moves the visibility deadline of every
+ * delivery still running, or waiting for a handler thread, to a full timeout from now. A handler that
+ * runs longer than the timeout is thus not delivered again meanwhile; when the process dies, nothing
+ * extends the deadlines any more and they lapse, so another consumer gets the task as before. A tick
+ * with no delivery under way sends nothing.
  * <p>
  * Deliveries are tracked one by one, not by task id: the same consumer may run two deliveries of one
  * id at once (the task was replaced while its handler ran, or its claim lapsed and came back to
@@ -45,8 +45,9 @@ final class ClaimExtension implements AutoCloseable {
 	private final Set<Running> running = ConcurrentHashMap.newKeySet();
 
 	/**
-	 * One running delivery: its task's id, its claim token, and its claim, which is lost when Redis no
-	 * longer has the token. Equal only to itself: two deliveries of one id are two entries.
+	 * One delivery, from its claim to its handler's end: its task's id, its claim token, and once its
+	 * handler starts, the handler's claim, which is lost when Redis no longer has the token. Equal
+	 * only to itself: two deliveries of one id are two entries.
 	 */
 	static final class Running {
 
@@ -54,12 +55,35 @@ final class ClaimExtension implements AutoCloseable {
 
 		private final String token;
 
-		private final TaskClaim claim;
+		// Guarded by this.
+		private @Nullable TaskClaim claim;
 
-		private Running(String id, String token, TaskClaim claim) {
+		// Guarded by this: lost before its handler started.
+		private boolean lost;
+
+		private Running(String id, String token) {
 			this.id = id;
 			this.token = token;
+		}
+
+		/**
+		 * Its handler starts with this claim.
+		 * @return false when the claim was lost already: the handler must not run
+		 */
+		synchronized boolean start(TaskClaim claim) {
 			this.claim = claim;
+			return !lost;
+		}
+
+		private void lose() {
+			TaskClaim started;
+			synchronized (this) {
+				lost = true;
+				started = claim;
+			}
+			if (started != null) {
+				started.lose();
+			}
 		}
 
 	}
@@ -85,16 +109,20 @@ final class ClaimExtension implements AutoCloseable {
 	}
 
 	/**
-	 * A handler starts on a claimed task.
-	 * @return the delivery, to tell {@link #finished} of
+	 * A task is claimed to run now: its claim is kept alive from now on, while it waits for a handler
+	 * thread and while its handler runs.
+	 * @return the delivery, to start ({@link Running#start}) and to tell {@link #finished} of
 	 */
-	Running started(String id, String token, TaskClaim claim) {
-		Running delivery = new Running(id, token, claim);
+	Running claimed(String id, String token) {
+		Running delivery = new Running(id, token);
 		running.add(delivery);
 		return delivery;
 	}
 
-	/** A handler is done with this delivery (its outcome is recorded next); any other of its id runs on. */
+	/**
+	 * A handler is done with this delivery, or it ends without one (its outcome is recorded next); any
+	 * other of its id runs on.
+	 */
 	void finished(Running delivery) {
 		running.remove(delivery);
 	}
@@ -134,10 +162,10 @@ final class ClaimExtension implements AutoCloseable {
 		if (!running.remove(delivery)) {
 			return;
 		}
-		logger.warn("The claim of task '{}' of queue '{}' was lost while its handler ran (delivered again after its "
-				+ "visibility deadline lapsed, replaced, or purged): its outcome will not be recorded", delivery.id,
+		logger.warn("The claim of task '{}' of queue '{}' was lost while its handler ran or waited to (delivered again "
+				+ "after its visibility deadline lapsed, replaced, or purged): its outcome will not be recorded", delivery.id,
 				queue);
-		delivery.claim.lose();
+		delivery.lose();
 	}
 
 	@Override

@@ -19,7 +19,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Consumes one queue on one client: claims due tasks as handler slots free up, has them run, and
- * acknowledges them.
+ * acknowledges them. While handlers are short, a claim also takes tasks for the slots they will free
+ * during its round trip ({@link TaskWorkers}), so that a backlog drains in claims of several times the
+ * concurrency rather than one round trip per handler's worth.
  * <p>
  * It does not poll. After each claim, Redis says how long, to the microsecond, until the next task
  * is due (or the next in-flight deadline passes), and the dispatcher sleeps that long
@@ -84,6 +86,26 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 	private boolean running;
 
 	private boolean claiming;
+
+	/**
+	 * How many of the client's handlers finish during a claim's round trip, at the rate they finished
+	 * between claims' replies, averaged over the last few (guarded by this). The next claim may take
+	 * twice as many tasks beyond those that can run at once: the handlers free enough slots for them
+	 * within about two round trips. Slow handlers free none in a round trip, and nothing is claimed
+	 * beyond.
+	 */
+	private double freedPerRoundTrip;
+
+	// Whether a claim was answered yet; when the last was, and how many handlers had finished then
+	// (guarded by this).
+	private boolean replied;
+
+	private long lastReplyNanos;
+
+	private long finishedAtLastReply;
+
+	// Whether the last claim left tasks that are due now (guarded by this).
+	private boolean backlog;
 
 	/**
 	 * Whether the consumer stopped while a claim was under way (guarded by this): until its reply is
@@ -202,10 +224,15 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 			}
 			timer.cancel();
 			awaitingSlot = false;
-			reserved = workers.reserve(MAX_BATCH);
+			// Slots free up fast while a backlog drains: claim for several at once rather than for each
+			// as it frees, at most as many as freed during a round trip, so the wait stays that short.
+			int freed = (int) Math.round(freedPerRoundTrip);
+			int min = (backlog && workers.inUse() > 0) ? Math.min(workers.concurrency(), freed) : 1;
+			int beyond = 2 * freed;
+			reserved = workers.reserve(MAX_BATCH, min, beyond);
 			if (reserved == 0) {
 				awaitingSlot = true;
-				workers.whenSlotFree(this::claim);
+				workers.whenSlotFree(this::claim, min, beyond);
 				finished = acknowledgements.takeToSendAlone();
 			}
 			else {
@@ -214,6 +241,7 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 				finished = acknowledgements.takeAll();
 			}
 		}
+		long sentNanos = System.nanoTime();
 		if (reserved == 0) {
 			acknowledgements.send(finished);
 			return;
@@ -222,11 +250,13 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 		// connection) would otherwise keep this consumer from claiming for good.
 		claims.send(reserved, finished)
 			.orTimeout(engine.commandTimeout().toNanos(), TimeUnit.NANOSECONDS)
-			.whenComplete((reply, failure) -> claimed(reserved, finished, reply, failure));
+			.whenComplete((reply, failure) -> claimed(reserved, finished, sentNanos, reply, failure));
 	}
 
-	private void claimed(int reserved, List<String> finished, @Nullable List<Object> reply,
+	private void claimed(int reserved, List<String> finished, long sentNanos, @Nullable List<Object> reply,
 			@Nullable Throwable failure) {
+		long repliedNanos = System.nanoTime();
+		long finishedNow = workers.finished();
 		int claimed = 0;
 		long wakeInMicros = TimeUnit.MILLISECONDS.toMicros(RETRY_AFTER_ERROR_MILLIS);
 		try {
@@ -254,6 +284,13 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 		boolean haltWaited;
 		synchronized (this) {
 			claiming = false;
+			freedPerRoundTrip = (reply != null)
+					? (3 * freedPerRoundTrip + freedInRoundTrip(repliedNanos - sentNanos, repliedNanos, finishedNow)) / 4
+					: 0;
+			replied = true;
+			lastReplyNanos = repliedNanos;
+			finishedAtLastReply = finishedNow;
+			backlog = reply != null && wakeInMicros == 0;
 			haltWaited = claimUnderWayAtHalt;
 			claimUnderWayAtHalt = false;
 			toClose = subscriptionToClose();
@@ -271,6 +308,19 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 		if (haltWaited) {
 			deliveries.end(1);
 		}
+	}
+
+	/**
+	 * Called holding this monitor: how many handlers finish in a round trip, at the rate they finished
+	 * since the last claim's reply.
+	 */
+	private double freedInRoundTrip(long roundTripNanos, long nowNanos, long finishedNow) {
+		long since = nowNanos - lastReplyNanos;
+		if (!replied || since <= 0) {
+			return 0;
+		}
+		double freed = (double) (finishedNow - finishedAtLastReply) * roundTripNanos / since;
+		return Math.min(workers.concurrency() * TaskWorkers.CLAIMED_BEYOND_RUNNING, freed);
 	}
 
 	/**
@@ -299,7 +349,7 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 				waiting.start = engine.scheduler().schedule(() -> {
 					// Due: it starts once Redis confirms its claim still stands.
 					if (stopWaiting(id, waiting)) {
-						ahead.confirm(task, () -> workers.execute(() -> delivery.deliver(task)), () -> ended(1));
+						ahead.confirm(task, () -> execute(task), () -> ended(1));
 					}
 				}, task.startInMicros(), TimeUnit.MICROSECONDS);
 			}
@@ -312,8 +362,14 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 		}
 		else if (waiting == null) {
 			delivery.expect(task);
-			workers.execute(() -> delivery.deliver(task));
+			execute(task);
 		}
+	}
+
+	/** Runs a claimed task on its reserved slot once a handler thread is free, its claim kept alive meanwhile. */
+	private void execute(ClaimedTask task) {
+		ClaimExtension.Running running = delivery.claimed(task);
+		workers.execute(() -> delivery.deliver(task, running));
 	}
 
 	/** Ends deliveries that did not run: their slots and their counts. */

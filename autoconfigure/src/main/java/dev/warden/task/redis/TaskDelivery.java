@@ -6,10 +6,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs one claimed task on the worker slot reserved for it, keeping its claim alive while the
- * handler runs, and ends its delivery: a task whose handler succeeded is acknowledged and its
+ * Runs one claimed task on the worker slot reserved for it, its claim kept alive from its claim to
+ * its handler's end, and ends its delivery: a task whose handler succeeded is acknowledged and its
  * delivery ends when the acknowledgement is answered; any other ends at once. The slot is free as
- * soon as the handler returns.
+ * soon as the handler returns. A task whose claim was lost while it waited for a handler thread is
+ * not run.
  *
  * @param <T> the payload type
  */
@@ -44,14 +45,32 @@ final class TaskDelivery<T> {
 		run.expect(task);
 	}
 
-	void deliver(ClaimedTask task) {
+	/**
+	 * Keeps the claim of a task claimed to run alive until its handler ends: to call before the task
+	 * waits for a handler thread.
+	 */
+	ClaimExtension.Running claimed(ClaimedTask task) {
+		return extension.claimed(task.id(), task.token());
+	}
+
+	/**
+	 * Runs the task's handler, on a handler thread, unless its claim was lost meanwhile.
+	 * @param task the task
+	 * @param running its delivery, from {@link #claimed}
+	 */
+	void deliver(ClaimedTask task, ClaimExtension.Running running) {
 		boolean succeeded = false;
 		TaskClaim claim = TaskClaim.enter(queue, task.id());
-		ClaimExtension.Running running = extension.started(task.id(), task.token(), claim);
 		try {
 			boolean handled;
 			try {
-				handled = run.run(task);
+				if (running.start(claim)) {
+					handled = run.run(task);
+				}
+				else {
+					run.skip(task);
+					handled = false;
+				}
 			}
 			finally {
 				extension.finished(running);
@@ -72,7 +91,7 @@ final class TaskDelivery<T> {
 				deliveries.end(1);
 			}
 			// The handler is done: its slot may run another task while the acknowledgement is sent.
-			workers.release(1);
+			workers.handlerFinished();
 		}
 	}
 

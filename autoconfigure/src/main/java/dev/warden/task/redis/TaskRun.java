@@ -118,6 +118,13 @@ final class TaskRun<T> {
 		}
 	}
 
+	/** A task a claim started that does not run (its claim was lost while it waited for a handler thread). */
+	void skip(ClaimCall.ClaimedTask task) {
+		if (admission != null) {
+			admission.skip(task);
+		}
+	}
+
 	/**
 	 * Runs the task's handler.
 	 * @param task the claimed task

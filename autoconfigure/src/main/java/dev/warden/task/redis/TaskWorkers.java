@@ -8,13 +8,19 @@ import java.util.concurrent.ForkJoinWorkerThread;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.jspecify.annotations.Nullable;
 
 /**
  * The bounded pool that runs the task handlers of one client, shared by all its consumers. A
- * consumer reserves slots before it claims tasks, so it never claims more than can run at once:
- * nothing claimed waits in a local queue while its visibility timeout runs.
+ * consumer reserves slots before it claims tasks. It reserves at most as many as can run at once,
+ * the concurrency, except for the slots that handlers freed during its last claim's round trip:
+ * when handlers are short, those are free again by the time the next claim's reply is in, and a
+ * consumer may claim for them too, up to {@value #CLAIMED_BEYOND_RUNNING} times the concurrency
+ * beyond it ({@link #reserve}). Such tasks wait in the pool's queue for a handler thread, their claims
+ * kept alive meanwhile; no more than the concurrency run at once. When handlers are slow, none
+ * free during a round trip and nothing is claimed beyond what can run.
  * <p>
  * Platform handler threads are a work-stealing pool in FIFO mode: a claim's tasks are handed over
  * together, a thread that finishes one takes the next without a hand-off, and an idle thread is woken
@@ -23,7 +29,18 @@ import org.jspecify.annotations.Nullable;
  */
 public final class TaskWorkers implements AutoCloseable {
 
+	/** How many times the concurrency a consumer may claim beyond the handlers that can run. */
+	static final int CLAIMED_BEYOND_RUNNING = 3;
+
 	private final int concurrency;
+
+	private final int capacity;
+
+	// Handlers finished so far, by every consumer: how fast slots free up.
+	private final AtomicLong finished = new AtomicLong();
+
+	// With virtual threads, which are not pooled: how many handlers may run at once.
+	private final @Nullable Semaphore running;
 
 	private final String threadPrefix;
 
@@ -44,8 +61,7 @@ public final class TaskWorkers implements AutoCloseable {
 	}
 
 	/**
-	 * @param concurrency how many handlers run at once (with virtual threads too: the slots bound
-	 * how many tasks a consumer claims)
+	 * @param concurrency how many handlers run at once (with virtual threads too)
 	 * @param threadPrefix prefix of the handler threads' names
 	 * @param virtualThreads whether each handler runs on a virtual thread of its own (Java 21 and
 	 * later) instead of a pooled platform thread
@@ -62,21 +78,55 @@ public final class TaskWorkers implements AutoCloseable {
 		this.concurrency = concurrency;
 		this.threadPrefix = threadPrefix;
 		this.virtualThreads = virtualThreads;
-		this.slots = new Semaphore(concurrency);
+		this.capacity = concurrency * (1 + CLAIMED_BEYOND_RUNNING);
+		this.slots = new Semaphore(capacity);
+		this.running = virtualThreads ? new Semaphore(concurrency) : null;
+	}
+
+	/** {@return how many handlers run at once} */
+	int concurrency() {
+		return concurrency;
+	}
+
+	/** {@return how many slots are reserved: handlers running or waiting, and claims under way} */
+	int inUse() {
+		return capacity - slots.availablePermits();
+	}
+
+	/** {@return how many handlers have finished so far, on every consumer of this client} */
+	long finished() {
+		return finished.get();
+	}
+
+	/**
+	 * Reserves at least {@code min} and up to {@code max} slots, such that at most
+	 * {@code concurrency + beyond} are in use; none when fewer than {@code min} are free so.
+	 * @param max at most this many
+	 * @param min at least this many, else none (at least 1)
+	 * @param beyond how many slots beyond the concurrency may be in use (capped at
+	 * {@value #CLAIMED_BEYOND_RUNNING} times the concurrency)
+	 * @return how many were reserved
+	 */
+	int reserve(int max, int min, int beyond) {
+		int held = capacity - limit(beyond);
+		for (;;) {
+			int free = Math.min(max, slots.availablePermits() - held);
+			if (free < Math.max(1, min)) {
+				return 0;
+			}
+			if (slots.tryAcquire(free)) {
+				return free;
+			}
+		}
+	}
+
+	private int limit(int beyond) {
+		return concurrency + Math.max(0, Math.min(beyond, capacity - concurrency));
 	}
 
 	/** Whether handlers run on virtual threads. */
 	public boolean virtualThreads() {
 		return virtualThreads;
-	}
-
-	/** Reserves up to {@code max} free slots; returns how many were reserved. */
-	int reserve(int max) {
-		int reserved = 0;
-		while (reserved < max && slots.tryAcquire()) {
-			reserved++;
-		}
-		return reserved;
 	}
 
 	/** Gives back reserved slots, and lets consumers that found none try again. */
@@ -87,13 +137,22 @@ public final class TaskWorkers implements AutoCloseable {
 		}
 	}
 
-	/** Runs {@code action} once a slot is released. */
-	void whenSlotFree(Runnable action) {
+	/** A handler finished: its slot is free, and counts towards how fast slots free up. */
+	void handlerFinished() {
+		finished.incrementAndGet();
+		release(1);
+	}
+
+	/**
+	 * Runs {@code action} once a slot is released, or now when {@link #reserve} would find
+	 * {@code min} free with {@code beyond} already.
+	 */
+	void whenSlotFree(Runnable action, int min, int beyond) {
 		synchronized (waitingForSlot) {
 			waitingForSlot.add(action);
 		}
-		if (slots.availablePermits() > 0) {
-			// A slot freed between the caller's failed reservation and the line above.
+		if (slots.availablePermits() - (capacity - limit(beyond)) >= Math.max(1, min)) {
+			// Slots freed between the caller's failed reservation and the line above.
 			runWaiting();
 		}
 	}
@@ -110,7 +169,10 @@ public final class TaskWorkers implements AutoCloseable {
 		waiting.forEach(Runnable::run);
 	}
 
-	/** Runs a handler on a reserved slot; the task must release its slot when done. */
+	/**
+	 * Runs a handler on a reserved slot, once one of the concurrency's threads is free; the task must
+	 * call {@link #handlerFinished} when done.
+	 */
 	synchronized void execute(Runnable task) {
 		if (executor == null && virtualThreads) {
 			executor = VirtualThreads.perTaskExecutor(threadPrefix);
@@ -126,7 +188,22 @@ public final class TaskWorkers implements AutoCloseable {
 				return thread;
 			}, null, true, concurrency, concurrency, 1, pool -> true, 60, TimeUnit.SECONDS);
 		}
-		executor.execute(task);
+		Semaphore gate = running;
+		if (gate == null) {
+			executor.execute(task);
+		}
+		else {
+			// A virtual thread each: those beyond the concurrency wait here, parked cheaply.
+			executor.execute(() -> {
+				gate.acquireUninterruptibly();
+				try {
+					task.run();
+				}
+				finally {
+					gate.release();
+				}
+			});
+		}
 	}
 
 	/** Stops the handler threads (after the consumers have stopped). */
