@@ -21,7 +21,9 @@ import org.slf4j.LoggerFactory;
  * delivery still running, or waiting for a handler thread, to a full timeout from now. A handler that
  * runs longer than the timeout is thus not delivered again meanwhile; when the process dies, nothing
  * extends the deadlines any more and they lapse, so another consumer gets the task as before. A tick
- * with no delivery under way sends nothing.
+ * with no delivery under way sends nothing. A task that has waited a whole visibility timeout for a
+ * handler thread (behind handlers that turned slow) is given up instead: its claim is left to lapse,
+ * so that another instance runs it, and it does not run here.
  * <p>
  * Deliveries are tracked one by one, not by task id: the same consumer may run two deliveries of one
  * id at once (the task was replaced while its handler ran, or its claim lapsed and came back to
@@ -41,7 +43,10 @@ final class ClaimExtension implements AutoCloseable {
 
 	private final long periodMillis;
 
-	// The running deliveries, each its own: written by every handler thread, read at each tick.
+	private final long maxWaitNanos;
+
+	// The deliveries under way (waiting for a handler thread or running), each its own: written by
+	// the consumer and every handler thread, read at each tick.
 	private final Set<Running> running = ConcurrentHashMap.newKeySet();
 
 	/**
@@ -55,15 +60,30 @@ final class ClaimExtension implements AutoCloseable {
 
 		private final String token;
 
+		private final long claimedNanos;
+
 		// Guarded by this.
 		private @Nullable TaskClaim claim;
 
 		// Guarded by this: lost before its handler started.
 		private boolean lost;
 
-		private Running(String id, String token) {
+		private Running(String id, String token, long claimedNanos) {
 			this.id = id;
 			this.token = token;
+			this.claimedNanos = claimedNanos;
+		}
+
+		/**
+		 * Gives the delivery up when it still waits for a handler thread more than {@code nanos} after
+		 * its claim: its handler will not start.
+		 */
+		private synchronized boolean giveUpIfWaitedLongerThan(long nanos, long now) {
+			if (claim != null || now - claimedNanos <= nanos) {
+				return false;
+			}
+			lost = true;
+			return true;
 		}
 
 		/**
@@ -99,6 +119,7 @@ final class ClaimExtension implements AutoCloseable {
 		this.engine = engine;
 		this.visibilityArg = Long.toString(visibilityTimeout.toMillis());
 		this.periodMillis = Math.max(1, visibilityTimeout.toMillis() / 3);
+		this.maxWaitNanos = visibilityTimeout.toNanos();
 	}
 
 	/** Starts ticking, once the consumer runs; each tick extends the deliveries running then. */
@@ -110,11 +131,15 @@ final class ClaimExtension implements AutoCloseable {
 
 	/**
 	 * A task is claimed to run now: its claim is kept alive from now on, while it waits for a handler
-	 * thread and while its handler runs.
+	 * thread (up to a visibility timeout) and while its handler runs.
+	 * @param id the task's id
+	 * @param token its claim token
+	 * @param claimedNanos when its claim was sent, or confirmed for a task claimed ahead
+	 * ({@link System#nanoTime()})
 	 * @return the delivery, to start ({@link Running#start}) and to tell {@link #finished} of
 	 */
-	Running claimed(String id, String token) {
-		Running delivery = new Running(id, token);
+	Running claimed(String id, String token, long claimedNanos) {
+		Running delivery = new Running(id, token, claimedNanos);
 		running.add(delivery);
 		return delivery;
 	}
@@ -128,6 +153,13 @@ final class ClaimExtension implements AutoCloseable {
 	}
 
 	private void extend() {
+		long now = System.nanoTime();
+		for (Running delivery : running) {
+			if (delivery.giveUpIfWaitedLongerThan(maxWaitNanos, now) && running.remove(delivery)) {
+				logger.warn("Task '{}' of queue '{}' waited a whole visibility timeout for a handler thread: it does not "
+						+ "run here, and is delivered again once its claim lapses", delivery.id, queue);
+			}
+		}
 		List<Running> sent = List.copyOf(running);
 		if (sent.isEmpty()) {
 			return;

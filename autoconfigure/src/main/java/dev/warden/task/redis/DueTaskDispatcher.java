@@ -271,7 +271,7 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 				Map<String, Waiting> handBack = new HashMap<>();
 				for (ClaimedTask task : claim.tasks()) {
 					claimed++;
-					accept(task, handBack);
+					accept(task, handBack, sentNanos);
 				}
 				ahead.handBack(handBack, this::ended);
 			}
@@ -329,7 +329,7 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 	 * revocation message was missed, is dropped: Redis holds only the new claim. One claimed ahead
 	 * after the consumer stopped goes into {@code handBack}.
 	 */
-	private void accept(ClaimedTask task, Map<String, Waiting> handBack) {
+	private void accept(ClaimedTask task, Map<String, Waiting> handBack, long claimedNanos) {
 		String id = task.id();
 		Waiting waiting = (task.startInMicros() > 0) ? new Waiting(task.token()) : null;
 		Waiting superseded;
@@ -349,7 +349,8 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 				waiting.start = engine.scheduler().schedule(() -> {
 					// Due: it starts once Redis confirms its claim still stands.
 					if (stopWaiting(id, waiting)) {
-						ahead.confirm(task, () -> execute(task), () -> ended(1));
+						long confirming = System.nanoTime();
+						ahead.confirm(task, () -> execute(task, confirming), () -> ended(1));
 					}
 				}, task.startInMicros(), TimeUnit.MICROSECONDS);
 			}
@@ -362,13 +363,17 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 		}
 		else if (waiting == null) {
 			delivery.expect(task);
-			execute(task);
+			execute(task, claimedNanos);
 		}
 	}
 
-	/** Runs a claimed task on its reserved slot once a handler thread is free, its claim kept alive meanwhile. */
-	private void execute(ClaimedTask task) {
-		ClaimExtension.Running running = delivery.claimed(task);
+	/**
+	 * Runs a claimed task on its reserved slot once a handler thread is free, its claim kept alive
+	 * meanwhile.
+	 * @param claimedNanos when its claim was sent, or confirmed for a task claimed ahead
+	 */
+	private void execute(ClaimedTask task, long claimedNanos) {
+		ClaimExtension.Running running = delivery.claimed(task, claimedNanos);
 		workers.execute(() -> delivery.deliver(task, running));
 	}
 

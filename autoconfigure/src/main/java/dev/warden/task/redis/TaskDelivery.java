@@ -9,8 +9,8 @@ import org.slf4j.LoggerFactory;
  * Runs one claimed task on the worker slot reserved for it, its claim kept alive from its claim to
  * its handler's end, and ends its delivery: a task whose handler succeeded is acknowledged and its
  * delivery ends when the acknowledgement is answered; any other ends at once. The slot is free as
- * soon as the handler returns. A task whose claim was lost while it waited for a handler thread is
- * not run.
+ * soon as the handler returns. A task whose claim was lost while it waited for a handler thread, or
+ * given up after it waited a whole visibility timeout, is not run.
  *
  * @param <T> the payload type
  */
@@ -49,8 +49,8 @@ final class TaskDelivery<T> {
 	 * Keeps the claim of a task claimed to run alive until its handler ends: to call before the task
 	 * waits for a handler thread.
 	 */
-	ClaimExtension.Running claimed(ClaimedTask task) {
-		return extension.claimed(task.id(), task.token());
+	ClaimExtension.Running claimed(ClaimedTask task, long claimedNanos) {
+		return extension.claimed(task.id(), task.token(), claimedNanos);
 	}
 
 	/**
