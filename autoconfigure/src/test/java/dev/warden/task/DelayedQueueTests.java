@@ -400,43 +400,6 @@ class DelayedQueueTests {
 	}
 
 	@Test
-	void tasksClaimedBehindAHandlerThatHangsGoToAnotherInstanceAndRunOnce() throws Exception {
-		// One slot and short handlers: claims take tasks beyond the slot, for it to run in turn. Then
-		// the instance's 100th handler hangs until every task has run. The tasks claimed behind it
-		// keep their claims for a visibility timeout (a second instance, started then, does not get
-		// them meanwhile), are then given up, and run on the second instance once their claims lapse;
-		// none runs twice.
-		ConsumerOptions shortVisibility = new ConsumerOptions(3, Duration.ofMillis(50), Duration.ofSeconds(1),
-				Duration.ofMillis(600));
-		DelayedQueue<Integer> queue = dueNow("hangs", 400, 1);
-		Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
-		CountDownLatch all = new CountDownLatch(400);
-		CountDownLatch hanging = new CountDownLatch(1);
-		AtomicInteger ranHere = new AtomicInteger();
-		queue.consume(delivery -> {
-			if (runs.computeIfAbsent(delivery.id(), id -> new AtomicInteger()).incrementAndGet() == 1) {
-				all.countDown();
-			}
-			if (ranHere.incrementAndGet() == 100) {
-				hanging.countDown();
-				all.await(30, TimeUnit.SECONDS);
-			}
-		}, shortVisibility);
-		assertThat(hanging.await(30, TimeUnit.SECONDS)).isTrue();
-		clients.open(redis.node(), options -> options.shutdownGrace(Duration.ofSeconds(5)))
-			.getDelayedQueue("hangs", Integer.class)
-			.consume(delivery -> {
-				if (runs.computeIfAbsent(delivery.id(), id -> new AtomicInteger()).incrementAndGet() == 1) {
-					all.countDown();
-				}
-			}, shortVisibility);
-		assertThat(all.await(20, TimeUnit.SECONDS)).as("every task ran while one handler hangs").isTrue();
-		Eventually.await("all acknowledged", () -> queue.size() == 0);
-		assertThat(runs).hasSize(400);
-		assertThat(runs.values()).allSatisfy(count -> assertThat(count).hasValue(1));
-	}
-
-	@Test
 	void aConsumerWithOneHandlerSlotAcknowledgesEveryTaskAndStopsIdle() throws Exception {
 		// One slot: every handler finishes while the next claim waits for that slot, so each
 		// acknowledgement waits for the claim the slot's release runs.

@@ -78,8 +78,13 @@ final class ClaimExtension implements AutoCloseable {
 		 * Gives the delivery up when it still waits for a handler thread more than {@code nanos} after
 		 * its claim: its handler will not start.
 		 */
-		private synchronized boolean giveUpIfWaitedLongerThan(long nanos, long now) {
-			if (claim != null || now - claimedNanos <= nanos) {
+		private boolean giveUpIfWaitedLongerThan(long nanos, long now) {
+			return now - claimedNanos > nanos && giveUpIfWaiting();
+		}
+
+		/** Gives the delivery up when it still waits for a handler thread: its handler will not start. */
+		private synchronized boolean giveUpIfWaiting() {
+			if (claim != null) {
 				return false;
 			}
 			lost = true;
@@ -140,7 +145,15 @@ final class ClaimExtension implements AutoCloseable {
 	 */
 	Running claimed(String id, String token, long claimedNanos) {
 		Running delivery = new Running(id, token, claimedNanos);
-		running.add(delivery);
+		synchronized (this) {
+			if (closed) {
+				// Nothing keeps its claim alive any more: it must not start.
+				delivery.giveUpIfWaiting();
+			}
+			else {
+				running.add(delivery);
+			}
+		}
 		return delivery;
 	}
 
@@ -200,12 +213,24 @@ final class ClaimExtension implements AutoCloseable {
 		delivery.lose();
 	}
 
+	/**
+	 * Stops extending claims: handlers running now run on, their claims left to lapse; tasks that
+	 * still wait for a handler thread are given up and do not start (their claims lapse, and they are
+	 * delivered again).
+	 */
 	@Override
-	public synchronized void close() {
-		closed = true;
-		if (timer != null) {
-			timer.cancel(false);
-			timer = null;
+	public void close() {
+		synchronized (this) {
+			closed = true;
+			if (timer != null) {
+				timer.cancel(false);
+				timer = null;
+			}
+		}
+		for (Running delivery : running) {
+			if (delivery.giveUpIfWaiting()) {
+				running.remove(delivery);
+			}
 		}
 	}
 

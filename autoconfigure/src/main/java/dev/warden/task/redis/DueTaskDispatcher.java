@@ -88,11 +88,12 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 	private boolean claiming;
 
 	/**
-	 * How many of the client's handlers finish during a claim's round trip, at the rate they finished
-	 * between claims' replies, averaged over the last few (guarded by this). The next claim may take
-	 * twice as many tasks beyond those that can run at once: the handlers free enough slots for them
-	 * within about two round trips. Slow handlers free none in a round trip, and nothing is claimed
-	 * beyond.
+	 * How many of this consumer's handlers finish during a claim's round trip, at the rate they
+	 * finished between claims' replies, averaged over the last few (guarded by this). The next claim
+	 * may take twice as many tasks beyond those that can run at once, when no task waits for a
+	 * handler thread: the handlers free enough slots for them within about two round trips. Slow
+	 * handlers free none in a round trip, and nothing is claimed beyond them; when handlers turn slow,
+	 * what was claimed beyond them last waits, and no more is claimed beyond until it started.
 	 */
 	private double freedPerRoundTrip;
 
@@ -101,6 +102,8 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 	private boolean replied;
 
 	private long lastReplyNanos;
+
+	private long lastRoundTripNanos;
 
 	private long finishedAtLastReply;
 
@@ -226,9 +229,10 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 			awaitingSlot = false;
 			// Slots free up fast while a backlog drains: claim for several at once rather than for each
 			// as it frees, at most as many as freed during a round trip, so the wait stays that short.
+			forgetStaleRate(System.nanoTime());
 			int freed = (int) Math.round(freedPerRoundTrip);
 			int min = (backlog && workers.inUse() > 0) ? Math.min(workers.concurrency(), freed) : 1;
-			int beyond = 2 * freed;
+			int beyond = (workers.waiting() == 0) ? 2 * freed : 0;
 			reserved = workers.reserve(MAX_BATCH, min, beyond);
 			if (reserved == 0) {
 				awaitingSlot = true;
@@ -256,7 +260,7 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 	private void claimed(int reserved, List<String> finished, long sentNanos, @Nullable List<Object> reply,
 			@Nullable Throwable failure) {
 		long repliedNanos = System.nanoTime();
-		long finishedNow = workers.finished();
+		long finishedNow = delivery.finished();
 		int claimed = 0;
 		long wakeInMicros = TimeUnit.MILLISECONDS.toMicros(RETRY_AFTER_ERROR_MILLIS);
 		try {
@@ -289,6 +293,7 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 					: 0;
 			replied = true;
 			lastReplyNanos = repliedNanos;
+			lastRoundTripNanos = repliedNanos - sentNanos;
 			finishedAtLastReply = finishedNow;
 			backlog = reply != null && wakeInMicros == 0;
 			haltWaited = claimUnderWayAtHalt;
@@ -307,6 +312,19 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 		acknowledgements.send(alone);
 		if (haltWaited) {
 			deliveries.end(1);
+		}
+	}
+
+	/**
+	 * Called holding this monitor: when no claim was answered for several round trips (the handlers
+	 * kept every slot), how many handlers finish in a round trip is measured again over that time,
+	 * and the average drops to it if lower: handlers that turned slow are not claimed beyond again.
+	 */
+	private void forgetStaleRate(long nowNanos) {
+		long since = nowNanos - lastReplyNanos;
+		if (replied && lastRoundTripNanos > 0 && since > 4 * lastRoundTripNanos) {
+			freedPerRoundTrip = Math.min(freedPerRoundTrip,
+					freedInRoundTrip(lastRoundTripNanos, nowNanos, delivery.finished()));
 		}
 	}
 

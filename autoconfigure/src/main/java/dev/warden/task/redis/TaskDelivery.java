@@ -1,5 +1,7 @@
 package dev.warden.task.redis;
 
+import java.util.concurrent.atomic.AtomicLong;
+
 import dev.warden.task.TaskClaim;
 import dev.warden.task.redis.ClaimCall.ClaimedTask;
 import org.slf4j.Logger;
@@ -30,6 +32,9 @@ final class TaskDelivery<T> {
 
 	private final TaskWorkers workers;
 
+	// This consumer's handlers that have finished so far: how fast they free their slots.
+	private final AtomicLong finished = new AtomicLong();
+
 	TaskDelivery(String queue, TaskRun<T> run, ClaimExtension extension, Acknowledgements acknowledgements,
 			ActiveDeliveries deliveries, TaskWorkers workers) {
 		this.queue = queue;
@@ -43,6 +48,11 @@ final class TaskDelivery<T> {
 	/** A claim starts this task now, after the ones it started before it ({@link TaskRun#expect}). */
 	void expect(ClaimedTask task) {
 		run.expect(task);
+	}
+
+	/** {@return how many of this consumer's handlers have finished so far} */
+	long finished() {
+		return finished.get();
 	}
 
 	/**
@@ -91,7 +101,8 @@ final class TaskDelivery<T> {
 				deliveries.end(1);
 			}
 			// The handler is done: its slot may run another task while the acknowledgement is sent.
-			workers.handlerFinished();
+			finished.incrementAndGet();
+			workers.release(1);
 		}
 	}
 

@@ -8,17 +8,16 @@ import java.util.concurrent.ForkJoinWorkerThread;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 
 import org.jspecify.annotations.Nullable;
 
 /**
  * The bounded pool that runs the task handlers of one client, shared by all its consumers. A
  * consumer reserves slots before it claims tasks. It reserves at most as many as can run at once,
- * the concurrency, except for the slots that handlers freed during its last claim's round trip:
+ * the concurrency, except for the slots that its handlers freed during its last claim's round trip:
  * when handlers are short, those are free again by the time the next claim's reply is in, and a
- * consumer may claim for them too, up to {@value #CLAIMED_BEYOND_RUNNING} times the concurrency
- * beyond it ({@link #reserve}). Such tasks wait in the pool's queue for a handler thread, their claims
+ * consumer may claim for them too, while no task waits for a handler thread, up to
+ * {@value #CLAIMED_BEYOND_RUNNING} times the concurrency beyond it ({@link #reserve}). Such tasks wait in the pool's queue for a handler thread, their claims
  * kept alive meanwhile; no more than the concurrency run at once. When handlers are slow, none
  * free during a round trip and nothing is claimed beyond what can run.
  * <p>
@@ -36,8 +35,8 @@ public final class TaskWorkers implements AutoCloseable {
 
 	private final int capacity;
 
-	// Handlers finished so far, by every consumer: how fast slots free up.
-	private final AtomicLong finished = new AtomicLong();
+	// Tasks handed to the pool whose handlers have not started: waiting for a thread.
+	private final AtomicInteger waiting = new AtomicInteger();
 
 	// With virtual threads, which are not pooled: how many handlers may run at once.
 	private final @Nullable Semaphore running;
@@ -93,9 +92,9 @@ public final class TaskWorkers implements AutoCloseable {
 		return capacity - slots.availablePermits();
 	}
 
-	/** {@return how many handlers have finished so far, on every consumer of this client} */
-	long finished() {
-		return finished.get();
+	/** {@return how many tasks handed to the pool wait for a handler thread} */
+	int waiting() {
+		return waiting.get();
 	}
 
 	/**
@@ -137,12 +136,6 @@ public final class TaskWorkers implements AutoCloseable {
 		}
 	}
 
-	/** A handler finished: its slot is free, and counts towards how fast slots free up. */
-	void handlerFinished() {
-		finished.incrementAndGet();
-		release(1);
-	}
-
 	/**
 	 * Runs {@code action} once a slot is released, or now when {@link #reserve} would find
 	 * {@code min} free with {@code beyond} already.
@@ -171,7 +164,7 @@ public final class TaskWorkers implements AutoCloseable {
 
 	/**
 	 * Runs a handler on a reserved slot, once one of the concurrency's threads is free; the task must
-	 * call {@link #handlerFinished} when done.
+	 * {@link #release} its slot when done. A task still waiting when the pool closes does not run.
 	 */
 	synchronized void execute(Runnable task) {
 		if (executor == null && virtualThreads) {
@@ -189,13 +182,26 @@ public final class TaskWorkers implements AutoCloseable {
 			}, null, true, concurrency, concurrency, 1, pool -> true, 60, TimeUnit.SECONDS);
 		}
 		Semaphore gate = running;
+		waiting.incrementAndGet();
 		if (gate == null) {
-			executor.execute(task);
+			executor.execute(() -> {
+				waiting.decrementAndGet();
+				task.run();
+			});
 		}
 		else {
-			// A virtual thread each: those beyond the concurrency wait here, parked cheaply.
+			// A virtual thread each: those beyond the concurrency wait here, parked cheaply, until a
+			// handler ends or the pool closes (which interrupts them).
 			executor.execute(() -> {
-				gate.acquireUninterruptibly();
+				try {
+					gate.acquire();
+				}
+				catch (InterruptedException ex) {
+					waiting.decrementAndGet();
+					Thread.currentThread().interrupt();
+					return;
+				}
+				waiting.decrementAndGet();
 				try {
 					task.run();
 				}

@@ -43,12 +43,40 @@ public class TaskWorkersTests {
 			AtomicInteger runs = new AtomicInteger();
 			workers.whenSlotFree(runs::incrementAndGet, 2, 0);
 			assertThat(runs).as("none free").hasValue(0);
-			workers.handlerFinished();
+			workers.release(1);
 			assertThat(runs).as("any release runs the waiting, which check again").hasValue(1);
-			assertThat(workers.finished()).isEqualTo(1);
 			workers.whenSlotFree(runs::incrementAndGet, 1, 0);
 			assertThat(runs).as("one is free already: at once").hasValue(2);
 			workers.release(1);
+		}
+	}
+
+	@Test
+	void countsTheTasksThatWaitForAHandlerThread() throws Exception {
+		try (TaskWorkers workers = new TaskWorkers(1, "test-workers-")) {
+			assertThat(workers.reserve(3, 1, 2)).isEqualTo(3);
+			CountDownLatch running = new CountDownLatch(1);
+			CountDownLatch release = new CountDownLatch(1);
+			CountDownLatch done = new CountDownLatch(3);
+			for (int i = 0; i < 3; i++) {
+				workers.execute(() -> {
+					running.countDown();
+					try {
+						release.await(30, TimeUnit.SECONDS);
+					}
+					catch (InterruptedException ex) {
+						Thread.currentThread().interrupt();
+					}
+					workers.release(1);
+					done.countDown();
+				});
+			}
+			assertThat(running.await(30, TimeUnit.SECONDS)).isTrue();
+			assertThat(workers.waiting()).as("two behind the one running").isEqualTo(2);
+			release.countDown();
+			assertThat(done.await(30, TimeUnit.SECONDS)).isTrue();
+			assertThat(workers.waiting()).isZero();
+			assertThat(workers.inUse()).isZero();
 		}
 	}
 
@@ -85,7 +113,7 @@ public class TaskWorkersTests {
 				finally {
 					running.decrementAndGet();
 					done.countDown();
-					workers.handlerFinished();
+					workers.release(1);
 				}
 			});
 		}

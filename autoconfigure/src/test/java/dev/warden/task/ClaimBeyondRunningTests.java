@@ -1,0 +1,273 @@
+package dev.warden.task;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+import dev.warden.Eventually;
+import dev.warden.Warden;
+import dev.warden.WardenClients;
+import dev.warden.test.redis.RedisServerExtension;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * What a consumer claims beyond the handlers that can run: the tasks claimed for the slots short
+ * handlers free during a round trip, and what becomes of them when handlers turn slow or their
+ * consumer stops.
+ */
+class ClaimBeyondRunningTests {
+
+	private static final Duration VISIBILITY = Duration.ofSeconds(30);
+
+	private static final ConsumerOptions OPTIONS = new ConsumerOptions(3, Duration.ofMillis(50), Duration.ofSeconds(1),
+			VISIBILITY);
+
+	@RegisterExtension
+	static final RedisServerExtension redis = new RedisServerExtension();
+
+	@RegisterExtension
+	final WardenClients clients = new WardenClients();
+
+	@Test
+	void atMostOneClaimsWorthWaitsBehindHandlersThatTurnSlow() throws Exception {
+		// Four slots and short handlers for the first 300 tasks: claims take tasks beyond the slots.
+		// Then every handler runs 300 ms: the tasks claimed before that may wait behind them, one
+		// claim's worth at most (three times the concurrency), and nothing claimed after waits.
+		// Each slow handler reads how long its task waited since its claim, by Redis's clock: its
+		// visibility deadline is its claim's time plus the visibility timeout.
+		int concurrency = 4;
+		int fast = 300;
+		int slow = 80;
+		DelayedQueue<Integer> queue = dueNow("turn-slow", fast + slow, concurrency);
+		AtomicInteger started = new AtomicInteger();
+		List<Long> waitedMillis = new CopyOnWriteArrayList<>();
+		CountDownLatch all = new CountDownLatch(fast + slow);
+		queue.consume(delivery -> {
+			if (started.incrementAndGet() > fast) {
+				Object deadline = redis.node().call("ZSCORE", "warden:task:{turn-slow}:inflight", delivery.id());
+				long claimedAt = (long) Double.parseDouble(String.valueOf(deadline)) - VISIBILITY.toMillis();
+				waitedMillis.add(redisMillis() - claimedAt);
+				// Not a wait for another thread: the handler's own work, much longer than a round trip.
+				Thread.sleep(300);
+			}
+			all.countDown();
+		}, OPTIONS);
+		assertThat(all.await(60, TimeUnit.SECONDS)).isTrue();
+		Eventually.await("all acknowledged", () -> queue.size() == 0);
+		List<Long> waitedBehindSlow = waitedMillis.stream().filter(waited -> waited >= 150).toList();
+		assertThat(waitedBehindSlow).as("tasks that waited 150 ms or more behind slow handlers, of %s", waitedMillis)
+			.hasSizeLessThanOrEqualTo(3 * concurrency);
+	}
+
+	@Test
+	void tasksWaitingWhenTheirConsumerStopsDoNotRunOnceAnotherInstanceRanThem() throws Exception {
+		// One slot and short handlers: claims take tasks beyond the slot. The first handler (after
+		// 50) with tasks claimed behind it then waits, and its consumer stops with a short grace: stop
+		// returns false, and the waiting tasks, their claims no longer kept alive, are delivered again
+		// to a second instance after their visibility timeout. Once the handler ends, the stopped
+		// consumer must not run them a second time.
+		ConsumerOptions shortVisibility = new ConsumerOptions(3, Duration.ofMillis(50), Duration.ofSeconds(1),
+				Duration.ofMillis(600));
+		DelayedQueue<Integer> queue = dueNow("stopped-waiting", 400, 1);
+		Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
+		CountDownLatch all = new CountDownLatch(400);
+		CountDownLatch slowStarted = new CountDownLatch(1);
+		CompletableFuture<Void> release = new CompletableFuture<>();
+		AtomicInteger ranHere = new AtomicInteger();
+		AtomicReference<String> slowId = new AtomicReference<>();
+		List<String> ranTwice = new CopyOnWriteArrayList<>();
+		CountDownLatch anyRanTwice = new CountDownLatch(1);
+		TaskHandler<Integer> counted = delivery -> {
+			int count = runs.computeIfAbsent(delivery.id(), id -> new AtomicInteger()).incrementAndGet();
+			if (count == 1) {
+				all.countDown();
+			}
+			else if (!delivery.id().equals(slowId.get())) {
+				ranTwice.add(delivery.id());
+				anyRanTwice.countDown();
+			}
+		};
+		AtomicBoolean stopped = new AtomicBoolean();
+		List<String> ranAfterStop = new CopyOnWriteArrayList<>();
+		TaskConsumer stopping = queue.consume(delivery -> {
+			if (stopped.get()) {
+				ranAfterStop.add(delivery.id());
+			}
+			if (ranHere.incrementAndGet() > 50 && slowId.get() == null
+					&& !waitingBehind("stopped-waiting", delivery.id(), runs).isEmpty()) {
+				slowId.set(delivery.id());
+			}
+			counted.handle(delivery);
+			if (delivery.id().equals(slowId.get())) {
+				slowStarted.countDown();
+				release.get(30, TimeUnit.SECONDS);
+			}
+		}, shortVisibility);
+		assertThat(slowStarted.await(30, TimeUnit.SECONDS)).isTrue();
+		List<String> redelivered = new CopyOnWriteArrayList<>();
+		try {
+			stopped.set(true);
+			assertThat(stopping.stop(Duration.ofMillis(200))).as("a handler still runs").isFalse();
+			clients.open(redis.node(), options -> options.shutdownGrace(Duration.ofSeconds(5)))
+				.getDelayedQueue("stopped-waiting", Integer.class)
+				.consume(delivery -> {
+					if (delivery.attempt() > 1 && !delivery.id().equals(slowId.get())) {
+						redelivered.add(delivery.id());
+					}
+					counted.handle(delivery);
+				}, shortVisibility);
+			assertThat(all.await(60, TimeUnit.SECONDS)).as("every task ran").isTrue();
+			assertThat(redelivered).as("tasks that waited behind the slow handler, delivered again").isNotEmpty();
+		}
+		finally {
+			release.complete(null);
+		}
+		// The stopped consumer's single handler thread runs whatever still waits right after the slow
+		// handler: a bounded look for a second run.
+		boolean twice = anyRanTwice.await(3, TimeUnit.SECONDS);
+		assertThat(twice).as("tasks that ran twice: %s (delivered again: %s; run by the stopped consumer after its "
+				+ "stop: %s)", ranTwice, redelivered, ranAfterStop).isFalse();
+	}
+
+	@Test
+	void aConsumerWhoseHandlersAreSlowClaimsNothingBeyondThemWhileAnotherQueueDrains() throws Exception {
+		// Two slots shared by two queues: a backlog of short tasks drains on one while the other's
+		// handlers take 300 ms each. The slow queue's handlers free no slot during a round trip, so
+		// its consumer must claim nothing beyond what can start: none of its tasks waits for a handler
+		// thread. Each reads how long it waited since its claim, by Redis's clock.
+		int fast = 24_000;
+		int slow = 12;
+		Warden warden = clients.open(redis.node(),
+				options -> options.taskConcurrency(2).shutdownGrace(Duration.ofSeconds(5)));
+		DelayedQueue<Integer> fastQueue = warden.getDelayedQueue("mixed-fast", Integer.class);
+		ExecutorService schedulers = Executors.newFixedThreadPool(8);
+		try {
+			List<Future<?>> scheduled = new java.util.ArrayList<>();
+			for (int t = 0; t < 8; t++) {
+				int first = t * (fast / 8);
+				scheduled.add(schedulers.submit(() -> {
+					for (int i = first; i < first + fast / 8; i++) {
+						fastQueue.schedule("fast-" + i, i, Duration.ZERO);
+					}
+				}));
+			}
+			for (Future<?> done : scheduled) {
+				done.get(2, TimeUnit.MINUTES);
+			}
+		}
+		finally {
+			schedulers.shutdownNow();
+		}
+		DelayedQueue<Integer> slowQueue = warden.getDelayedQueue("mixed-slow", Integer.class);
+		CountDownLatch fastMidway = new CountDownLatch(fast / 4);
+		CountDownLatch fastDone = new CountDownLatch(fast);
+		fastQueue.consume(delivery -> {
+			fastMidway.countDown();
+			fastDone.countDown();
+		}, OPTIONS);
+		List<Long> waitedMillis = new CopyOnWriteArrayList<>();
+		CountDownLatch slowDone = new CountDownLatch(slow);
+		slowQueue.consume(delivery -> {
+			Object deadline = redis.node().call("ZSCORE", "warden:task:{mixed-slow}:inflight", delivery.id());
+			long claimedAt = (long) Double.parseDouble(String.valueOf(deadline)) - VISIBILITY.toMillis();
+			waitedMillis.add(redisMillis() - claimedAt);
+			// Not a wait for another thread: the handler's own work, much longer than a round trip.
+			Thread.sleep(300);
+			slowDone.countDown();
+		}, OPTIONS);
+		assertThat(fastMidway.await(60, TimeUnit.SECONDS)).isTrue();
+		for (int i = 0; i < slow; i++) {
+			slowQueue.schedule("slow-" + i, i, Duration.ZERO);
+		}
+		assertThat(slowDone.await(60, TimeUnit.SECONDS)).isTrue();
+		assertThat(fastDone.await(60, TimeUnit.SECONDS)).isTrue();
+		assertThat(waitedMillis.stream().filter(waited -> waited >= 150).toList())
+			.as("slow tasks that waited 150 ms or more for a handler thread, of %s", waitedMillis)
+			.isEmpty();
+	}
+
+	@Test
+	void tasksClaimedBehindAHandlerThatHangsGoToAnotherInstanceAndRunOnce() throws Exception {
+		// One slot and short handlers: claims take tasks beyond the slot, for it to run in turn. The
+		// first handler (after 50) with tasks claimed behind it then hangs until every task has run.
+		// The tasks behind it keep their claims for a visibility timeout (a second instance, started
+		// then, does not get them meanwhile), are then given up, and run on the second instance once
+		// their claims lapse; none runs twice.
+		ConsumerOptions shortVisibility = new ConsumerOptions(3, Duration.ofMillis(50), Duration.ofSeconds(1),
+				Duration.ofMillis(600));
+		DelayedQueue<Integer> queue = dueNow("hangs", 400, 1);
+		Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
+		CountDownLatch all = new CountDownLatch(400);
+		CountDownLatch hanging = new CountDownLatch(1);
+		AtomicInteger ranHere = new AtomicInteger();
+		List<String> behind = new CopyOnWriteArrayList<>();
+		queue.consume(delivery -> {
+			if (runs.computeIfAbsent(delivery.id(), id -> new AtomicInteger()).incrementAndGet() == 1) {
+				all.countDown();
+			}
+			if (ranHere.incrementAndGet() > 50 && hanging.getCount() > 0) {
+				List<String> waiting = waitingBehind("hangs", delivery.id(), runs);
+				if (!waiting.isEmpty()) {
+					behind.addAll(waiting);
+					hanging.countDown();
+					all.await(30, TimeUnit.SECONDS);
+				}
+			}
+		}, shortVisibility);
+		assertThat(hanging.await(30, TimeUnit.SECONDS)).as("tasks were claimed beyond the slot").isTrue();
+		Map<String, AtomicInteger> ranElsewhere = new ConcurrentHashMap<>();
+		clients.open(redis.node(), options -> options.shutdownGrace(Duration.ofSeconds(5)))
+			.getDelayedQueue("hangs", Integer.class)
+			.consume(delivery -> {
+				ranElsewhere.computeIfAbsent(delivery.id(), id -> new AtomicInteger()).incrementAndGet();
+				if (runs.computeIfAbsent(delivery.id(), id -> new AtomicInteger()).incrementAndGet() == 1) {
+					all.countDown();
+				}
+			}, shortVisibility);
+		assertThat(all.await(20, TimeUnit.SECONDS)).as("every task ran while one handler hangs").isTrue();
+		Eventually.await("all acknowledged", () -> queue.size() == 0);
+		assertThat(runs).hasSize(400);
+		assertThat(runs.values()).allSatisfy(count -> assertThat(count).hasValue(1));
+		assertThat(ranElsewhere).as("the tasks that waited behind the hung handler").containsKeys(behind.toArray(String[]::new));
+	}
+
+	/**
+	 * The tasks of a one-slot consumer's queue claimed behind the one whose handler runs: in flight,
+	 * other than it, and not run yet.
+	 */
+	private static List<String> waitingBehind(String queue, String running, Map<String, AtomicInteger> runs) {
+		List<?> inFlight = (List<?>) redis.node().call("ZRANGE", "warden:task:{" + queue + "}:inflight", "0", "-1");
+		return inFlight.stream().map(String::valueOf).filter(id -> !id.equals(running) && !runs.containsKey(id)).toList();
+	}
+
+	/** A queue of {@code tasks} tasks due now, {@code task-0}…, on a client with that many handler slots. */
+	private DelayedQueue<Integer> dueNow(String name, int tasks, int concurrency) {
+		Warden warden = clients.open(redis.node(),
+				options -> options.taskConcurrency(concurrency).shutdownGrace(Duration.ofSeconds(5)));
+		DelayedQueue<Integer> queue = warden.getDelayedQueue(name, Integer.class);
+		for (int i = 0; i < tasks; i++) {
+			queue.schedule("task-" + i, i, Duration.ZERO);
+		}
+		return queue;
+	}
+
+	private static long redisMillis() {
+		List<?> time = (List<?>) redis.node().call("TIME");
+		return Long.parseLong((String) time.get(0)) * 1000 + Long.parseLong((String) time.get(1)) / 1000;
+	}
+
+}
