@@ -75,19 +75,18 @@ class ClaimBeyondRunningTests {
 
 	@Test
 	void tasksWaitingWhenTheirConsumerStopsDoNotRunOnceAnotherInstanceRanThem() throws Exception {
-		// One slot and short handlers: claims take tasks beyond the slot. The first handler (after
-		// 50) with tasks claimed behind it then waits, and its consumer stops with a short grace: stop
+		// One slot and short handlers: claims take tasks beyond the slot. A handler with tasks claimed
+		// behind it then waits, and its consumer stops with a short grace: stop
 		// returns false, and the waiting tasks, their claims no longer kept alive, are delivered again
-		// to a second instance after their visibility timeout. Once the handler ends, the stopped
-		// consumer must not run them a second time.
+		// to a second instance (handed back at the stop). Once the handler ends, the stopped consumer
+		// must not run them a second time.
 		ConsumerOptions shortVisibility = new ConsumerOptions(3, Duration.ofMillis(50), Duration.ofSeconds(1),
 				Duration.ofMillis(600));
-		DelayedQueue<Integer> queue = dueNow("stopped-waiting", 400, 1);
+		DelayedQueue<Integer> queue = dueNow("stopped-waiting", 2_000, 1);
 		Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
-		CountDownLatch all = new CountDownLatch(400);
-		CountDownLatch slowStarted = new CountDownLatch(1);
+		CountDownLatch all = new CountDownLatch(2_000);
 		CompletableFuture<Void> release = new CompletableFuture<>();
-		AtomicInteger ranHere = new AtomicInteger();
+		Hang hang = new Hang();
 		AtomicReference<String> slowId = new AtomicReference<>();
 		List<String> ranTwice = new CopyOnWriteArrayList<>();
 		CountDownLatch anyRanTwice = new CountDownLatch(1);
@@ -107,17 +106,17 @@ class ClaimBeyondRunningTests {
 			if (stopped.get()) {
 				ranAfterStop.add(delivery.id());
 			}
-			if (ranHere.incrementAndGet() > 50 && slowId.get() == null
-					&& !waitingBehind("stopped-waiting", delivery.id(), runs).isEmpty()) {
+			boolean slow = hang.hangs(delivery.id());
+			if (slow) {
 				slowId.set(delivery.id());
 			}
 			counted.handle(delivery);
-			if (delivery.id().equals(slowId.get())) {
-				slowStarted.countDown();
+			if (slow) {
 				release.get(30, TimeUnit.SECONDS);
 			}
 		}, shortVisibility);
-		assertThat(slowStarted.await(30, TimeUnit.SECONDS)).isTrue();
+		hang.armOnceTasksWait("stopped-waiting", runs);
+		List<String> behind = hang.awaitHungWithTasksBehind("stopped-waiting", runs);
 		List<String> redelivered = new CopyOnWriteArrayList<>();
 		try {
 			stopped.set(true);
@@ -125,7 +124,7 @@ class ClaimBeyondRunningTests {
 			clients.open(redis.node(), options -> options.shutdownGrace(Duration.ofSeconds(5)))
 				.getDelayedQueue("stopped-waiting", Integer.class)
 				.consume(delivery -> {
-					if (delivery.attempt() > 1 && !delivery.id().equals(slowId.get())) {
+					if (behind.contains(delivery.id())) {
 						redelivered.add(delivery.id());
 					}
 					counted.handle(delivery);
@@ -202,33 +201,27 @@ class ClaimBeyondRunningTests {
 
 	@Test
 	void tasksClaimedBehindAHandlerThatHangsGoToAnotherInstanceAndRunOnce() throws Exception {
-		// One slot and short handlers: claims take tasks beyond the slot, for it to run in turn. The
-		// first handler (after 50) with tasks claimed behind it then hangs until every task has run.
+		// One slot and short handlers: claims take tasks beyond the slot, for it to run in turn. A
+		// handler with tasks claimed behind it then hangs until every task has run.
 		// The tasks behind it keep their claims for a visibility timeout (a second instance, started
 		// then, does not get them meanwhile), are then given up, and run on the second instance once
 		// their claims lapse; none runs twice.
 		ConsumerOptions shortVisibility = new ConsumerOptions(3, Duration.ofMillis(50), Duration.ofSeconds(1),
 				Duration.ofMillis(600));
-		DelayedQueue<Integer> queue = dueNow("hangs", 400, 1);
+		DelayedQueue<Integer> queue = dueNow("hangs", 2_000, 1);
 		Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
-		CountDownLatch all = new CountDownLatch(400);
-		CountDownLatch hanging = new CountDownLatch(1);
-		AtomicInteger ranHere = new AtomicInteger();
-		List<String> behind = new CopyOnWriteArrayList<>();
+		CountDownLatch all = new CountDownLatch(2_000);
+		Hang hang = new Hang();
 		queue.consume(delivery -> {
 			if (runs.computeIfAbsent(delivery.id(), id -> new AtomicInteger()).incrementAndGet() == 1) {
 				all.countDown();
 			}
-			if (ranHere.incrementAndGet() > 50 && hanging.getCount() > 0) {
-				List<String> waiting = waitingBehind("hangs", delivery.id(), runs);
-				if (!waiting.isEmpty()) {
-					behind.addAll(waiting);
-					hanging.countDown();
-					all.await(30, TimeUnit.SECONDS);
-				}
+			if (hang.hangs(delivery.id())) {
+				all.await(30, TimeUnit.SECONDS);
 			}
 		}, shortVisibility);
-		assertThat(hanging.await(30, TimeUnit.SECONDS)).as("tasks were claimed beyond the slot").isTrue();
+		hang.armOnceTasksWait("hangs", runs);
+		List<String> behind = hang.awaitHungWithTasksBehind("hangs", runs);
 		Map<String, AtomicInteger> ranElsewhere = new ConcurrentHashMap<>();
 		clients.open(redis.node(), options -> options.shutdownGrace(Duration.ofSeconds(5)))
 			.getDelayedQueue("hangs", Integer.class)
@@ -240,9 +233,156 @@ class ClaimBeyondRunningTests {
 			}, shortVisibility);
 		assertThat(all.await(20, TimeUnit.SECONDS)).as("every task ran while one handler hangs").isTrue();
 		Eventually.await("all acknowledged", () -> queue.size() == 0);
-		assertThat(runs).hasSize(400);
+		assertThat(runs).hasSize(2_000);
 		assertThat(runs.values()).allSatisfy(count -> assertThat(count).hasValue(1));
 		assertThat(ranElsewhere).as("the tasks that waited behind the hung handler").containsKeys(behind.toArray(String[]::new));
+	}
+
+	@Test
+	void aTaskGivenUpBehindAHandlerThatHangsDoesNotSpendAnAttemptItNeverStarted() throws Exception {
+		// One attempt per task, one slot, short handlers: claims take tasks beyond the slot. A handler
+		// with tasks claimed behind it then works until their claims, given up after a visibility
+		// timeout, have lapsed in Redis. Their handlers never started: each must still run
+		// once, at its first attempt, not become a dead letter for a delivery that never began.
+		ConsumerOptions oneAttempt = new ConsumerOptions(1, Duration.ofMillis(50), Duration.ofSeconds(1),
+				Duration.ofMillis(600));
+		DelayedQueue<Integer> queue = dueNow("given-up-attempt", 2_000, 1);
+		Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
+		Hang hang = new Hang();
+		CountDownLatch lapsed = new CountDownLatch(1);
+		queue.consume(delivery -> {
+			runs.computeIfAbsent(delivery.id(), id -> new AtomicInteger()).incrementAndGet();
+			if (hang.hangs(delivery.id())) {
+				lapsed.await(60, TimeUnit.SECONDS);
+			}
+		}, oneAttempt);
+		hang.armOnceTasksWait("given-up-attempt", runs);
+		List<String> behind = hang.awaitHungWithTasksBehind("given-up-attempt", runs);
+		// The handler works until the claims of the tasks behind it lapsed (or went back).
+		Eventually.await("claims of the tasks behind lapsed", Duration.ofSeconds(30),
+				() -> claimsLapsed("given-up-attempt", behind));
+		lapsed.countDown();
+		Eventually.await("every task ran or is a dead letter", Duration.ofSeconds(30),
+				() -> queue.size() == 0 && ranOrDead(queue, runs).size() >= 2_000);
+		assertThat(deadLetterIds(queue)).as("dead letters that never ran (tasks given up behind the handler: %s)", behind)
+			.isEmpty();
+		assertThat(runs).hasSize(2_000);
+	}
+
+	@Test
+	void tasksWaitingWhenTheirConsumerStopsAreDeliveredAgainAtTheAttemptTheyNeverStarted() throws Exception {
+		// One attempt per task, one slot, short handlers: claims take tasks beyond the slot. A handler
+		// with tasks claimed behind it then waits, and its consumer stops with a short
+		// grace: the tasks behind it do not run there and, once their claims lapse, a second instance
+		// takes them. Their handlers never started: each must run there, not become a dead letter.
+		ConsumerOptions oneAttempt = new ConsumerOptions(1, Duration.ofMillis(50), Duration.ofSeconds(1),
+				Duration.ofMillis(600));
+		DelayedQueue<Integer> queue = dueNow("stopped-attempt", 2_000, 1);
+		Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
+		Hang hang = new Hang();
+		CompletableFuture<Void> release = new CompletableFuture<>();
+		TaskConsumer stopping = queue.consume(delivery -> {
+			runs.computeIfAbsent(delivery.id(), id -> new AtomicInteger()).incrementAndGet();
+			if (hang.hangs(delivery.id())) {
+				release.get(30, TimeUnit.SECONDS);
+			}
+		}, oneAttempt);
+		hang.armOnceTasksWait("stopped-attempt", runs);
+		List<String> behind = hang.awaitHungWithTasksBehind("stopped-attempt", runs);
+		try {
+			assertThat(stopping.stop(Duration.ofMillis(200))).as("a handler still runs").isFalse();
+			DelayedQueue<Integer> elsewhere = clients.open(redis.node(), options -> options.shutdownGrace(Duration.ofSeconds(5)))
+				.getDelayedQueue("stopped-attempt", Integer.class);
+			elsewhere.consume(delivery -> runs.computeIfAbsent(delivery.id(), id -> new AtomicInteger()).incrementAndGet(),
+					oneAttempt);
+			Eventually.await("every task ran or is a dead letter", Duration.ofSeconds(30),
+					() -> queue.size() == 0 && ranOrDead(queue, runs).size() >= 2_000);
+		}
+		finally {
+			release.complete(null);
+		}
+		// The handler that waited ran its one attempt: it may be a dead letter; none that never ran may.
+		assertThat(deadLetterIds(queue).stream().filter(id -> !runs.containsKey(id)).toList())
+			.as("dead letters that never ran (tasks that waited behind the handler at the stop: %s)", behind)
+			.isEmpty();
+		assertThat(runs).hasSize(2_000);
+	}
+
+	private static List<String> deadLetterIds(DelayedQueue<?> queue) {
+		return queue.deadLetters(0, 1000).stream().map(DeadLetter::id).toList();
+	}
+
+	private static java.util.Set<String> ranOrDead(DelayedQueue<?> queue, Map<String, AtomicInteger> runs) {
+		java.util.Set<String> ids = new java.util.HashSet<>(runs.keySet());
+		ids.addAll(deadLetterIds(queue));
+		return ids;
+	}
+
+	/** Whether every one of these in-flight tasks' visibility deadlines has passed, by Redis's clock. */
+	private static boolean claimsLapsed(String queue, List<String> ids) {
+		long now = redisMillis();
+		for (String id : ids) {
+			Object deadline = redis.node().call("ZSCORE", "warden:task:{" + queue + "}:inflight", id);
+			if (deadline != null && (long) Double.parseDouble(String.valueOf(deadline)) >= now) {
+				return false;
+			}
+		}
+		return true;
+	}
+
+	/**
+	 * Makes one handler of a one-slot consumer hang once tasks are claimed behind the slot. A thread
+	 * of the test watches the queue in Redis, so the handlers themselves stay short (as they must be
+	 * for tasks to be claimed beyond the slot): once two tasks or more wait, the next handler to start
+	 * is the one that hangs, and at least one waits behind it.
+	 */
+	private static final class Hang {
+
+		private final AtomicBoolean armed = new AtomicBoolean();
+
+		private final AtomicReference<String> hungId = new AtomicReference<>();
+
+		private final CountDownLatch hung = new CountDownLatch(1);
+
+		/** Watches the queue, after its first 50 runs, until two tasks or more wait for the slot. */
+		void armOnceTasksWait(String queue, Map<String, AtomicInteger> runs) {
+			Thread watcher = new Thread(() -> {
+				try {
+					if (Eventually.holdsWithin(Duration.ofSeconds(30),
+							() -> runs.size() > 50 && waitingBehind(queue, "", runs).size() >= 2)) {
+						armed.set(true);
+					}
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
+			}, "hang-watcher");
+			watcher.setDaemon(true);
+			watcher.start();
+		}
+
+		/** Called by each handler as it starts: whether it is the one to hang. */
+		boolean hangs(String id) {
+			if (!armed.compareAndSet(true, false)) {
+				return false;
+			}
+			hungId.set(id);
+			hung.countDown();
+			return true;
+		}
+
+		/** Waits until a handler hangs; returns the tasks claimed behind it. */
+		List<String> awaitHungWithTasksBehind(String queue, Map<String, AtomicInteger> runs) throws InterruptedException {
+			assertThat(hung.await(30, TimeUnit.SECONDS)).as("tasks were claimed beyond the slot").isTrue();
+			List<String> behind = waitingBehind(queue, hungId.get(), runs);
+			assertThat(behind).as("tasks claimed behind the handler that hangs").isNotEmpty();
+			return behind;
+		}
+
+		String hungId() {
+			return hungId.get();
+		}
+
 	}
 
 	/**

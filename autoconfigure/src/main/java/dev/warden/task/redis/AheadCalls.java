@@ -45,8 +45,9 @@ final class AheadCalls {
 		if (tasks.isEmpty()) {
 			return;
 		}
-		List<String> args = new ArrayList<>(1 + 2 * tasks.size());
+		List<String> args = new ArrayList<>(2 + 2 * tasks.size());
 		args.add(keys.channel);
+		args.add("0");
 		tasks.forEach((id, waiting) -> {
 			waiting.cancelStart();
 			args.add(id);

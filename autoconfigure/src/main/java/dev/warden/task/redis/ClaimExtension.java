@@ -22,8 +22,9 @@ import org.slf4j.LoggerFactory;
  * runs longer than the timeout is thus not delivered again meanwhile; when the process dies, nothing
  * extends the deadlines any more and they lapse, so another consumer gets the task as before. A tick
  * with no delivery under way sends nothing. A task that has waited a whole visibility timeout for a
- * handler thread (behind handlers that turned slow) is given up instead: its claim is left to lapse,
- * so that another instance runs it, and it does not run here.
+ * handler thread (behind handlers that turned slow) is given up instead, and so is every task not
+ * started when the extension closes: it does not run here, and goes back to the queue, due now and
+ * its delivery not counted, for any instance to run.
  * <p>
  * Deliveries are tracked one by one, not by task id: the same consumer may run two deliveries of one
  * id at once (the task was replaced while its handler ran, or its claim lapsed and came back to
@@ -167,12 +168,15 @@ final class ClaimExtension implements AutoCloseable {
 
 	private void extend() {
 		long now = System.nanoTime();
+		List<Running> givenUp = new ArrayList<>();
 		for (Running delivery : running) {
 			if (delivery.giveUpIfWaitedLongerThan(maxWaitNanos, now) && running.remove(delivery)) {
 				logger.warn("Task '{}' of queue '{}' waited a whole visibility timeout for a handler thread: it does not "
-						+ "run here, and is delivered again once its claim lapses", delivery.id, queue);
+						+ "run here, and goes back to the queue", delivery.id, queue);
+				givenUp.add(delivery);
 			}
 		}
+		handBack(givenUp);
 		List<Running> sent = List.copyOf(running);
 		if (sent.isEmpty()) {
 			return;
@@ -227,10 +231,45 @@ final class ClaimExtension implements AutoCloseable {
 				timer = null;
 			}
 		}
+		List<Running> givenUp = new ArrayList<>();
 		for (Running delivery : running) {
 			if (delivery.giveUpIfWaiting()) {
 				running.remove(delivery);
+				givenUp.add(delivery);
 			}
+		}
+		handBack(givenUp);
+	}
+
+	/**
+	 * Hands back tasks given up before their handlers started: pending again now, the delivery their
+	 * claim counted not counted. When the call fails, their claims lapse and they are delivered again
+	 * after the visibility timeout, that delivery counted.
+	 */
+	private void handBack(List<Running> givenUp) {
+		if (givenUp.isEmpty()) {
+			return;
+		}
+		List<String> args = new ArrayList<>(2 + 2 * givenUp.size());
+		args.add(keys.channel);
+		args.add("1");
+		for (Running delivery : givenUp) {
+			args.add(delivery.id);
+			args.add(delivery.token);
+		}
+		try {
+			engine.withTimeout(engine.<Long>eval(TaskScripts.HAND_BACK, ScriptOutputType.INTEGER, keys.dueInflightAndMeta,
+					args.toArray(String[]::new)), "hand-back of tasks of queue '" + queue + "'")
+				.whenComplete((handedBack, failure) -> {
+					if (failure != null) {
+						logger.warn("Could not hand back {} task(s) of queue '{}' that did not start; they are delivered "
+								+ "again after their visibility timeout", givenUp.size(), queue, failure);
+					}
+				});
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not hand back {} task(s) of queue '{}' that did not start; they are delivered again "
+					+ "after their visibility timeout", givenUp.size(), queue, ex);
 		}
 	}
 

@@ -183,6 +183,17 @@ public final class TaskWorkers implements AutoCloseable {
 		}
 		Semaphore gate = running;
 		waiting.incrementAndGet();
+		try {
+			submit(executor, gate, task);
+		}
+		catch (RuntimeException ex) {
+			// Not taken (the pool closed): it will not wait either.
+			waiting.decrementAndGet();
+			throw ex;
+		}
+	}
+
+	private void submit(ExecutorService executor, @Nullable Semaphore gate, Runnable task) {
 		if (gate == null) {
 			executor.execute(() -> {
 				waiting.decrementAndGet();
