@@ -52,15 +52,13 @@ class ClaimBeyondRunningTests {
 		int concurrency = 4;
 		int fast = 300;
 		int slow = 80;
-		DelayedQueue<Integer> queue = dueNow("turn-slow", fast + slow, concurrency);
+		DelayedQueue<Integer> queue = DueTasks.dueNow(clients, redis.node(), "turn-slow", fast + slow, concurrency);
 		AtomicInteger started = new AtomicInteger();
 		List<Long> waitedMillis = new CopyOnWriteArrayList<>();
 		CountDownLatch all = new CountDownLatch(fast + slow);
 		queue.consume(delivery -> {
 			if (started.incrementAndGet() > fast) {
-				Object deadline = redis.node().call("ZSCORE", "warden:task:{turn-slow}:inflight", delivery.id());
-				long claimedAt = (long) Double.parseDouble(String.valueOf(deadline)) - VISIBILITY.toMillis();
-				waitedMillis.add(redisMillis() - claimedAt);
+				waitedMillis.add(waitedSinceClaim("turn-slow", delivery.id()));
 				// Not a wait for another thread: the handler's own work, much longer than a round trip.
 				Thread.sleep(300);
 			}
@@ -82,7 +80,7 @@ class ClaimBeyondRunningTests {
 		// must not run them a second time.
 		ConsumerOptions shortVisibility = new ConsumerOptions(3, Duration.ofMillis(50), Duration.ofSeconds(1),
 				Duration.ofMillis(600));
-		DelayedQueue<Integer> queue = dueNow("stopped-waiting", 2_000, 1);
+		DelayedQueue<Integer> queue = DueTasks.dueNow(clients, redis.node(), "stopped-waiting", 2_000, 1);
 		Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
 		CountDownLatch all = new CountDownLatch(2_000);
 		CompletableFuture<Void> release = new CompletableFuture<>();
@@ -181,9 +179,7 @@ class ClaimBeyondRunningTests {
 		List<Long> waitedMillis = new CopyOnWriteArrayList<>();
 		CountDownLatch slowDone = new CountDownLatch(slow);
 		slowQueue.consume(delivery -> {
-			Object deadline = redis.node().call("ZSCORE", "warden:task:{mixed-slow}:inflight", delivery.id());
-			long claimedAt = (long) Double.parseDouble(String.valueOf(deadline)) - VISIBILITY.toMillis();
-			waitedMillis.add(redisMillis() - claimedAt);
+			waitedMillis.add(waitedSinceClaim("mixed-slow", delivery.id()));
 			// Not a wait for another thread: the handler's own work, much longer than a round trip.
 			Thread.sleep(300);
 			slowDone.countDown();
@@ -208,7 +204,7 @@ class ClaimBeyondRunningTests {
 		// their claims lapse; none runs twice.
 		ConsumerOptions shortVisibility = new ConsumerOptions(3, Duration.ofMillis(50), Duration.ofSeconds(1),
 				Duration.ofMillis(600));
-		DelayedQueue<Integer> queue = dueNow("hangs", 2_000, 1);
+		DelayedQueue<Integer> queue = DueTasks.dueNow(clients, redis.node(), "hangs", 2_000, 1);
 		Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
 		CountDownLatch all = new CountDownLatch(2_000);
 		Hang hang = new Hang();
@@ -246,7 +242,7 @@ class ClaimBeyondRunningTests {
 		// once, at its first attempt, not become a dead letter for a delivery that never began.
 		ConsumerOptions oneAttempt = new ConsumerOptions(1, Duration.ofMillis(50), Duration.ofSeconds(1),
 				Duration.ofMillis(600));
-		DelayedQueue<Integer> queue = dueNow("given-up-attempt", 2_000, 1);
+		DelayedQueue<Integer> queue = DueTasks.dueNow(clients, redis.node(), "given-up-attempt", 2_000, 1);
 		Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
 		Hang hang = new Hang();
 		CountDownLatch lapsed = new CountDownLatch(1);
@@ -277,7 +273,7 @@ class ClaimBeyondRunningTests {
 		// takes them. Their handlers never started: each must run there, not become a dead letter.
 		ConsumerOptions oneAttempt = new ConsumerOptions(1, Duration.ofMillis(50), Duration.ofSeconds(1),
 				Duration.ofMillis(600));
-		DelayedQueue<Integer> queue = dueNow("stopped-attempt", 2_000, 1);
+		DelayedQueue<Integer> queue = DueTasks.dueNow(clients, redis.node(), "stopped-attempt", 2_000, 1);
 		Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
 		Hang hang = new Hang();
 		CompletableFuture<Void> release = new CompletableFuture<>();
@@ -394,15 +390,14 @@ class ClaimBeyondRunningTests {
 		return inFlight.stream().map(String::valueOf).filter(id -> !id.equals(running) && !runs.containsKey(id)).toList();
 	}
 
-	/** A queue of {@code tasks} tasks due now, {@code task-0}…, on a client with that many handler slots. */
-	private DelayedQueue<Integer> dueNow(String name, int tasks, int concurrency) {
-		Warden warden = clients.open(redis.node(),
-				options -> options.taskConcurrency(concurrency).shutdownGrace(Duration.ofSeconds(5)));
-		DelayedQueue<Integer> queue = warden.getDelayedQueue(name, Integer.class);
-		for (int i = 0; i < tasks; i++) {
-			queue.schedule("task-" + i, i, Duration.ZERO);
-		}
-		return queue;
+
+	/**
+	 * How long a running task waited since its claim, by Redis's clock: its visibility deadline is its
+	 * claim's time plus the visibility timeout.
+	 */
+	private static long waitedSinceClaim(String queue, String id) {
+		Object deadline = redis.node().call("ZSCORE", "warden:task:{" + queue + "}:inflight", id);
+		return redisMillis() - ((long) Double.parseDouble(String.valueOf(deadline)) - VISIBILITY.toMillis());
 	}
 
 	private static long redisMillis() {

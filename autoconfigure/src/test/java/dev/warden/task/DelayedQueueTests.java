@@ -41,16 +41,6 @@ class DelayedQueueTests {
 		return clients.open(redis.node(), options -> options.shutdownGrace(Duration.ofSeconds(5)));
 	}
 
-	/** A queue of {@code tasks} tasks due now, {@code task-0}…, on a client with that many handler slots. */
-	private DelayedQueue<Integer> dueNow(String name, int tasks, int concurrency) {
-		Warden warden = clients.open(redis.node(),
-				options -> options.taskConcurrency(concurrency).shutdownGrace(Duration.ofSeconds(5)));
-		DelayedQueue<Integer> queue = warden.getDelayedQueue(name, Integer.class);
-		for (int i = 0; i < tasks; i++) {
-			queue.schedule("task-" + i, i, Duration.ZERO);
-		}
-		return queue;
-	}
 
 	@Test
 	void taskFiresWhenDueByRedisClockWithItsTypedPayload() throws Exception {
@@ -333,7 +323,7 @@ class DelayedQueueTests {
 		// Four slots, ten tasks due at once: four handlers hold their threads until released, and
 		// the tasks after them start only as slots free up. They wait on a future, as a handler calling
 		// a client's blocking API does: the pool adds no thread for a blocked one.
-		DelayedQueue<Integer> queue = dueNow("four-slots", 10, 4);
+		DelayedQueue<Integer> queue = DueTasks.dueNow(clients, redis.node(), "four-slots", 10, 4);
 		CountDownLatch fourRunning = new CountDownLatch(4);
 		CompletableFuture<Void> release = new CompletableFuture<>();
 		CountDownLatch all = new CountDownLatch(10);
@@ -371,7 +361,7 @@ class DelayedQueueTests {
 	void anInstanceWhoseHandlersAreSlowClaimsNoMoreThanItCanRunAndAnotherTakesTheRest() throws Exception {
 		// Two slots held by handlers that wait: the busy instance claims nothing beyond them, so the
 		// eight other tasks due go to a second instance while those two still run.
-		DelayedQueue<Integer> busy = dueNow("slow-handlers", 10, 2);
+		DelayedQueue<Integer> busy = DueTasks.dueNow(clients, redis.node(), "slow-handlers", 10, 2);
 		CountDownLatch twoRunning = new CountDownLatch(2);
 		CompletableFuture<Void> release = new CompletableFuture<>();
 		Map<String, String> ranOn = new ConcurrentHashMap<>();
@@ -403,7 +393,7 @@ class DelayedQueueTests {
 	void aConsumerWithOneHandlerSlotAcknowledgesEveryTaskAndStopsIdle() throws Exception {
 		// One slot: every handler finishes while the next claim waits for that slot, so each
 		// acknowledgement waits for the claim the slot's release runs.
-		DelayedQueue<Integer> queue = dueNow("one-slot", 300, 1);
+		DelayedQueue<Integer> queue = DueTasks.dueNow(clients, redis.node(), "one-slot", 300, 1);
 		Map<String, AtomicInteger> runs = new ConcurrentHashMap<>();
 		CountDownLatch all = new CountDownLatch(300);
 		TaskConsumer consumer = queue.consume(delivery -> {

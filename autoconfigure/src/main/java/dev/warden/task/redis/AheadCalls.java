@@ -45,23 +45,13 @@ final class AheadCalls {
 		if (tasks.isEmpty()) {
 			return;
 		}
-		List<String> args = new ArrayList<>(2 + 2 * tasks.size());
-		args.add(keys.channel);
-		args.add("0");
+		List<String> pairs = new ArrayList<>(2 * tasks.size());
 		tasks.forEach((id, waiting) -> {
 			waiting.cancelStart();
-			args.add(id);
-			args.add(waiting.token);
+			pairs.add(id);
+			pairs.add(waiting.token);
 		});
-		CompletableFuture<Long> reply;
-		try {
-			reply = engine.withTimeout(engine.eval(TaskScripts.HAND_BACK, ScriptOutputType.INTEGER,
-					keys.dueInflightAndMeta, args.toArray(String[]::new)), "hand-back of tasks of queue '" + queue + "'");
-		}
-		catch (RuntimeException ex) {
-			reply = CompletableFuture.failedFuture(ex);
-		}
-		reply.whenComplete((handedBack, failure) -> {
+		handBack(engine, keys, queue, false, pairs).whenComplete((handedBack, failure) -> {
 			if (failure != null) {
 				logger.warn("Could not hand back {} task(s) of queue '{}' claimed ahead of their due time; they are "
 						+ "delivered again after their visibility timeout", tasks.size(), queue, failure);
@@ -72,6 +62,29 @@ final class AheadCalls {
 			}
 			ended.accept(tasks.size());
 		});
+	}
+
+	/**
+	 * Sends {@code task-hand-back.lua} for tasks whose claims stand and whose handlers never started:
+	 * pending again, the delivery their claim counted not counted.
+	 * @param atOnceToo whether tasks claimed to run at once go back too (due now), not only those
+	 * claimed ahead (at their due time)
+	 * @param pairs task id, claim token, …
+	 * @return how many went back; failed when the call did (the claims then lapse)
+	 */
+	static CompletableFuture<Long> handBack(RedisEngine engine, QueueKeys keys, String queue, boolean atOnceToo,
+			List<String> pairs) {
+		List<String> args = new ArrayList<>(2 + pairs.size());
+		args.add(keys.channel);
+		args.add(atOnceToo ? "1" : "0");
+		args.addAll(pairs);
+		try {
+			return engine.withTimeout(engine.eval(TaskScripts.HAND_BACK, ScriptOutputType.INTEGER,
+					keys.dueInflightAndMeta, args.toArray(String[]::new)), "hand-back of tasks of queue '" + queue + "'");
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
 	}
 
 	/**

@@ -250,27 +250,17 @@ final class ClaimExtension implements AutoCloseable {
 		if (givenUp.isEmpty()) {
 			return;
 		}
-		List<String> args = new ArrayList<>(2 + 2 * givenUp.size());
-		args.add(keys.channel);
-		args.add("1");
+		List<String> pairs = new ArrayList<>(2 * givenUp.size());
 		for (Running delivery : givenUp) {
-			args.add(delivery.id);
-			args.add(delivery.token);
+			pairs.add(delivery.id);
+			pairs.add(delivery.token);
 		}
-		try {
-			engine.withTimeout(engine.<Long>eval(TaskScripts.HAND_BACK, ScriptOutputType.INTEGER, keys.dueInflightAndMeta,
-					args.toArray(String[]::new)), "hand-back of tasks of queue '" + queue + "'")
-				.whenComplete((handedBack, failure) -> {
-					if (failure != null) {
-						logger.warn("Could not hand back {} task(s) of queue '{}' that did not start; they are delivered "
-								+ "again after their visibility timeout", givenUp.size(), queue, failure);
-					}
-				});
-		}
-		catch (RuntimeException ex) {
-			logger.warn("Could not hand back {} task(s) of queue '{}' that did not start; they are delivered again "
-					+ "after their visibility timeout", givenUp.size(), queue, ex);
-		}
+		AheadCalls.handBack(engine, keys, queue, true, pairs).whenComplete((handedBack, failure) -> {
+			if (failure != null) {
+				logger.warn("Could not hand back {} task(s) of queue '{}' that did not start; they are delivered again "
+						+ "after their visibility timeout", givenUp.size(), queue, failure);
+			}
+		});
 	}
 
 }
