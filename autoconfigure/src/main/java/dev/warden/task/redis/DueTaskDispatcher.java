@@ -89,11 +89,12 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 
 	/**
 	 * How many of this consumer's handlers finish during a claim's round trip, at the rate they
-	 * finished between claims' replies, averaged over the last few (guarded by this). The next claim
+	 * finished between claims' replies, averaged over the last few (guarded by this); only handlers
+	 * that ran shorter than a round trip count ({@link TaskDelivery#finishedQuickly}). The next claim
 	 * may take twice as many tasks beyond those that can run at once, when no task waits for a
 	 * handler thread: the handlers free enough slots for them within about two round trips. Slow
-	 * handlers free none in a round trip, and nothing is claimed beyond them; when handlers turn slow,
-	 * what was claimed beyond them last waits, and no more is claimed beyond until it started.
+	 * handlers do not count, even when many end at once, and nothing is claimed beyond them; when
+	 * handlers turn slow, what was claimed beyond them last waits, and no more is claimed beyond.
 	 */
 	private double freedPerRoundTrip;
 
@@ -260,7 +261,7 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 	private void claimed(int reserved, List<String> finished, long sentNanos, @Nullable List<Object> reply,
 			@Nullable Throwable failure) {
 		long repliedNanos = System.nanoTime();
-		long finishedNow = delivery.finished();
+		long finishedNow = delivery.finishedQuickly();
 		int claimed = 0;
 		long wakeInMicros = TimeUnit.MILLISECONDS.toMicros(RETRY_AFTER_ERROR_MILLIS);
 		try {
@@ -294,6 +295,7 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 			replied = true;
 			lastReplyNanos = repliedNanos;
 			lastRoundTripNanos = repliedNanos - sentNanos;
+			delivery.quickWithin(lastRoundTripNanos);
 			finishedAtLastReply = finishedNow;
 			backlog = reply != null && wakeInMicros == 0;
 			haltWaited = claimUnderWayAtHalt;
@@ -324,7 +326,7 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 		long since = nowNanos - lastReplyNanos;
 		if (replied && lastRoundTripNanos > 0 && since > 4 * lastRoundTripNanos) {
 			freedPerRoundTrip = Math.min(freedPerRoundTrip,
-					freedInRoundTrip(lastRoundTripNanos, nowNanos, delivery.finished()));
+					freedInRoundTrip(lastRoundTripNanos, nowNanos, delivery.finishedQuickly()));
 		}
 	}
 

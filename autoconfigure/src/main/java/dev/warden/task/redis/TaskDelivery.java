@@ -32,8 +32,15 @@ final class TaskDelivery<T> {
 
 	private final TaskWorkers workers;
 
-	// This consumer's handlers that have finished so far: how fast they free their slots.
-	private final AtomicLong finished = new AtomicLong();
+	/**
+	 * This consumer's handlers that have finished so far in less than {@link #quickNanos}: how fast
+	 * short handlers free their slots. A slow handler's end frees a slot, but says nothing of how soon
+	 * the next will: handlers that ran slow and end together do not count as a fast rate.
+	 */
+	private final AtomicLong finishedQuickly = new AtomicLong();
+
+	// How long a handler may run and still count as quick: a claim's round trip.
+	private volatile long quickNanos;
 
 	TaskDelivery(String queue, TaskRun<T> run, ClaimExtension extension, Acknowledgements acknowledgements,
 			ActiveDeliveries deliveries, TaskWorkers workers) {
@@ -50,9 +57,17 @@ final class TaskDelivery<T> {
 		run.expect(task);
 	}
 
-	/** {@return how many of this consumer's handlers have finished so far} */
-	long finished() {
-		return finished.get();
+	/**
+	 * {@return how many of this consumer's handlers have finished so far, each in less than the
+	 * {@linkplain #quickWithin round trip} measured when it ended}
+	 */
+	long finishedQuickly() {
+		return finishedQuickly.get();
+	}
+
+	/** A handler that runs shorter than this from now on counts as quick: a claim's round trip. */
+	void quickWithin(long nanos) {
+		quickNanos = nanos;
 	}
 
 	/**
@@ -70,6 +85,7 @@ final class TaskDelivery<T> {
 	 */
 	void deliver(ClaimedTask task, ClaimExtension.Running running) {
 		boolean succeeded = false;
+		long began = System.nanoTime();
 		TaskClaim claim = TaskClaim.enter(queue, task.id());
 		try {
 			boolean handled;
@@ -85,6 +101,9 @@ final class TaskDelivery<T> {
 			finally {
 				extension.finished(running);
 				claim.exit();
+				if (System.nanoTime() - began < quickNanos) {
+					finishedQuickly.incrementAndGet();
+				}
 			}
 			if (handled) {
 				succeeded = true;
@@ -101,7 +120,6 @@ final class TaskDelivery<T> {
 				deliveries.end(1);
 			}
 			// The handler is done: its slot may run another task while the acknowledgement is sent.
-			finished.incrementAndGet();
 			workers.release(1);
 		}
 	}
