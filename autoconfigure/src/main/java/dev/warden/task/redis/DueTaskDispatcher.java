@@ -295,7 +295,9 @@ final class DueTaskDispatcher<T> implements TaskConsumer, ChannelListener {
 			replied = true;
 			lastReplyNanos = repliedNanos;
 			lastRoundTripNanos = repliedNanos - sentNanos;
-			delivery.quickWithin(lastRoundTripNanos);
+			if (reply != null) {
+				delivery.quickWithin(lastRoundTripNanos);
+			}
 			finishedAtLastReply = finishedNow;
 			backlog = reply != null && wakeInMicros == 0;
 			haltWaited = claimUnderWayAtHalt;
