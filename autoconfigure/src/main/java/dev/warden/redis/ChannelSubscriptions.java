@@ -1,5 +1,7 @@
 package dev.warden.redis;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -13,9 +15,12 @@ import org.jspecify.annotations.Nullable;
  * Reference-counted channel subscriptions over one client's single pub/sub connection.
  * <p>
  * The first member of a channel sends {@code SUBSCRIBE}, the last one to leave sends
- * {@code UNSUBSCRIBE}; in between, all members share one {@link ChannelListener}. Both commands
- * are sent while the channel's map entry is being computed, so for any one channel they reach
- * Redis in the order the members joined and left.
+ * {@code UNSUBSCRIBE}; in between, all members share one {@link ChannelListener}. {@code UNSUBSCRIBE}
+ * is sent while the channel's map entry is being removed, {@code SUBSCRIBE} once the new entry is
+ * in the map and before its first member gets its membership (no other member can leave it empty
+ * before that), so for any one channel they reach Redis in the order the members joined and left,
+ * and the subscription's own confirmation always finds the channel in the map: any later one
+ * follows a reconnect.
  */
 public final class ChannelSubscriptions {
 
@@ -38,12 +43,9 @@ public final class ChannelSubscriptions {
 			public void subscribed(String channel, long count) {
 				Channel<?> subscribed = channels.get(channel);
 				// The first confirmation is the subscription's own; any later one follows a reconnect.
-				// The first can come before the channel is in the map (it is put there once SUBSCRIBE
-				// is sent) and so go uncounted: a confirmation that comes once the subscription's own
-				// reply has completed follows a reconnect too. At worst a listener looks again once
-				// for nothing.
-				if (subscribed != null
-						&& (subscribed.confirmations.getAndIncrement() > 0 || subscribed.subscribed.isDone())) {
+				// (A confirmation of an earlier subscription of the name, left before Redis confirmed
+				// it, may come first: at worst a listener looks again once for nothing.)
+				if (subscribed != null && subscribed.confirmations.getAndIncrement() > 0) {
 					subscribed.listener.onResubscribed();
 				}
 			}
@@ -60,20 +62,32 @@ public final class ChannelSubscriptions {
 	 */
 	@SuppressWarnings("unchecked")
 	public <L extends ChannelListener> Membership<L> join(String channel, Supplier<L> listenerFactory) {
-		Channel<?> joined;
-		try {
-			joined = channels.compute(channel, (name, existing) -> {
-				if (existing != null) {
-					existing.members++;
-					return existing;
-				}
-				CompletableFuture<Void> subscribed = connection.async().subscribe(name).toCompletableFuture();
-				return new Channel<>(listenerFactory.get(), subscribed);
-			});
-		}
-		catch (RuntimeException ex) {
-			// Lettuce refuses commands at once when the connection is closed.
-			throw RedisEngine.translate(ex, "subscription to " + channel);
+		List<Channel<?>> created = new ArrayList<>(1);
+		Channel<?> joined = channels.compute(channel, (name, existing) -> {
+			if (existing != null) {
+				existing.members++;
+				return existing;
+			}
+			created.add(new Channel<>(listenerFactory.get(), new CompletableFuture<>()));
+			return created.get(0);
+		});
+		if (!created.isEmpty()) {
+			try {
+				connection.async().subscribe(channel).whenComplete((ignored, failure) -> {
+					if (failure != null) {
+						joined.subscribed.completeExceptionally(failure);
+					}
+					else {
+						joined.subscribed.complete(null);
+					}
+				});
+			}
+			catch (RuntimeException ex) {
+				// Lettuce refuses commands at once when the connection is closed.
+				joined.subscribed.completeExceptionally(ex);
+				channels.remove(channel, joined);
+				throw RedisEngine.translate(ex, "subscription to " + channel);
+			}
 		}
 		return new Membership<>(channel, (Channel<L>) joined);
 	}
