@@ -1,7 +1,9 @@
 package dev.warden.redis;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -10,6 +12,8 @@ import java.util.function.Supplier;
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Reference-counted channel subscriptions over one client's single pub/sub connection.
@@ -18,15 +22,35 @@ import org.jspecify.annotations.Nullable;
  * {@code UNSUBSCRIBE}; in between, all members share one {@link ChannelListener}. {@code UNSUBSCRIBE}
  * is sent while the channel's map entry is being removed, {@code SUBSCRIBE} once the new entry is
  * in the map and before its first member gets its membership (no other member can leave it empty
- * before that), so for any one channel they reach Redis in the order the members joined and left,
- * and the subscription's own confirmation always finds the channel in the map: any later one
- * follows a reconnect.
+ * before that), so for any one channel they go out in the order the members joined and left, and
+ * the subscription's own confirmation always finds the channel in the map: any later one follows a
+ * reconnect. A connection that closes re-sends what was written to it behind what was sent later;
+ * Redis's confirmations then say what it ran last, and a channel whose members Redis unsubscribed,
+ * or that Redis subscribed without members, is put right ({@link #send}).
  */
 public final class ChannelSubscriptions {
+
+	private static final Logger logger = LoggerFactory.getLogger(ChannelSubscriptions.class);
 
 	private final StatefulRedisPubSubConnection<String, String> connection;
 
 	private final ConcurrentMap<String, Channel<?>> channels = new ConcurrentHashMap<>();
+
+	/**
+	 * The channels whose last member left, the latest {@value #LEFT_REMEMBERED} (guarded by itself):
+	 * a confirmation of one that comes without members is a subscription of this class's to undo,
+	 * where other subscriptions on the same connection (Sentinel's announcements) are left alone.
+	 */
+	private final Map<String, Boolean> left = new LinkedHashMap<>(16, 0.75f, false) {
+
+		@Override
+		protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
+			return size() > LEFT_REMEMBERED;
+		}
+
+	};
+
+	private static final int LEFT_REMEMBERED = 1024;
 
 	ChannelSubscriptions(StatefulRedisPubSubConnection<String, String> connection) {
 		this.connection = connection;
@@ -41,15 +65,60 @@ public final class ChannelSubscriptions {
 
 			@Override
 			public void subscribed(String channel, long count) {
-				Channel<?> subscribed = channels.get(channel);
+				Channel<?> subscribed = member(channel);
+				if (subscribed == null) {
+					// No member: a SUBSCRIBE that Redis ran after the last member's UNSUBSCRIBE (a
+					// reconnect re-sent it behind), or one whose member left before it was confirmed.
+					// Only of channels this class left: others on the connection are not its own.
+					if (leftLately(channel)) {
+						send(channel, false);
+					}
+					return;
+				}
 				// The first confirmation is the subscription's own; any later one follows a reconnect.
 				// (A confirmation of an earlier subscription of the name, left before Redis confirmed
 				// it, may come first: at worst a listener looks again once for nothing.)
-				if (subscribed != null && subscribed.confirmations.getAndIncrement() > 0) {
+				if (subscribed.confirmations.getAndIncrement() > 0) {
 					subscribed.listener.onResubscribed();
 				}
 			}
+
+			@Override
+			public void unsubscribed(String channel, long count) {
+				Channel<?> subscribed = member(channel);
+				// Members whose subscription Redis had confirmed: an UNSUBSCRIBE of earlier members ran
+				// after it (a reconnect re-sent it behind), and they hear nothing any more. Subscribed
+				// again; the renewal is told to the listener, as after a reconnect. (Members whose
+				// SUBSCRIBE is not confirmed yet get it after this.)
+				if (subscribed != null && subscribed.subscribed.isDone() && !subscribed.subscribed.isCompletedExceptionally()) {
+					send(channel, true);
+				}
+			}
 		});
+	}
+
+	/**
+	 * Puts Redis's subscription of a channel right, from a pub/sub confirmation on the event loop: a
+	 * connection that closes re-sends the commands written to it behind those sent later, so a
+	 * channel's {@code SUBSCRIBE} and {@code UNSUBSCRIBE} may reach Redis in another order than its
+	 * members joined and left. Whatever Redis ran last, the channel ends subscribed while it has
+	 * members and unsubscribed when it has none.
+	 */
+	private void send(String channel, boolean subscribe) {
+		try {
+			if (subscribe) {
+				connection.async().subscribe(channel);
+			}
+			else {
+				connection.async().unsubscribe(channel);
+			}
+		}
+		catch (RuntimeException ex) {
+			// The connection closed: reconnecting renews what Lettuce knows to be subscribed, and the
+			// confirmations put it right again.
+			logger.debug("Could not {} channel {} to match its members", subscribe ? "subscribe to" : "unsubscribe from",
+					channel, ex);
+		}
 	}
 
 	/**
@@ -75,6 +144,8 @@ public final class ChannelSubscriptions {
 			try {
 				connection.async().subscribe(channel).whenComplete((ignored, failure) -> {
 					if (failure != null) {
+						// Its members fail; whoever joins next subscribes again.
+						channels.remove(channel, joined);
 						joined.subscribed.completeExceptionally(failure);
 					}
 					else {
@@ -131,9 +202,27 @@ public final class ChannelSubscriptions {
 			if (--existing.members > 0) {
 				return existing;
 			}
+			// Marked before UNSUBSCRIBE goes out: its confirmation may come before the entry is gone.
+			existing.gone = true;
+			synchronized (left) {
+				left.put(name, Boolean.TRUE);
+			}
 			connection.async().unsubscribe(name);
 			return null;
 		});
+	}
+
+	/** The channel's entry while it has members; {@code null} once its last member left. */
+	private @Nullable Channel<?> member(String channel) {
+		Channel<?> subscribed = channels.get(channel);
+		return (subscribed != null && !subscribed.gone) ? subscribed : null;
+	}
+
+	/** Whether the channel is among those whose last member left lately. */
+	private boolean leftLately(String channel) {
+		synchronized (left) {
+			return left.containsKey(channel);
+		}
 	}
 
 	private static final class Channel<L extends ChannelListener> {
@@ -147,6 +236,9 @@ public final class ChannelSubscriptions {
 
 		// Guarded by the map's per-key compute.
 		int members = 1;
+
+		/** Its last member left: set before its {@code UNSUBSCRIBE} goes out. */
+		volatile boolean gone;
 
 		Channel(L listener, CompletableFuture<Void> subscribed) {
 			this.listener = listener;
