@@ -1,0 +1,112 @@
+package dev.warden.redis;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+
+import dev.warden.Eventually;
+import dev.warden.WardenClients;
+import dev.warden.test.redis.RedisServerExtension;
+import dev.warden.test.redis.TcpProxy;
+import io.lettuce.core.pubsub.RedisPubSubAdapter;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The network between the pub/sub connection and Redis goes silent for longer than Lettuce's
+ * command timeout (the URI's, 5 s here): a {@code SUBSCRIBE} already on the wire fails its members,
+ * who leave, and Redis runs it when the network heals. Once quiet, a channel without members must
+ * not stay subscribed in Redis.
+ */
+class ChannelSubscriptionStallTests {
+
+	private static final Duration WITHIN = Duration.ofSeconds(30);
+
+	@RegisterExtension
+	static final RedisServerExtension redis = new RedisServerExtension();
+
+	@RegisterExtension
+	final WardenClients clients = new WardenClients();
+
+	private final Queue<String> confirmations = new ConcurrentLinkedQueue<>();
+
+	private TcpProxy proxy;
+
+	private StatefulRedisPubSubConnection<String, String> connection;
+
+	private ChannelSubscriptions subscriptions;
+
+	@BeforeEach
+	void connect() {
+		proxy = TcpProxy.start(redis.node());
+		connection = clients.redisClient(proxy.host(), proxy.port()).connectPubSub();
+		subscriptions = new ChannelSubscriptions(connection);
+		// Added after the subscriptions' own listener: it runs once that one has handled a confirmation.
+		connection.addListener(new RedisPubSubAdapter<>() {
+			@Override
+			public void subscribed(String channel, long count) {
+				confirmations.add("sub " + channel);
+			}
+
+			@Override
+			public void unsubscribed(String channel, long count) {
+				confirmations.add("unsub " + channel);
+			}
+		});
+	}
+
+	@AfterEach
+	void close() {
+		proxy.heal();
+		connection.close();
+		proxy.close();
+	}
+
+	@Test
+	void aSubscribeThatTimedOutInAStallAndRanAfterItLeavesNoSubscription() throws Exception {
+		proxy.blackhole();
+		ChannelSubscriptions.Membership<ChannelListener> member = subscriptions.join("stalled", () -> message -> {
+		});
+		// Lettuce gives up on the SUBSCRIBE after its timeout: the member is told, and leaves.
+		assertThatThrownBy(() -> member.subscribed().get(WITHIN.toMillis(), TimeUnit.MILLISECONDS))
+			.isInstanceOf(ExecutionException.class);
+		member.close();
+		assertThat(subscriptions.subscribedChannels()).isZero();
+		proxy.heal();
+		// The SUBSCRIBE was on the wire: Redis runs it once the network heals.
+		Eventually.await("Redis confirmed the held SUBSCRIBE", WITHIN, () -> confirmations.contains("sub stalled"));
+		assertSettlesUnsubscribed("stalled");
+	}
+
+	/**
+	 * Once a later round trip is done (anything sent to put a channel right went out before it), the
+	 * channel has no subscriber in Redis within a few seconds.
+	 */
+	private void assertSettlesUnsubscribed(String channel) throws Exception {
+		try (ChannelSubscriptions.Membership<ChannelListener> control = subscriptions.join("control-" + channel,
+				() -> message -> {
+				})) {
+			control.subscribed().get(WITHIN.toMillis(), TimeUnit.MILLISECONDS);
+		}
+		boolean unsubscribed = Eventually.holdsWithin(Duration.ofSeconds(5), () -> subscribers(channel) == 0);
+		List<String> confirmed = confirmations.stream().filter(each -> each.endsWith(" " + channel)).toList();
+		assertThat(unsubscribed)
+			.as("%s has no member (%d channels with members), yet PUBSUB NUMSUB is %d; its confirmations in "
+					+ "Redis's order: %s", channel, subscriptions.subscribedChannels(), subscribers(channel), confirmed)
+			.isTrue();
+	}
+
+	private static long subscribers(String channel) {
+		return (Long) ((List<?>) redis.node().call("PUBSUB", "NUMSUB", channel)).get(1);
+	}
+
+}
