@@ -87,6 +87,43 @@ class ChannelSubscriptionStallTests {
 		assertSettlesUnsubscribed("stalled");
 	}
 
+	@Test
+	void aChannelLeftLatelyIsStillKnownAfterOthersFirstLeftSinceItsFirstLeave() throws Exception {
+		// "hot" is first left early in the connection's life; then 1,000 other channels are used
+		// once each (a lock per order, say), well within the 1,024 names remembered.
+		try (ChannelSubscriptions.Membership<ChannelListener> early = subscriptions.join("hot", () -> message -> {
+		})) {
+			early.subscribed().get(WITHIN.toMillis(), TimeUnit.MILLISECONDS);
+		}
+		for (int i = 0; i < 1000; i++) {
+			subscriptions.join("once-" + i, () -> message -> {
+			}).close();
+		}
+		ChannelSubscriptions.Membership<ChannelListener> member = subscriptions.join("hot", () -> message -> {
+		});
+		member.subscribed().get(WITHIN.toMillis(), TimeUnit.MILLISECONDS);
+		proxy.blackhole();
+		// "hot" is left now: its UNSUBSCRIBE is held, and the SUBSCRIBE of the next member behind it.
+		member.close();
+		ChannelSubscriptions.Membership<ChannelListener> late = subscriptions.join("hot", () -> message -> {
+		});
+		assertThatThrownBy(() -> late.subscribed().get(WITHIN.toMillis(), TimeUnit.MILLISECONDS))
+			.isInstanceOf(ExecutionException.class);
+		late.close();
+		// 30 more channels first left after "hot" was: it left lately, 31 names ago.
+		for (int i = 0; i < 30; i++) {
+			subscriptions.join("later-" + i, () -> message -> {
+			}).close();
+		}
+		assertThat(subscriptions.subscribedChannels()).isZero();
+		proxy.heal();
+		// Redis runs UNSUBSCRIBE, then the late member's SUBSCRIBE: a confirmation without members of
+		// a channel that left lately, to be undone.
+		Eventually.await("Redis confirmed the late SUBSCRIBE", WITHIN,
+				() -> confirmations.stream().filter("sub hot"::equals).count() == 3);
+		assertSettlesUnsubscribed("hot");
+	}
+
 	/**
 	 * Once a later round trip is done (anything sent to put a channel right went out before it), the
 	 * channel has no subscriber in Redis within a few seconds.
