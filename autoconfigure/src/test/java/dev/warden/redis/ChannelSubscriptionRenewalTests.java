@@ -1,0 +1,126 @@
+package dev.warden.redis;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import dev.warden.Eventually;
+import dev.warden.test.redis.RedisServerExtension;
+import dev.warden.test.redis.TcpProxy;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * After a reconnect Lettuce renews every channel it knows in one {@code SUBSCRIBE}; Redis confirms
+ * each channel of it separately, and Lettuce completes the next {@code SUBSCRIBE} it waits for with
+ * each confirmation. A member that joins a channel meanwhile must not be told that its subscription
+ * is confirmed before Redis has run it: what is published once it is told must reach it, or its
+ * listener must be told to look again.
+ */
+class ChannelSubscriptionRenewalTests {
+
+	private static final Duration WITHIN = Duration.ofSeconds(30);
+
+	@RegisterExtension
+	static final RedisServerExtension redis = new RedisServerExtension();
+
+	private TcpProxy proxy;
+
+	private RedisClient client;
+
+	private StatefulRedisPubSubConnection<String, String> connection;
+
+	private ChannelSubscriptions subscriptions;
+
+	@BeforeEach
+	void connect() {
+		proxy = TcpProxy.start(redis.node());
+		// A long timeout: the reconnect's handshake goes through the proxy's latency.
+		client = RedisClient.create(
+				RedisURI.builder().withHost(proxy.host()).withPort(proxy.port()).withTimeout(WITHIN).build());
+		connection = client.connectPubSub();
+		subscriptions = new ChannelSubscriptions(connection);
+	}
+
+	@AfterEach
+	void close() {
+		proxy.heal();
+		connection.close();
+		client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+		proxy.close();
+	}
+
+	/** Counts the renewals it is told of and keeps the messages it receives. */
+	static final class Recording implements ChannelListener {
+
+		final BlockingQueue<String> messages = new LinkedBlockingQueue<>();
+
+		final AtomicInteger resubscriptions = new AtomicInteger();
+
+		@Override
+		public void onMessage(String message) {
+			messages.add(message);
+		}
+
+		@Override
+		public void onResubscribed() {
+			resubscriptions.incrementAndGet();
+		}
+
+	}
+
+	@Test
+	void aMemberToldItIsSubscribedDuringARenewalHearsWhatIsPublishedNext() throws Exception {
+		for (String channel : List.of("renewed-a", "renewed-b")) {
+			subscriptions.join(channel, Recording::new).subscribed().get(WITHIN.toMillis(), TimeUnit.MILLISECONDS);
+		}
+		// Every chunk takes a second through the proxy, each way.
+		proxy.latency(1000);
+		redis.node().call("CLIENT", "KILL", "TYPE", "pubsub");
+		// Redis ran Lettuce's renewal, SUBSCRIBE renewed-a renewed-b: its two confirmations are on
+		// their way back, a second late. What the client sends from now on is held.
+		Eventually.await("the renewal ran", WITHIN, () -> subscribers("renewed-a") == 1 && subscribers("renewed-b") == 1);
+		proxy.blackhole();
+		ChannelSubscriptions.Membership<Recording> member = subscriptions.join("joined-meanwhile", Recording::new);
+		boolean told;
+		try {
+			member.subscribed().get(10, TimeUnit.SECONDS);
+			told = true;
+		}
+		catch (TimeoutException ex) {
+			// Not told while its SUBSCRIBE is held.
+			told = false;
+		}
+		// Published once the member is told it is subscribed (Lettuce may still hold its SUBSCRIBE).
+		long receivers = told ? (Long) redis.node().call("PUBLISH", "joined-meanwhile", "published once told") : -1;
+		proxy.heal();
+		member.subscribed().get(WITHIN.toMillis(), TimeUnit.MILLISECONDS);
+		if (!told) {
+			redis.node().call("PUBLISH", "joined-meanwhile", "published once told");
+		}
+		boolean heard = Eventually.holdsWithin(Duration.ofSeconds(5),
+				() -> !member.listener().messages.isEmpty() || member.listener().resubscriptions.get() > 0);
+		assertThat(heard)
+			.as("told it is subscribed (while its SUBSCRIBE was held: %s), the member neither hears what was "
+					+ "published next (%d receivers in Redis then) nor is told to look again; PUBSUB NUMSUB now: %d",
+					told, receivers, subscribers("joined-meanwhile"))
+			.isTrue();
+		member.close();
+	}
+
+	private static long subscribers(String channel) {
+		return (Long) ((List<?>) redis.node().call("PUBSUB", "NUMSUB", channel)).get(1);
+	}
+
+}
