@@ -119,6 +119,45 @@ class ChannelSubscriptionRenewalTests {
 		member.close();
 	}
 
+	@Test
+	void aMemberToldItIsSubscribedDuringARenewalStaysSubscribedAcrossTheNextReconnect() throws Exception {
+		for (String channel : List.of("renewed-a", "renewed-b")) {
+			subscriptions.join(channel, Recording::new).subscribed().get(WITHIN.toMillis(), TimeUnit.MILLISECONDS);
+		}
+		proxy.latency(1000);
+		redis.node().call("CLIENT", "KILL", "TYPE", "pubsub");
+		Eventually.await("the renewal ran", WITHIN, () -> subscribers("renewed-a") == 1 && subscribers("renewed-b") == 1);
+		proxy.blackhole();
+		ChannelSubscriptions.Membership<Recording> member = subscriptions.join("joined-meanwhile", Recording::new);
+		boolean told;
+		try {
+			member.subscribed().get(10, TimeUnit.SECONDS);
+			told = true;
+		}
+		catch (TimeoutException ex) {
+			told = false;
+		}
+		// The connection drops with the member's SUBSCRIBE unanswered; it comes back.
+		proxy.resetAll();
+		proxy.heal();
+		member.subscribed().get(WITHIN.toMillis(), TimeUnit.MILLISECONDS);
+		Eventually.await("the connection came back", WITHIN,
+				() -> subscribers("renewed-a") == 1 && subscribers("renewed-b") == 1);
+		// A member whose subscription was confirmed hears what is published once things are quiet.
+		boolean heard = false;
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+		while (!heard && System.nanoTime() < deadline) {
+			redis.node().call("PUBLISH", "joined-meanwhile", "wake-up");
+			heard = member.listener().messages.poll(200, TimeUnit.MILLISECONDS) != null;
+		}
+		assertThat(heard)
+			.as("the member, its subscribed() completed (while its SUBSCRIBE was held: %s), hears the channel "
+					+ "(PUBSUB NUMSUB %d, renewals told %d)", told, subscribers("joined-meanwhile"),
+					member.listener().resubscriptions.get())
+			.isTrue();
+		member.close();
+	}
+
 	private static long subscribers(String channel) {
 		return (Long) ((List<?>) redis.node().call("PUBSUB", "NUMSUB", channel)).get(1);
 	}
