@@ -7,6 +7,8 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 import io.lettuce.core.pubsub.RedisPubSubAdapter;
@@ -37,9 +39,10 @@ public final class ChannelSubscriptions {
 	private final ConcurrentMap<String, Channel<?>> channels = new ConcurrentHashMap<>();
 
 	/**
-	 * The channels whose last member left, the latest {@value #LEFT_REMEMBERED} (guarded by itself):
-	 * a confirmation of one that comes without members is a subscription of this class's to undo,
-	 * where other subscriptions on the same connection (Sentinel's announcements) are left alone.
+	 * The channels whose last member left or whose subscription failed, the latest
+	 * {@value #LEFT_REMEMBERED} to do so (guarded by itself): a confirmation of one that comes without
+	 * members is a subscription of this class's to undo, where other subscriptions on the same
+	 * connection (Sentinel's announcements) are left alone.
 	 */
 	private final Map<String, Boolean> left = new LinkedHashMap<>(16, 0.75f, false) {
 
@@ -75,10 +78,16 @@ public final class ChannelSubscriptions {
 					}
 					return;
 				}
-				// The first confirmation is the subscription's own; any later one follows a reconnect.
-				// (A confirmation of an earlier subscription of the name, left before Redis confirmed
-				// it, may come first: at worst a listener looks again once for nothing.)
-				if (subscribed.confirmations.getAndIncrement() > 0) {
+				// The first confirmation of the channel is the subscription's own, and confirms it to its
+				// members (not the reply to its SUBSCRIBE command: Lettuce completes the first SUBSCRIBE
+				// waiting with a confirmation of any channel, such as one it renews after a reconnect).
+				// Any later one follows a reconnect. (A confirmation of an earlier subscription of the
+				// name, left before Redis confirmed it, may come first: an UNSUBSCRIBE follows it, which
+				// is put right, and at worst a listener looks again once for nothing.)
+				if (subscribed.confirmations.getAndIncrement() == 0) {
+					subscribed.subscribed.complete(null);
+				}
+				else {
 					subscribed.listener.onResubscribed();
 				}
 			}
@@ -144,19 +153,16 @@ public final class ChannelSubscriptions {
 			try {
 				connection.async().subscribe(channel).whenComplete((ignored, failure) -> {
 					if (failure != null) {
-						// Its members fail; whoever joins next subscribes again.
-						channels.remove(channel, joined);
-						joined.subscribed.completeExceptionally(failure);
+						failed(channel, joined, failure);
 					}
 					else {
-						joined.subscribed.complete(null);
+						confirmLater(channel, joined);
 					}
 				});
 			}
 			catch (RuntimeException ex) {
 				// Lettuce refuses commands at once when the connection is closed.
-				joined.subscribed.completeExceptionally(ex);
-				channels.remove(channel, joined);
+				failed(channel, joined, ex);
 				throw RedisEngine.translate(ex, "subscription to " + channel);
 			}
 		}
@@ -204,12 +210,54 @@ public final class ChannelSubscriptions {
 			}
 			// Marked before UNSUBSCRIBE goes out: its confirmation may come before the entry is gone.
 			existing.gone = true;
-			synchronized (left) {
-				left.put(name, Boolean.TRUE);
-			}
+			remember(name);
 			connection.async().unsubscribe(name);
 			return null;
 		});
+	}
+
+	/**
+	 * A channel's {@code SUBSCRIBE} failed (refused, timed out, its connection lost) before Redis
+	 * confirmed it: its members fail, whoever joins next subscribes again, and if Redis runs it after
+	 * all (a stall that ends), its confirmation without members is undone.
+	 */
+	private void failed(String channel, Channel<?> joined, Throwable failure) {
+		if (joined.subscribed.completeExceptionally(failure)) {
+			joined.gone = true;
+			channels.remove(channel, joined);
+			remember(channel);
+		}
+	}
+
+	/**
+	 * Once Lettuce has answered a channel's {@code SUBSCRIBE}: sends it again when Redis has not
+	 * confirmed the channel within the command timeout while it has members. Lettuce may have answered
+	 * the command with another channel's confirmation (one it renews after a reconnect), and then
+	 * does not send it again after the next reconnect. Stops once confirmed or left.
+	 */
+	private void confirmLater(String channel, Channel<?> joined) {
+		long timeoutMillis = Math.max(1, connection.getTimeout().toMillis());
+		try {
+			connection.getResources().eventExecutorGroup().schedule(() -> {
+				if (member(channel) == joined && !joined.subscribed.isDone()) {
+					logger.debug("Redis did not confirm the subscription to {} within {} ms; subscribing again", channel,
+							timeoutMillis);
+					send(channel, true);
+					confirmLater(channel, joined);
+				}
+			}, timeoutMillis, TimeUnit.MILLISECONDS);
+		}
+		catch (RejectedExecutionException ex) {
+			// The client is shutting down.
+		}
+	}
+
+	/** Remembers a channel whose last member left, as the latest. */
+	private void remember(String channel) {
+		synchronized (left) {
+			left.remove(channel);
+			left.put(channel, Boolean.TRUE);
+		}
 	}
 
 	/** The channel's entry while it has members; {@code null} once its last member left. */

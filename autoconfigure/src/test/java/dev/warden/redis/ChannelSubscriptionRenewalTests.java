@@ -95,7 +95,7 @@ class ChannelSubscriptionRenewalTests {
 		ChannelSubscriptions.Membership<Recording> member = subscriptions.join("joined-meanwhile", Recording::new);
 		boolean told;
 		try {
-			member.subscribed().get(10, TimeUnit.SECONDS);
+			member.subscribed().get(3, TimeUnit.SECONDS);
 			told = true;
 		}
 		catch (TimeoutException ex) {
@@ -131,7 +131,7 @@ class ChannelSubscriptionRenewalTests {
 		ChannelSubscriptions.Membership<Recording> member = subscriptions.join("joined-meanwhile", Recording::new);
 		boolean told;
 		try {
-			member.subscribed().get(10, TimeUnit.SECONDS);
+			member.subscribed().get(3, TimeUnit.SECONDS);
 			told = true;
 		}
 		catch (TimeoutException ex) {
