@@ -99,7 +99,7 @@ public final class ChannelSubscriptions {
 				// after it (a reconnect re-sent it behind), and they hear nothing any more. Subscribed
 				// again; the renewal is told to the listener, as after a reconnect. (Members whose
 				// SUBSCRIBE is not confirmed yet get it after this.)
-				if (subscribed != null && subscribed.subscribed.isDone() && !subscribed.subscribed.isCompletedExceptionally()) {
+				if (subscribed != null && subscribed.confirmed()) {
 					send(channel, true);
 				}
 			}
@@ -179,7 +179,7 @@ public final class ChannelSubscriptions {
 	 */
 	public @Nullable Object confirmedSubscription(String channel) {
 		Channel<?> subscribed = channels.get(channel);
-		return (subscribed != null && subscribed.subscribed.isDone() && !subscribed.subscribed.isCompletedExceptionally())
+		return (subscribed != null && subscribed.confirmed())
 				? subscribed : null;
 	}
 
@@ -287,6 +287,11 @@ public final class ChannelSubscriptions {
 
 		/** Its last member left: set before its {@code UNSUBSCRIBE} goes out. */
 		volatile boolean gone;
+
+		/** Whether Redis confirmed its subscription (its own first confirmation came). */
+		boolean confirmed() {
+			return subscribed.isDone() && !subscribed.isCompletedExceptionally();
+		}
 
 		Channel(L listener, CompletableFuture<Void> subscribed) {
 			this.listener = listener;

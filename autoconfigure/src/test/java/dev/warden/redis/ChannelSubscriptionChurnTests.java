@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutionException;
@@ -15,7 +14,6 @@ import java.util.concurrent.TimeUnit;
 
 import dev.warden.WardenClients;
 import dev.warden.test.redis.RedisServerExtension;
-import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -40,7 +38,8 @@ class ChannelSubscriptionChurnTests {
 	@RegisterExtension
 	final WardenClients clients = new WardenClients();
 
-	private final Queue<String> confirmations = new ConcurrentLinkedQueue<>();
+	/** Redis's confirmations, in its order. */
+	private Queue<String> confirmations;
 
 	private StatefulRedisPubSubConnection<String, String> connection;
 
@@ -50,18 +49,7 @@ class ChannelSubscriptionChurnTests {
 	void connect() {
 		connection = clients.redisClient(redis.node()).connectPubSub();
 		subscriptions = new ChannelSubscriptions(connection);
-		// What Redis confirmed, in its order: for the failure message only.
-		connection.addListener(new RedisPubSubAdapter<>() {
-			@Override
-			public void subscribed(String channel, long count) {
-				confirmations.add("sub " + channel);
-			}
-
-			@Override
-			public void unsubscribed(String channel, long count) {
-				confirmations.add("unsub " + channel);
-			}
-		});
+		confirmations = PubSubProbes.confirmations(connection);
 	}
 
 	@AfterEach

@@ -2,11 +2,8 @@ package dev.warden.redis;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.warden.Eventually;
 import dev.warden.test.redis.RedisServerExtension;
@@ -14,6 +11,7 @@ import dev.warden.test.redis.TcpProxy;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import dev.warden.redis.PubSubProbes.Recording;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -61,47 +59,12 @@ class ChannelSubscriptionRenewalTests {
 		proxy.close();
 	}
 
-	/** Counts the renewals it is told of and keeps the messages it receives. */
-	static final class Recording implements ChannelListener {
-
-		final BlockingQueue<String> messages = new LinkedBlockingQueue<>();
-
-		final AtomicInteger resubscriptions = new AtomicInteger();
-
-		@Override
-		public void onMessage(String message) {
-			messages.add(message);
-		}
-
-		@Override
-		public void onResubscribed() {
-			resubscriptions.incrementAndGet();
-		}
-
-	}
 
 	@Test
 	void aMemberToldItIsSubscribedDuringARenewalHearsWhatIsPublishedNext() throws Exception {
-		for (String channel : List.of("renewed-a", "renewed-b")) {
-			subscriptions.join(channel, Recording::new).subscribed().get(WITHIN.toMillis(), TimeUnit.MILLISECONDS);
-		}
-		// Every chunk takes a second through the proxy, each way.
-		proxy.latency(1000);
-		redis.node().call("CLIENT", "KILL", "TYPE", "pubsub");
-		// Redis ran Lettuce's renewal, SUBSCRIBE renewed-a renewed-b: its two confirmations are on
-		// their way back, a second late. What the client sends from now on is held.
-		Eventually.await("the renewal ran", WITHIN, () -> subscribers("renewed-a") == 1 && subscribers("renewed-b") == 1);
-		proxy.blackhole();
-		ChannelSubscriptions.Membership<Recording> member = subscriptions.join("joined-meanwhile", Recording::new);
-		boolean told;
-		try {
-			member.subscribed().get(3, TimeUnit.SECONDS);
-			told = true;
-		}
-		catch (TimeoutException ex) {
-			// Not told while its SUBSCRIBE is held.
-			told = false;
-		}
+		JoinedMeanwhile joined = joinDuringARenewal();
+		ChannelSubscriptions.Membership<Recording> member = joined.member();
+		boolean told = joined.told();
 		// Published once the member is told it is subscribed (Lettuce may still hold its SUBSCRIBE).
 		long receivers = told ? (Long) redis.node().call("PUBLISH", "joined-meanwhile", "published once told") : -1;
 		proxy.heal();
@@ -121,22 +84,9 @@ class ChannelSubscriptionRenewalTests {
 
 	@Test
 	void aMemberToldItIsSubscribedDuringARenewalStaysSubscribedAcrossTheNextReconnect() throws Exception {
-		for (String channel : List.of("renewed-a", "renewed-b")) {
-			subscriptions.join(channel, Recording::new).subscribed().get(WITHIN.toMillis(), TimeUnit.MILLISECONDS);
-		}
-		proxy.latency(1000);
-		redis.node().call("CLIENT", "KILL", "TYPE", "pubsub");
-		Eventually.await("the renewal ran", WITHIN, () -> subscribers("renewed-a") == 1 && subscribers("renewed-b") == 1);
-		proxy.blackhole();
-		ChannelSubscriptions.Membership<Recording> member = subscriptions.join("joined-meanwhile", Recording::new);
-		boolean told;
-		try {
-			member.subscribed().get(3, TimeUnit.SECONDS);
-			told = true;
-		}
-		catch (TimeoutException ex) {
-			told = false;
-		}
+		JoinedMeanwhile joined = joinDuringARenewal();
+		ChannelSubscriptions.Membership<Recording> member = joined.member();
+		boolean told = joined.told();
 		// The connection drops with the member's SUBSCRIBE unanswered; it comes back.
 		proxy.resetAll();
 		proxy.heal();
@@ -158,8 +108,38 @@ class ChannelSubscriptionRenewalTests {
 		member.close();
 	}
 
+	/** A member that joined while a renewal's confirmations were on their way, and whether it was told it is subscribed. */
+	private record JoinedMeanwhile(ChannelSubscriptions.Membership<Recording> member, boolean told) {
+	}
+
+	/**
+	 * Renews two channels through a slow network and joins a third while the renewal's confirmations
+	 * are on their way, its SUBSCRIBE held; waits 3 s for it to be told it is subscribed.
+	 */
+	private JoinedMeanwhile joinDuringARenewal() throws Exception {
+		for (String channel : List.of("renewed-a", "renewed-b")) {
+			subscriptions.join(channel, Recording::new).subscribed().get(WITHIN.toMillis(), TimeUnit.MILLISECONDS);
+		}
+		// Every chunk takes a second through the proxy, each way.
+		proxy.latency(1000);
+		redis.node().call("CLIENT", "KILL", "TYPE", "pubsub");
+		// Redis ran Lettuce's renewal, SUBSCRIBE renewed-a renewed-b: its two confirmations are on
+		// their way back, a second late. What the client sends from now on is held.
+		Eventually.await("the renewal ran", WITHIN, () -> subscribers("renewed-a") == 1 && subscribers("renewed-b") == 1);
+		proxy.blackhole();
+		ChannelSubscriptions.Membership<Recording> member = subscriptions.join("joined-meanwhile", Recording::new);
+		try {
+			member.subscribed().get(3, TimeUnit.SECONDS);
+			return new JoinedMeanwhile(member, true);
+		}
+		catch (TimeoutException ex) {
+			// Not told while its SUBSCRIBE is held.
+			return new JoinedMeanwhile(member, false);
+		}
+	}
+
 	private static long subscribers(String channel) {
-		return (Long) ((List<?>) redis.node().call("PUBSUB", "NUMSUB", channel)).get(1);
+		return PubSubProbes.subscribers(redis.node(), channel);
 	}
 
 }

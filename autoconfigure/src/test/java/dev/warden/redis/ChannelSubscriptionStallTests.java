@@ -3,7 +3,6 @@ package dev.warden.redis;
 import java.time.Duration;
 import java.util.List;
 import java.util.Queue;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
@@ -11,7 +10,6 @@ import dev.warden.Eventually;
 import dev.warden.WardenClients;
 import dev.warden.test.redis.RedisServerExtension;
 import dev.warden.test.redis.TcpProxy;
-import io.lettuce.core.pubsub.RedisPubSubAdapter;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -37,7 +35,8 @@ class ChannelSubscriptionStallTests {
 	@RegisterExtension
 	final WardenClients clients = new WardenClients();
 
-	private final Queue<String> confirmations = new ConcurrentLinkedQueue<>();
+	/** Redis's confirmations, in its order. */
+	private Queue<String> confirmations;
 
 	private TcpProxy proxy;
 
@@ -50,18 +49,7 @@ class ChannelSubscriptionStallTests {
 		proxy = TcpProxy.start(redis.node());
 		connection = clients.redisClient(proxy.host(), proxy.port()).connectPubSub();
 		subscriptions = new ChannelSubscriptions(connection);
-		// Added after the subscriptions' own listener: it runs once that one has handled a confirmation.
-		connection.addListener(new RedisPubSubAdapter<>() {
-			@Override
-			public void subscribed(String channel, long count) {
-				confirmations.add("sub " + channel);
-			}
-
-			@Override
-			public void unsubscribed(String channel, long count) {
-				confirmations.add("unsub " + channel);
-			}
-		});
+		confirmations = PubSubProbes.confirmations(connection);
 	}
 
 	@AfterEach
@@ -143,7 +131,7 @@ class ChannelSubscriptionStallTests {
 	}
 
 	private static long subscribers(String channel) {
-		return (Long) ((List<?>) redis.node().call("PUBSUB", "NUMSUB", channel)).get(1);
+		return PubSubProbes.subscribers(redis.node(), channel);
 	}
 
 }

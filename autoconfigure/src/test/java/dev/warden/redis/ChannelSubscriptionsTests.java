@@ -1,15 +1,13 @@
 package dev.warden.redis;
 
 import java.time.Duration;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.warden.Eventually;
 import dev.warden.WardenClients;
 import dev.warden.test.redis.RedisServerExtension;
 import io.lettuce.core.pubsub.StatefulRedisPubSubConnection;
+import dev.warden.redis.PubSubProbes.Recording;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -47,24 +45,6 @@ class ChannelSubscriptionsTests {
 		connection.close();
 	}
 
-	/** Counts the renewals it is told of and keeps the messages it receives. */
-	static final class Recording implements ChannelListener {
-
-		final BlockingQueue<String> messages = new LinkedBlockingQueue<>();
-
-		final AtomicInteger resubscriptions = new AtomicInteger();
-
-		@Override
-		public void onMessage(String message) {
-			messages.add(message);
-		}
-
-		@Override
-		public void onResubscribed() {
-			resubscriptions.incrementAndGet();
-		}
-
-	}
 
 	@Test
 	void aSubscriptionsOwnConfirmationIsNoResubscription() throws Exception {
